@@ -1,0 +1,31 @@
+"""The one interface every layout strategy implements, and the options they share."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Protocol
+
+from layouts.geometry import Layout
+from layouts.graph import LayoutGraph
+
+
+class LayoutError(ValueError):
+    """The graph cannot be laid out by this strategy (message is user-facing)."""
+
+
+@dataclass(frozen=True, slots=True)
+class LayoutOptions:
+    """Spacings in user units. ``node_spacing`` separates neighbours within a layer,
+    ``layer_spacing`` is the least gap between layers, ``edge_spacing`` separates
+    parallel edge segments, ``margin`` surrounds the drawing."""
+
+    node_spacing: float = 30.0
+    layer_spacing: float = 50.0
+    edge_spacing: float = 12.0
+    margin: float = 20.0
+    ordering_sweeps: int = 24
+
+
+class LayoutStrategy(Protocol):
+    key: str
+
+    def layout(self, graph: LayoutGraph, options: LayoutOptions) -> Layout: ...

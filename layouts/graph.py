@@ -1,0 +1,65 @@
+"""What a layout strategy reads: nodes with measured sizes, edges, lanes.
+
+Plain frozen data, built by ``renderer.build`` and never mutated by a strategy. Sizes are
+in SVG user units in the final orientation (``width`` is always the horizontal extent).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True, slots=True)
+class LayoutNode:
+    """One box to place.
+
+    ``label_width``/``label_height`` reserve room for a label drawn outside the symbol
+    (events and gateways); 0 means the label, if any, fits inside the symbol.
+    ``role`` tells non-flow strategies what the node stands for: ``shape`` (a diagram
+    shape), ``satellite`` (a related element drawn beside its host), ``container`` and
+    ``leaf`` (graphic hierarchy), ``row``/``column`` (matrix headers), ``entity``.
+    """
+
+    id: str
+    kind: str
+    width: float
+    height: float
+    label_width: float = 0.0
+    label_height: float = 0.0
+    lane: str | None = None
+    role: str = "shape"
+    parent: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class LayoutEdge:
+    """A directed link between two node ids; ``label_width``/``label_height`` reserve
+    room for an edge label (entity-relationship, matrix marks) when non-zero."""
+
+    source: str
+    target: str
+    label_width: float = 0.0
+    label_height: float = 0.0
+    key: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class LaneSpec:
+    """A swimlane: its id (the org unit's element id, or ``unassigned``) and the measured
+    size of its header text."""
+
+    id: str
+    header_width: float
+    header_height: float
+
+
+@dataclass(frozen=True, slots=True)
+class LayoutGraph:
+    nodes: tuple[LayoutNode, ...]
+    edges: tuple[LayoutEdge, ...]
+    lanes: tuple[LaneSpec, ...] = field(default=())
+
+    def node(self, node_id: str) -> LayoutNode:
+        for node in self.nodes:
+            if node.id == node_id:
+                return node
+        raise KeyError(node_id)
