@@ -1,0 +1,22 @@
+"""``horizontal`` and ``vertical``: the process flow as a layered drawing."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from layouts.base import LayoutOptions
+from layouts.geometry import Layout
+from layouts.graph import LayoutGraph
+from layouts.layered import HORIZONTAL, VERTICAL, Direction, layered_layout
+
+
+@dataclass(frozen=True, slots=True)
+class FlowLayout:
+    key: str
+    direction: Direction
+
+    def layout(self, graph: LayoutGraph, options: LayoutOptions) -> Layout:
+        return layered_layout(graph, options, self.direction)
+
+
+HORIZONTAL_FLOW = FlowLayout("horizontal", HORIZONTAL)
+VERTICAL_FLOW = FlowLayout("vertical", VERTICAL)

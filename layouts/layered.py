@@ -1,0 +1,345 @@
+"""The layered (Sugiyama) pipeline behind the flow layouts, read top-down.
+
+content graph ─► cycles ─► layers ─► proper graph ─► order ─► loop turns ─► placement
+─► channels ─► routes ─► rotation. Every step is a function in ``layouts/steps``; this
+module only wires them and keeps the working state. The pipeline works in abstract
+coordinates: ``r`` along the flow (rank axis), ``o`` across it (order axis). A
+``Direction`` maps them to x/y at the end, so ``vertical`` is ``horizontal`` rotated.
+
+Back edges (rework loops) stay drawn against the flow: each gets a turn vertex just
+below its source and one just below its target, so the loop leaves the source's
+underside, runs back through the layers on its own track and enters the target from
+below.
+"""
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from layouts.base import LayoutOptions
+from layouts.geometry import Box, EdgeRoute, Layout, NodeBox, Point
+from layouts.graph import LayoutGraph
+from layouts.steps.acyclic import feedback_edges
+from layouts.steps.channels import ChannelSegment, assign_slots
+from layouts.steps.layering import minimal_length_ranks
+from layouts.steps.ordering import order_layers
+from layouts.steps.placement import place_across
+from layouts.steps.proper import ProperGraph, make_proper
+
+LABEL_GAP = 4.0
+START_KINDS = ("evStart",)
+
+
+@dataclass(frozen=True, slots=True)
+class Direction:
+    """``horizontal`` (flow left to right) or ``vertical`` (top to bottom)."""
+
+    name: str
+
+    @property
+    def swapped(self) -> bool:
+        return self.name == "vertical"
+
+    def to_abstract(self, width: float, height: float) -> tuple[float, float]:
+        return (height, width) if self.swapped else (width, height)
+
+    def point(self, r: float, o: float) -> Point:
+        return (o, r) if self.swapped else (r, o)
+
+    def box(self, r: float, o: float, r_extent: float, o_extent: float) -> Box:
+        if self.swapped:
+            return Box(o, r, o_extent, r_extent)
+        return Box(r, o, r_extent, o_extent)
+
+
+HORIZONTAL = Direction("horizontal")
+VERTICAL = Direction("vertical")
+
+
+@dataclass(slots=True)
+class _Work:
+    """Working state of one run; lists are indexed by vertex (nodes first, then dummies)."""
+
+    graph: ProperGraph
+    symbol_r: list[float]
+    symbol_o: list[float]
+    label_r: list[float]
+    label_o: list[float]
+    before: list[float]
+    after: list[float]
+    rank_extent: list[float]
+    layers: list[list[int]] = field(default_factory=list)
+    route_chains: list[list[int]] = field(default_factory=list)
+    turn_of: dict[tuple[int, int], int] = field(default_factory=dict)  # (edge, node) → turn vertex
+    turn_above: set[int] = field(default_factory=set)  # turn vertices placed before their node
+    label_before: set[int] = field(default_factory=set)  # nodes whose outside label precedes the symbol
+    order_pos: list[float] = field(default_factory=list)
+
+
+def layered_layout(graph: LayoutGraph, options: LayoutOptions, direction: Direction) -> Layout:
+    index = {node.id: i for i, node in enumerate(graph.nodes)}
+    edges = [(index[e.source], index[e.target]) for e in graph.edges]
+    roots = [i for i, node in enumerate(graph.nodes) if node.kind in START_KINDS]
+    reversed_edges = feedback_edges(len(graph.nodes), edges, roots)
+    dag = [(t, s) if i in reversed_edges else (s, t) for i, (s, t) in enumerate(edges)]
+    ranks = minimal_length_ranks(len(graph.nodes), dag)
+    proper = make_proper(ranks, edges, reversed_edges)
+    work = _measure(graph, proper, direction)
+    work.layers = order_layers(proper, roots, options.ordering_sweeps)
+    _insert_turns(work)
+    work.order_pos = _place(work, options)
+    return _route_and_compose(graph, work, options, direction)
+
+
+def _measure(graph: LayoutGraph, proper: ProperGraph, direction: Direction) -> _Work:
+    work = _Work(proper, [], [], [], [], [], [], [])
+    for node in graph.nodes:
+        sym_r, sym_o = direction.to_abstract(node.width, node.height)
+        has_label = node.label_width > 0 and node.label_height > 0
+        lab_r, lab_o = direction.to_abstract(node.label_width, node.label_height) if has_label else (0.0, 0.0)
+        work.symbol_r.append(sym_r)
+        work.symbol_o.append(sym_o)
+        work.label_r.append(lab_r)
+        work.label_o.append(lab_o)
+        work.before.append(sym_o / 2)
+        work.after.append(sym_o / 2)
+        work.rank_extent.append(max(sym_r, lab_r))
+    for _ in range(proper.node_count, proper.vertex_count):
+        _append_point_vertex(work)
+    return work
+
+
+def _append_point_vertex(work: _Work) -> None:
+    for values in (work.symbol_r, work.symbol_o, work.label_r, work.label_o, work.before,
+                   work.after, work.rank_extent):
+        values.append(0.0)
+
+
+def _insert_turns(work: _Work) -> None:
+    """Give every back edge a turn vertex next to its source and its target in their
+    layers, on the side where the loop crosses fewer edges, nearer loops first; then
+    build the chains the routes follow and put outside labels on the side loops avoid."""
+    graph = work.graph
+    position = {v: i for layer in work.layers for i, v in enumerate(layer)}
+    turns_at: dict[int, list[tuple[bool, int, int]]] = {}
+    for edge, chain in enumerate(graph.chains):
+        if edge not in graph.reversed_edges:
+            continue
+        span = len(chain) - 1
+        for node, neighbour, adjacency in ((chain[0], chain[1], graph.down), (chain[-1], chain[-2], graph.up)):
+            others = list(adjacency[node])
+            others.remove(neighbour)
+            crossings_above = sum(1 for w in others if position[w] < position[neighbour])
+            crossings_below = sum(1 for w in others if position[w] > position[neighbour])
+            turns_at.setdefault(node, []).append((crossings_above < crossings_below, span, edge))
+    for layer in work.layers:
+        expanded: list[int] = []
+        for vertex in layer:
+            turns = turns_at.get(vertex, [])
+            above = sorted((-span, edge) for is_above, span, edge in turns if is_above)
+            below = sorted((span, edge) for is_above, span, edge in turns if not is_above)
+            expanded += [_new_turn(work, vertex, edge, True) for _, edge in above]
+            expanded.append(vertex)
+            expanded += [_new_turn(work, vertex, edge, False) for _, edge in below]
+            if below and not above:
+                work.label_before.add(vertex)
+        layer[:] = expanded
+    for edge, chain in enumerate(graph.chains):
+        if edge in graph.reversed_edges:
+            first, last = work.turn_of[(edge, chain[0])], work.turn_of[(edge, chain[-1])]
+            work.route_chains.append([first, *chain[1:-1], last])
+        else:
+            work.route_chains.append(list(chain))
+    for node in range(graph.node_count):
+        if work.label_o[node] > 0:
+            extent = work.label_o[node] + LABEL_GAP
+            if node in work.label_before:
+                work.before[node] += extent
+            else:
+                work.after[node] += extent
+
+
+def _new_turn(work: _Work, node: int, edge: int, above: bool) -> int:
+    graph = work.graph
+    turn = graph.vertex_count
+    graph.layer_of.append(graph.layer_of[node])
+    graph.up.append([])
+    graph.down.append([])
+    _append_point_vertex(work)
+    work.turn_of[(edge, node)] = turn
+    if above:
+        work.turn_above.add(turn)
+    return turn
+
+
+def _place(work: _Work, options: LayoutOptions) -> list[float]:
+    graph = work.graph
+
+    def is_point(vertex: int) -> bool:
+        return vertex >= graph.node_count
+
+    def gap(p: int, q: int) -> float:
+        if not is_point(p) and not is_point(q):
+            return options.node_spacing
+        if is_point(p) and is_point(q):
+            return options.edge_spacing
+        return max(options.edge_spacing, options.node_spacing / 2)
+
+    links: list[tuple[int, int, float]] = []
+    for chain in work.route_chains:
+        for a, b in zip(chain, chain[1:]):
+            links.append((a, b, float((1, 2, 8)[is_point(a) + is_point(b)])))
+    pulls = [(turn, node, 1.0) if turn in work.turn_above else (node, turn, 1.0)
+             for (_, node), turn in work.turn_of.items()]
+    return place_across(work.layers, graph.vertex_count, work.before, work.after, gap, links, pulls)
+
+
+def _route_and_compose(
+    graph: LayoutGraph, work: _Work, options: LayoutOptions, direction: Direction
+) -> Layout:
+    proper = work.graph
+    o = work.order_pos
+    layer_count = len(work.layers)
+    band = [max((work.rank_extent[v] for v in layer), default=0.0) for layer in work.layers]
+    band = [max(width, options.edge_spacing) for width in band]
+
+    channel_segments: list[list[ChannelSegment]] = [[] for _ in range(max(layer_count - 1, 0))]
+    segment_at: dict[tuple[int, int], int] = {}  # (edge, channel) → index in channel list
+    for edge, chain in enumerate(work.route_chains):
+        for a, b in zip(chain, chain[1:]):
+            channel = proper.layer_of[a]
+            segment_at[(edge, channel)] = len(channel_segments[channel])
+            channel_segments[channel].append(ChannelSegment(edge, o[a], o[b]))
+    slot_of: list[list[int]] = []
+    channel_width: list[float] = []
+    for segments in channel_segments:
+        slots, used = assign_slots(segments)
+        slot_of.append(slots)
+        channel_width.append(max(options.layer_spacing, (used + 1) * options.edge_spacing))
+
+    layer_start = [0.0] * layer_count
+    for k in range(1, layer_count):
+        layer_start[k] = layer_start[k - 1] + band[k - 1] + channel_width[k - 1]
+    centre_r = [layer_start[proper.layer_of[v]] + band[proper.layer_of[v]] / 2
+                for v in range(proper.vertex_count)]
+
+    def slot_r(edge: int, channel: int) -> float:
+        slots = slot_of[channel]
+        used = max(slots, default=-1) + 1
+        first = layer_start[channel] + band[channel] + (
+            channel_width[channel] - (used - 1) * options.edge_spacing) / 2
+        return first + slots[segment_at[(edge, channel)]] * options.edge_spacing
+
+    port_shift = _loop_port_shifts(work, options)
+    routes: list[list[Point]] = []
+    for edge, chain in enumerate(work.route_chains):
+        points: list[tuple[float, float]] = []  # (r, o)
+        if edge in proper.reversed_edges:
+            target, source = proper.chains[edge][0], proper.chains[edge][-1]
+            shift_s, shift_t = port_shift[(edge, source)], port_shift[(edge, target)]
+            points.append((centre_r[source] + shift_s, _side(work, source, chain[-1])))
+            points.append((centre_r[source] + shift_s, o[chain[-1]]))
+            for a, b in reversed(list(zip(chain, chain[1:]))):
+                channel = proper.layer_of[a]
+                if abs(o[a] - o[b]) > 1e-6:
+                    r = slot_r(edge, channel)
+                    points += [(r, o[b]), (r, o[a])]
+            points.append((centre_r[target] + shift_t, o[chain[0]]))
+            points.append((centre_r[target] + shift_t, _side(work, target, chain[0])))
+        else:
+            source, target = chain[0], chain[-1]
+            points.append((centre_r[source] + work.symbol_r[source] / 2, o[source]))
+            for a, b in zip(chain, chain[1:]):
+                channel = proper.layer_of[a]
+                if abs(o[a] - o[b]) > 1e-6:
+                    r = slot_r(edge, channel)
+                    points += [(r, o[a]), (r, o[b])]
+            points.append((centre_r[target] - work.symbol_r[target] / 2, o[target]))
+        routes.append([direction.point(r, oo) for r, oo in _simplify(points)])
+
+    node_boxes: list[NodeBox] = []
+    for v, node in enumerate(graph.nodes):
+        symbol = direction.box(centre_r[v] - work.symbol_r[v] / 2, o[v] - work.symbol_o[v] / 2,
+                               work.symbol_r[v], work.symbol_o[v])
+        label = None
+        if work.label_o[v] > 0:
+            label_o = (o[v] - work.symbol_o[v] / 2 - LABEL_GAP - work.label_o[v]
+                       if v in work.label_before else o[v] + work.symbol_o[v] / 2 + LABEL_GAP)
+            label = direction.box(centre_r[v] - work.label_r[v] / 2, label_o,
+                                  work.label_r[v], work.label_o[v])
+        node_boxes.append(NodeBox(node.id, symbol, label))
+    edge_routes = [EdgeRoute(e.source, e.target, tuple(points), key=e.key)
+                   for e, points in zip(graph.edges, routes)]
+    return normalize(node_boxes, edge_routes, options.margin)
+
+
+def _side(work: _Work, node: int, turn: int) -> float:
+    """Order coordinate of the side of ``node``'s symbol that faces its turn vertex."""
+    half = work.symbol_o[node] / 2
+    return work.order_pos[node] + (-half if turn in work.turn_above else half)
+
+
+def _loop_port_shifts(work: _Work, options: LayoutOptions) -> dict[tuple[int, int], float]:
+    """Where along a node's side each loop attaches: loops heading against the flow on
+    the upstream part, nearer ones further out, so loops stacked beside a node never
+    cross each other."""
+    proper = work.graph
+    o = work.order_pos
+    groups: dict[tuple[int, bool], tuple[list[tuple[float, int]], list[tuple[float, int]]]] = {}
+    for (edge, node), turn in work.turn_of.items():
+        leaving, arriving = groups.setdefault((node, turn in work.turn_above), ([], []))
+        distance = abs(o[turn] - o[node])
+        (leaving if node == proper.chains[edge][-1] else arriving).append((distance, edge))
+    shifts: dict[tuple[int, int], float] = {}
+    for (node, _), (leaving, arriving) in groups.items():
+        ordered = [edge for _, edge in sorted(leaving)]
+        ordered += [edge for _, edge in sorted(arriving, reverse=True)]
+        count = len(ordered)
+        span = min(work.symbol_r[node] * 0.6, (count - 1) * options.edge_spacing)
+        for i, edge in enumerate(ordered):
+            shifts[(edge, node)] = 0.0 if count == 1 else -span / 2 + i * span / (count - 1)
+    return shifts
+
+
+def _simplify(points: Sequence[tuple[float, float]]) -> list[tuple[float, float]]:
+    """Drop repeated points and the middle of straight runs."""
+    cleaned: list[tuple[float, float]] = []
+    for p in points:
+        p = (round(p[0], 2), round(p[1], 2))
+        if cleaned and abs(cleaned[-1][0] - p[0]) < 1e-6 and abs(cleaned[-1][1] - p[1]) < 1e-6:
+            continue
+        if len(cleaned) >= 2:
+            a, b = cleaned[-2], cleaned[-1]
+            if (abs(a[0] - b[0]) < 1e-6 and abs(b[0] - p[0]) < 1e-6) or (
+                    abs(a[1] - b[1]) < 1e-6 and abs(b[1] - p[1]) < 1e-6):
+                cleaned[-1] = p
+                continue
+        cleaned.append(p)
+    return cleaned
+
+
+def normalize(nodes: Sequence[NodeBox], edges: Sequence[EdgeRoute], margin: float) -> Layout:
+    """Shift everything so the drawing starts at ``margin`` and size the canvas."""
+    xs: list[float] = []
+    ys: list[float] = []
+    for node in nodes:
+        for box in (node.box, node.label):
+            if box is not None:
+                xs += [box.x, box.right]
+                ys += [box.y, box.bottom]
+    for edge in edges:
+        xs += [p[0] for p in edge.points]
+        ys += [p[1] for p in edge.points]
+    if not xs:
+        return Layout(2 * margin, 2 * margin, (), ())
+    dx, dy = margin - min(xs), margin - min(ys)
+
+    def move(box: Box | None) -> Box | None:
+        return None if box is None else Box(round(box.x + dx, 2), round(box.y + dy, 2), box.w, box.h)
+
+    moved_nodes = tuple(NodeBox(n.id, move(n.box) or n.box, move(n.label)) for n in nodes)
+    moved_edges = tuple(
+        EdgeRoute(e.source, e.target, tuple((round(x + dx, 2), round(y + dy, 2)) for x, y in e.points),
+                  move(e.label), e.key) for e in edges)
+    return Layout(round(max(xs) - min(xs) + 2 * margin, 2), round(max(ys) - min(ys) + 2 * margin, 2),
+                  moved_nodes, moved_edges)

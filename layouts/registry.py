@@ -1,0 +1,21 @@
+"""Layout key → strategy: an explicit table, spelled as the seed spells the keys."""
+from __future__ import annotations
+
+from layouts.base import LayoutStrategy
+from layouts.flow import HORIZONTAL_FLOW, VERTICAL_FLOW
+
+#: Every key the render endpoint accepts (seed, endpoint 16).
+LAYOUT_KEYS: tuple[str, ...] = (
+    "detailed", "vertical", "horizontal", "verticalSwimlane", "horizontalSwimlane",
+    "graphic", "processMatrix", "customerMatrix", "entityRelationship",
+)
+
+STRATEGIES: dict[str, LayoutStrategy] = {
+    HORIZONTAL_FLOW.key: HORIZONTAL_FLOW,
+    VERTICAL_FLOW.key: VERTICAL_FLOW,
+}
+
+
+def get_strategy(key: str) -> LayoutStrategy | None:
+    """The strategy for ``key``, or None when the key is unknown or not built yet."""
+    return STRATEGIES.get(key)

@@ -1,0 +1,60 @@
+"""Layering: a layer (rank) per node that minimizes the total edge length.
+
+Expects a DAG on node indices ``0..n-1``. Guarantees: every edge spans at least one layer
+(``rank[target] - rank[source] >= 1``), the sum of spans is minimal (the problem network
+simplex solves in dot), and every weakly connected component starts at layer 0.
+
+The problem is a linear program whose constraint matrix is totally unimodular, so the
+simplex vertex HiGHS returns is integral; HiGHS (through SciPy) solves 5,000-node
+graphs in a fraction of a second, which a network simplex in pure Python does not.
+"""
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+from scipy.optimize import linprog
+from scipy.sparse import coo_matrix
+
+
+def minimal_length_ranks(node_count: int, edges: Sequence[tuple[int, int]]) -> list[int]:
+    if node_count == 0:
+        return []
+    if not edges:
+        return [0] * node_count
+    sources = np.fromiter((s for s, _ in edges), dtype=np.int64, count=len(edges))
+    targets = np.fromiter((t for _, t in edges), dtype=np.int64, count=len(edges))
+    # objective: sum over edges of rank[target] - rank[source]
+    cost = np.bincount(targets, minlength=node_count) - np.bincount(sources, minlength=node_count)
+    rows = np.repeat(np.arange(len(edges)), 2)
+    cols = np.column_stack((sources, targets)).ravel()
+    vals = np.tile(np.array([1.0, -1.0]), len(edges))  # rank[s] - rank[t] <= -1
+    matrix = coo_matrix((vals, (rows, cols)), shape=(len(edges), node_count)).tocsr()
+    result = linprog(
+        cost.astype(float), A_ub=matrix, b_ub=-np.ones(len(edges)),
+        bounds=(0, None), method="highs-ds",
+    )
+    if result.status != 0:  # only on a cyclic input, which cycle breaking rules out
+        raise ValueError(f"layering failed: {result.message}")
+    ranks = [int(round(value)) for value in result.x]
+    return _normalize_components(node_count, edges, ranks)
+
+
+def _normalize_components(
+    node_count: int, edges: Sequence[tuple[int, int]], ranks: list[int]
+) -> list[int]:
+    parent = list(range(node_count))
+
+    def find(v: int) -> int:
+        while parent[v] != v:
+            parent[v] = parent[parent[v]]
+            v = parent[v]
+        return v
+
+    for source, target in edges:
+        parent[find(source)] = find(target)
+    lowest: dict[int, int] = {}
+    for v in range(node_count):
+        root = find(v)
+        lowest[root] = min(lowest.get(root, ranks[v]), ranks[v])
+    return [ranks[v] - lowest[find(v)] for v in range(node_count)]

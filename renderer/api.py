@@ -1,0 +1,48 @@
+"""``render()``: the whole pipeline from a diagram fixture to SVG text, read top-down.
+
+The CLI, the render endpoint and batch export all call this one function.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from layouts.base import LayoutError, LayoutOptions
+from layouts.graph import LayoutGraph
+from layouts.registry import LAYOUT_KEYS, get_strategy
+from renderer.build import flow_graph
+from renderer.model import Diagram, RenderInputError, UnknownLayoutError, parse_diagram
+from renderer.scene import Scene
+from renderer.svg import write_svg
+from renderer.text import FontMetrics, load_font
+
+__all__ = ["render", "RenderInputError", "UnknownLayoutError", "LAYOUT_KEYS"]
+
+GraphBuilder = Callable[[Diagram, str, FontMetrics, str], tuple[LayoutGraph, Scene]]
+
+#: How each layout key turns a diagram into what its strategy lays out.
+BUILDERS: dict[str, GraphBuilder] = {
+    "horizontal": flow_graph,
+    "vertical": flow_graph,
+}
+
+
+def render(fixture: Any, layout_key: str, culture: int | str = 1033,
+           options: LayoutOptions | None = None, font: FontMetrics | None = None) -> str:
+    """SVG text of ``fixture`` (CONTRACT section 7) drawn with the ``layout_key`` strategy
+    and labels in ``culture``. Raises ``RenderInputError`` with a one-line message for
+    anything in the input or request that cannot be drawn."""
+    strategy = get_strategy(layout_key)
+    builder = BUILDERS.get(layout_key)
+    if strategy is None or builder is None:
+        known = ", ".join(LAYOUT_KEYS)
+        if layout_key in LAYOUT_KEYS:
+            raise UnknownLayoutError(f"layout {layout_key!r} is not available yet")
+        raise UnknownLayoutError(f"unknown layout {layout_key!r}; one of: {known}")
+    diagram = parse_diagram(fixture)
+    graph, scene = builder(diagram, str(culture), font or load_font(), layout_key)
+    try:
+        layout = strategy.layout(graph, options or LayoutOptions())
+    except LayoutError as error:
+        raise RenderInputError(str(error)) from error
+    return write_svg(layout, scene)
