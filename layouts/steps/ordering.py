@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from layouts.steps.exact_order import exact_order
 from layouts.steps.proper import ProperGraph
 
 Layers = list[list[int]]
@@ -30,7 +31,48 @@ def order_layers(graph: ProperGraph, roots: Sequence[int], max_sweeps: int = 24)
             best, best_crossings = layers, crossings
         if best_crossings == 0:
             break
+    if best_crossings > 0:
+        best = _sift_chains(graph, best)
+        best_crossings = total_crossings(graph, best)
+    if best_crossings > 0:
+        proven = exact_order(graph, best)
+        if proven is not None and total_crossings(graph, proven) < best_crossings:
+            best = proven
     return best
+
+
+def _sift_chains(graph: ProperGraph, layers: Layers) -> Layers:
+    """Move the dummy run of each long edge as a whole to the top or the bottom of its
+    layers when that removes crossings: adjacent swaps cannot move a run of dummies
+    that only crosses edges when moved one layer at a time."""
+    layers = [list(layer) for layer in layers]
+    for chain in graph.chains:
+        dummies = chain[1:-1]
+        if not dummies:
+            continue
+        touched = range(max(graph.layer_of[chain[0]], 0), graph.layer_of[chain[-1]])
+        current = _local_crossings(graph, layers, touched)
+        if current == 0:
+            continue
+        original = {graph.layer_of[d]: list(layers[graph.layer_of[d]]) for d in dummies}
+        best_cost, best_layers = current, original
+        for to_top in (True, False):
+            for dummy in dummies:
+                layer = [v for v in original[graph.layer_of[dummy]] if v != dummy]
+                layers[graph.layer_of[dummy]] = [dummy, *layer] if to_top else [*layer, dummy]
+            cost = _local_crossings(graph, layers, touched)
+            if cost < best_cost:
+                best_cost = cost
+                best_layers = {k: list(layers[k]) for k in original}
+        for k, layer in best_layers.items():
+            layers[k] = layer
+    return layers
+
+
+def _local_crossings(graph: ProperGraph, layers: Layers, upper_layers: range) -> int:
+    position = {v: i for k in range(upper_layers.start, upper_layers.stop + 1)
+                for i, v in enumerate(layers[k])}
+    return sum(_bilayer(layers[k], graph.down, position, len(layers[k + 1])) for k in upper_layers)
 
 
 def _reversed_start(graph: ProperGraph, roots: Sequence[int]) -> Layers:
@@ -159,13 +201,13 @@ def _transpose(graph: ProperGraph, layers: Layers, position: list[int], allow_ti
 def total_crossings(graph: ProperGraph, layers: Layers) -> int:
     position = _positions(graph, layers)
     return sum(
-        bilayer_crossings(layers[k], graph.down, position, len(layers[k + 1]))
+        _bilayer(layers[k], graph.down, position, len(layers[k + 1]))
         for k in range(len(layers) - 1)
     )
 
 
-def bilayer_crossings(
-    upper: list[int], down: list[list[int]], position: list[int], lower_size: int
+def _bilayer(
+    upper: list[int], down: list[list[int]], position: Sequence[int] | dict[int, int], lower_size: int
 ) -> int:
     """Crossings between two layers by counting inversions with a Fenwick tree
     (Barth, Jünger, Mutzel)."""
