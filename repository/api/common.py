@@ -1,0 +1,138 @@
+"""What every endpoint shares: the tenant and caller of the request, api-version and
+query-parameter parsing, the request's session, and the response envelopes."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from flask import current_app, g, request
+from sqlalchemy.orm import Session
+
+from repository import auth, catalog
+from repository.db import open_session
+from repository.errors import InvalidInput, NotFound
+from repository.filters import compile_filter
+from repository.serialize import DEFAULT_RESOURCES, RESOURCES, Shaping
+from repository.store import PageRequest, Store, find_tenant
+
+DEFAULT_PAGE_SIZE = 100
+MAX_PAGE_SIZE = 1000
+
+
+def session(write: bool | None = None) -> Session:
+    """The request's session: one transaction, committed only if the request succeeds.
+    Writes are expected from every method but GET, unless the caller says otherwise."""
+    if "db_session" not in g:
+        if write is None:
+            write = request.method not in ("GET", "HEAD", "OPTIONS")
+        g.db_session = open_session(current_app.extensions["elrepo.sessions"], write=write)
+    return g.db_session  # type: ignore[no-any-return]
+
+
+@dataclass(frozen=True, slots=True)
+class TenantRequest:
+    store: Store
+    caller: auth.Caller
+    base: str  # "/{collectionId}/{storageId}", the root of expandUri values
+
+    @property
+    def actor_pk(self) -> int:
+        return self.caller.actor_pk
+
+
+def tenant_request(collection_id: str, storage_id: str, api_version: str,
+                   permission: str = auth.SHOW) -> TenantRequest:
+    """Checks in the contract's order: api-version, token (401), tenant (404/403), role."""
+    check_api_version(api_version)
+    db = session()
+    caller = auth.authenticate(db, request.headers.get("Authorization"))
+    tenant = find_tenant(db, collection_id, storage_id)
+    if tenant is None:
+        raise NotFound(f"Tenant {collection_id}/{storage_id} not found")
+    caller.check_tenant(tenant)
+    caller.require(permission)
+    return TenantRequest(Store(db, tenant), caller, f"/{collection_id}/{storage_id}")
+
+
+def check_api_version(expected: str) -> None:
+    given = request.args.get("api-version")
+    if given is not None and given != expected:
+        raise InvalidInput(f"api-version {given!r} is not supported here; use {expected}")
+
+
+def check_facet(facet: str, view: str | None = None) -> catalog.Facet:
+    known = catalog.FACETS.get(facet)
+    if known is None:
+        raise NotFound(f"Facet {facet!r} not found")
+    if view is not None and view not in known.views:
+        raise NotFound(f"Facet {facet!r} has no view {view!r}; views: {', '.join(known.views)}")
+    return known
+
+
+def shaping() -> Shaping:
+    resources = _list_param("$resources")
+    if resources is not None:
+        unknown = sorted(set(resources) - RESOURCES)
+        if unknown:
+            raise InvalidInput(f"$resources: unknown {', '.join(unknown)}; allowed: "
+                               f"{', '.join(sorted(RESOURCES))}")
+    selected = _list_param("$select")
+    return Shaping(
+        resources=frozenset(resources) if resources is not None else DEFAULT_RESOURCES,
+        select=frozenset(selected) if selected is not None else None,
+        expand=frozenset(_list_param("$expandRelated") or ()),
+    )
+
+
+def page_request(facet: str, view: str) -> PageRequest:
+    """$filter, $page, $pageSize and $pageSelectionKey as one listing request."""
+    raw_filter = request.args.get("$filter")
+    condition = compile_filter(raw_filter) if raw_filter is not None else None
+    page = _int_param("$page", 1, minimum=1)
+    size = _int_param("$pageSize", DEFAULT_PAGE_SIZE, minimum=1, maximum=MAX_PAGE_SIZE)
+    return PageRequest(facet, view, condition, page, size)
+
+
+def page_selection_key() -> str | None:
+    return request.args.get("$pageSelectionKey") or None
+
+
+def json_body() -> Any:
+    raw = request.get_data(cache=False)
+    try:
+        return json.loads(raw)
+    except (UnicodeDecodeError, json.JSONDecodeError) as error:
+        where = f" at line {error.lineno} column {error.colno}" if isinstance(
+            error, json.JSONDecodeError) else ""
+        raise InvalidInput(f"The body is not valid JSON{where}") from None
+
+
+def elements_envelope(elements: list[dict[str, Any]]) -> dict[str, Any]:
+    return {"count": len(elements), "elements": elements}
+
+
+def values_envelope(values: list[Any] | dict[str, Any]) -> dict[str, Any]:
+    return {"count": len(values), "values": values}
+
+
+def _list_param(name: str) -> list[str] | None:
+    raw = request.args.get(name)
+    if raw is None:
+        return None
+    return [part.strip() for part in raw.split(",") if part.strip()]
+
+
+def _int_param(name: str, default: int, minimum: int, maximum: int | None = None) -> int:
+    raw = request.args.get(name)
+    if raw is None or raw == "":
+        return default
+    try:
+        value = int(raw)
+    except ValueError:
+        raise InvalidInput(f"{name} must be an integer, got {raw!r}") from None
+    if value < minimum or (maximum is not None and value > maximum):
+        upper = f" and at most {maximum}" if maximum is not None else ""
+        raise InvalidInput(f"{name} must be at least {minimum}{upper}, got {value}")
+    return value

@@ -1,0 +1,77 @@
+"""Seed endpoint 11: the element types of a view (all, or one by case-insensitive key)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import Blueprint
+
+from repository import catalog
+from repository.api.common import check_facet, tenant_request, values_envelope
+from repository.api.routes import VIEW
+from repository.errors import NotFound
+
+blueprint = Blueprint("config", __name__)
+
+
+@blueprint.get(VIEW + "/config")
+@blueprint.get(VIEW + "/config/<type_key>")
+def element_types(collection_id: str, storage_id: str, facet: str, view: str,
+                  type_key: str | None = None) -> dict[str, Any]:
+    tenant_request(collection_id, storage_id, "1.0")
+    known_facet = check_facet(facet, view)
+    if type_key is None:
+        return values_envelope([describe(catalog.TYPES[t]) for t in known_facet.types])
+    found = catalog.find_type(type_key)
+    if found is None or found.key not in known_facet.types:
+        raise NotFound(f"Facet {facet!r} has no element type {type_key!r}")
+    return values_envelope([describe(found)])
+
+
+def describe(element_type: catalog.ElementType) -> dict[str, Any]:
+    """The seed's ElementType: display names, properties (attributes, related), layouts."""
+    properties: list[dict[str, Any]] = [
+        _attribute_property(key, data_type, german, english, invariant)
+        for key, data_type, german, english, invariant in catalog.COMMON_ATTRIBUTES
+    ]
+    properties += [
+        _attribute_property(key, "SelectionValue", key, key, True, options)
+        for key, options in element_type.selections.items()
+    ]
+    properties += [
+        {
+            "key": context,
+            "displayNames": _names(context, context),
+            "descriptions": {},
+            "tooltips": {},
+            "related": {"relatedTypes": [], "canAddNew": False, "maxOccurrence": -1,
+                        "readOnly": False, "facet": ""},
+        }
+        for context in element_type.related
+    ]
+    return {
+        "key": element_type.key,
+        "displayNames": {str(c): n for c, n in element_type.display_names.items()},
+        "descriptions": {},
+        "properties": properties,
+        "layouts": [{"key": key, "displayNames": _names(key, key)}
+                    for key in ("detailed", "graphic")],
+    }
+
+
+def _attribute_property(key: str, data_type: str, german: str, english: str,
+                        invariant: bool, options: tuple[str, ...] = ()) -> dict[str, Any]:
+    attribute: dict[str, Any] = {"type": "System.String", "dataType": data_type,
+                                 "isInvariantCulture": invariant}
+    if data_type == "SelectionValue":
+        attribute["selectableValues"] = [
+            {"key": option, "displayNames": _names(option, option), "descriptions": {},
+             "tooltips": {}}
+            for option in options
+        ]
+    return {"key": key, "displayNames": _names(german, english), "descriptions": {},
+            "tooltips": {}, "attribute": attribute}
+
+
+def _names(german: str, english: str) -> dict[str, str]:
+    return {str(catalog.GERMAN): german, str(catalog.ENGLISH): english}

@@ -1,0 +1,57 @@
+"""Seed endpoint 10: ElementInfo, the caller's permissions and capabilities."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import Blueprint
+
+from repository import auth, catalog
+from repository.api.common import check_facet, tenant_request, values_envelope
+from repository.api.lookup import matching_element
+from repository.api.routes import ELEMENT
+
+blueprint = Blueprint("info", __name__)
+
+
+@blueprint.get(ELEMENT + "/info")
+def element_info(collection_id: str, storage_id: str, facet: str, view: str,
+                 element_id: str) -> dict[str, Any]:
+    req = tenant_request(collection_id, storage_id, "1.0")
+    check_facet(facet, view)
+    element, _ = matching_element(req, element_id, facet)
+    store = req.store
+    can_edit = auth.EDIT in req.caller.permissions
+    can_create = auth.NEW in req.caller.permissions
+    root_path = store.root_path(element)
+    shape_ids = store.shape_ids_of(element)
+    parent = root_path[0] if root_path else None
+    hierarchical = view in catalog.HIERARCHICAL_VIEWS
+    read_only = "None" if can_edit else "All"
+    known = catalog.TYPES.get(element.type)
+    return values_envelope([{
+        "id": element.id,
+        "elementTypeName": element.type,
+        "entityIds": [element.id, *shape_ids],
+        "entityTypeName": element.type,
+        "facetTypeName": element.facet,
+        "facetViewKey": view,
+        "hasDiagram": store.has_content(element),
+        "hasEditPermission": can_edit,
+        "insertableDynamicTypes": {},
+        "isCurrentCopyable": can_create,
+        "isCurrentInsertable": can_create,
+        "isCurrentMovable": can_edit,
+        "isCurrentRemovable": auth.DELETE in req.caller.permissions,
+        "isReadOnly": not can_edit,
+        "isReadOnlyCollection": not can_edit,
+        "name": store.name_of(element, store.tenant.default_culture),
+        "permissions": req.caller.ordered_permissions(),
+        "readOnlyCollectionContext": read_only,
+        "readOnlyContext": read_only,
+        "rootPath": [e.id for e in reversed(root_path)],
+        "shapeId": shape_ids[0] if shape_ids else "",
+        "typeColor": known.color if known else "#9E9E9E",
+        "uid": f"{parent.id if hierarchical and parent else ''}_{element.id}",
+    }])
+

@@ -1,0 +1,117 @@
+"""The Flask application factory: configuration, database, blueprints, error envelopes.
+
+Every response that is not a success carries the contract's error envelope; a request
+commits its one transaction only when it answers below 400.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from flask import Flask, Response, g, jsonify, request
+from werkzeug.exceptions import HTTPException
+
+from repository.db import create_schema, database_url, make_engine, session_factory
+from repository.errors import RepositoryError
+from repository.wire import MAX_CONTENT_ITEMS
+
+MAX_BODY_BYTES = 10 * 1024 * 1024
+RENDER_BLUEPRINT = "render"
+_log = logging.getLogger(__name__)
+
+
+def create_app(config: dict[str, Any] | None = None) -> Flask:
+    """`config` may set DATABASE_URL (else ELREPO_DATABASE_URL, else ./elrepo.db) and
+    ENGINE_OPTIONS (keyword arguments of sqlalchemy.create_engine)."""
+    app = Flask(__name__)
+    app.config.update(MAX_CONTENT_LENGTH=MAX_BODY_BYTES, JSON_SORT_KEYS=False,
+                      MAX_CONTENT_ITEMS=MAX_CONTENT_ITEMS)
+    app.config.update(config or {})
+    app.json.sort_keys = False  # type: ignore[attr-defined]
+    engine = make_engine(database_url(app.config.get("DATABASE_URL")),
+                         **app.config.get("ENGINE_OPTIONS", {}))
+    create_schema(engine)
+    app.extensions["elrepo.engine"] = engine
+    app.extensions["elrepo.sessions"] = session_factory(engine)
+    app.url_map.strict_slashes = False
+    _register_blueprints(app)
+    _register_transactions(app)
+    _register_error_handlers(app)
+    return app
+
+
+def _register_blueprints(app: Flask) -> None:
+    from repository.api import (
+        attributes, config, content, elements, info, maintenance, openapi_doc, related,
+        release, render, reporting, views,
+    )
+    for module in (views, elements, attributes, related, info, config, content, reporting,
+                   release, render, maintenance, openapi_doc):
+        app.register_blueprint(module.blueprint)
+
+
+def _register_transactions(app: Flask) -> None:
+    @app.after_request
+    def finish_transaction(response: Response) -> Response:
+        db = g.pop("db_session", None)
+        if db is None:
+            return response
+        try:
+            if response.status_code < 400:
+                db.commit()
+            else:
+                db.rollback()
+        except Exception:  # a failed commit must not report success
+            _log.exception("commit failed")
+            db.rollback()
+            response = error_response(500, "critical", "The change could not be saved; "
+                                      "nothing was written", ["commit failed"])
+        finally:
+            db.close()
+        return response
+
+    @app.teardown_request
+    def close_session(_error: BaseException | None) -> None:
+        db = g.pop("db_session", None)
+        if db is not None:
+            db.rollback()
+            db.close()
+
+
+def error_response(status: int, result_type: str, message: str,
+                   details: list[str] | None = None) -> Response:
+    """The contract's error envelope; the render endpoint's form has no `output`."""
+    body: dict[str, Any] = {"message": message}
+    if request.blueprint != RENDER_BLUEPRINT:
+        body["output"] = "inline" if status < 500 else "dialog"
+    body["type"] = result_type
+    body["data"] = [{"error": d} for d in (details if details is not None else [message])]
+    response = jsonify(body)
+    response.status_code = status
+    if status == 401:
+        response.headers["WWW-Authenticate"] = 'Bearer realm="elrepo"'
+    return response
+
+
+def _register_error_handlers(app: Flask) -> None:
+    @app.errorhandler(RepositoryError)
+    def repository_error(error: RepositoryError) -> Response:
+        return error_response(error.status, error.result_type, error.message, error.details)
+
+    @app.errorhandler(HTTPException)
+    def http_error(error: HTTPException) -> Response:
+        status = error.code or 500
+        messages = {
+            404: "Not found",
+            405: f"Method {request.method} is not allowed here",
+            413: f"The body is larger than {MAX_BODY_BYTES // (1024 * 1024)} MiB",
+        }
+        message = messages.get(status, error.name)
+        return error_response(status, "critical" if status >= 500 else "error", message)
+
+    @app.errorhandler(Exception)
+    def unexpected_error(error: Exception) -> Response:
+        _log.exception("unhandled error on %s %s", request.method, request.path)
+        return error_response(500, "critical", "Internal error; nothing was written",
+                              ["internal error"])

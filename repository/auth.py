@@ -1,0 +1,108 @@
+"""Tenants' bearer tokens and the role → permission table (CONTRACT section 2).
+
+A token is shown once; only its SHA-256 is stored. Each token is an `authToken` element
+of facet `automation`, which is what appears in createdBy / changedBy.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import os
+import secrets
+from dataclasses import dataclass
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from repository.errors import Forbidden, InvalidInput, Unauthenticated
+from repository.models import Tenant, Token
+from repository.store import Store
+from repository.wire import ElementInput
+
+SHOW = "ShowElement"
+OPEN = "OpenElement"
+NEW = "NewElement"
+EDIT = "EditElement"
+DELETE = "DeleteElement"
+APPROVE = "ApproveElement"
+
+_READ = (SHOW, OPEN)
+_WRITE = _READ + (NEW, EDIT, DELETE)
+ROLE_PERMISSIONS: dict[str, frozenset[str]] = {
+    "viewer": frozenset(_READ),
+    "analyzer": frozenset(_READ),
+    "editor": frozenset(_WRITE),
+    "architect": frozenset(_WRITE),
+    "approver": frozenset(_READ + (APPROVE,)),
+    "administrator": frozenset(_WRITE + (APPROVE,)),
+}
+# The order the info endpoint reports them in (the seed's order).
+PERMISSION_ORDER = (NEW, EDIT, DELETE, SHOW, APPROVE, OPEN)
+SERVICE_TOKEN_ENV = "ELREPO_SERVICE_AUTH_TOKEN"
+
+
+@dataclass(frozen=True, slots=True)
+class Caller:
+    tenant_pk: int
+    role: str
+    actor_pk: int  # the authToken element
+
+    @property
+    def permissions(self) -> frozenset[str]:
+        return ROLE_PERMISSIONS[self.role]
+
+    def require(self, permission: str) -> None:
+        if permission not in self.permissions:
+            raise Forbidden(f"The role {self.role!r} lacks the permission {permission}")
+
+    def check_tenant(self, tenant: Tenant) -> None:
+        """403 before anything of another tenant is read."""
+        if tenant.pk != self.tenant_pk:
+            raise Forbidden("This token belongs to another tenant")
+
+    def ordered_permissions(self) -> list[str]:
+        return [p for p in PERMISSION_ORDER if p in self.permissions]
+
+
+def hash_token(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+def create_token(session: Session, tenant: Tenant, role: str, name: str | None = None) -> str:
+    """A new bearer token for the tenant; returns the plain token (shown only once)."""
+    if role not in ROLE_PERMISSIONS:
+        raise InvalidInput(f"Unknown role {role!r}; roles: {', '.join(ROLE_PERMISSIONS)}")
+    token = secrets.token_urlsafe(32)
+    label = name or f"{role} token"
+    actor = Store(session, tenant).create("automation", ElementInput(
+        id=None, version_id=None, type="authToken", facet="automation",
+        attributes={"name": {127: label}, "role": {127: role}},
+        related=None, children=None, content=None), actor_pk=None)
+    session.add(Token(tenant_pk=tenant.pk, token_hash=hash_token(token), role=role, name=label,
+                      element_pk=actor.pk))
+    session.flush()
+    return token
+
+
+def authenticate(session: Session, authorization: str | None) -> Caller:
+    """The caller behind `Authorization: Bearer <token>`, or 401."""
+    token = _bearer(authorization)
+    row = session.scalar(select(Token).where(Token.token_hash == hash_token(token)))
+    if row is None:
+        raise Unauthenticated("Unknown or revoked bearer token")
+    return Caller(tenant_pk=row.tenant_pk, role=row.role, actor_pk=row.element_pk)
+
+
+def check_service_token(presented: str | None) -> None:
+    """Maintenance: the header must equal ELREPO_SERVICE_AUTH_TOKEN (unset: nobody)."""
+    expected = os.environ.get(SERVICE_TOKEN_ENV)
+    if not expected or not presented or not hmac.compare_digest(presented, expected):
+        raise Unauthenticated("A valid service-auth-token header is required")
+
+
+def _bearer(authorization: str | None) -> str:
+    scheme, _, token = (authorization or "").partition(" ")
+    if scheme.lower() != "bearer" or not token.strip():
+        raise Unauthenticated("Send 'Authorization: Bearer <token>'")
+    return token.strip()

@@ -1,0 +1,166 @@
+"""The tenant-independent configuration: facets, their views and the element types.
+
+The seed names facets, views and types but gives no full property list per type; this
+module is the single place that decides them (see docs/service.md, "Type catalog").
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+GERMAN = 1031
+ENGLISH = 1033
+NEUTRAL = 127
+CULTURES = (GERMAN, ENGLISH, NEUTRAL)
+
+FLAT_VIEWS = ("list", "tree", "detail")
+PROCESS_VIEWS = FLAT_VIEWS + ("diagram", "reporting")
+HIERARCHICAL_VIEWS = frozenset({"tree"})
+
+VIEW_NAMES: dict[str, dict[int, str]] = {
+    "list": {GERMAN: "Liste", ENGLISH: "List"},
+    "tree": {GERMAN: "Baum", ENGLISH: "Tree"},
+    "detail": {GERMAN: "Detail", ENGLISH: "Detail"},
+    "diagram": {GERMAN: "Diagramm", ENGLISH: "Diagram"},
+    "reporting": {GERMAN: "Berichtswesen", ENGLISH: "Reporting"},
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Facet:
+    name: str
+    types: tuple[str, ...]
+    versioned: bool
+    views: tuple[str, ...] = FLAT_VIEWS
+
+
+@dataclass(frozen=True, slots=True)
+class ElementType:
+    key: str
+    german: str
+    english: str
+    color: str
+    related: tuple[str, ...] = ()
+    selections: dict[str, tuple[str, ...]] = field(default_factory=dict)
+
+    @property
+    def display_names(self) -> dict[int, str]:
+        return {GERMAN: self.german, ENGLISH: self.english}
+
+
+FACETS: dict[str, Facet] = {
+    f.name: f
+    for f in (
+        Facet(
+            "processes",
+            (
+                "processHouse", "subCategory", "view", "mainProcess", "subProcess", "task",
+                "ruleXor", "ruleAnd", "condition", "evStart", "evIntermediate", "evEnd",
+                "processInterfacePlaceholder",
+            ),
+            versioned=False,
+            views=PROCESS_VIEWS,
+        ),
+        Facet("users", ("user",), versioned=False),
+        Facet("products", ("product",), versioned=True),
+        Facet("organization", ("orgUnit",), versioned=True),
+        Facet("knowledge", ("knowledgeStructureDocument",), versioned=True),
+        Facet("inputsoutputs", ("inOut",), versioned=True),
+        Facet("requirements", ("requirement",), versioned=True),
+        Facet("it", ("system", "systemType"), versioned=True),
+        Facet("stereotypes", ("stereotype",), versioned=False),
+        Facet("automation", ("authToken", "task"), versioned=False),
+        Facet("cultures", ("configCulture",), versioned=False),
+        Facet("usergroups", ("userGroup",), versioned=False),
+    )
+}
+
+# Processes are versioned by type, not by facet: the containers and shapes are not.
+VERSIONED_PROCESS_TYPES = frozenset({"mainProcess", "subProcess"})
+
+_FLOW_RELATED = (
+    "executedBy", "responsible", "contributes", "informed", "hasInput", "hasOutput",
+    "usesSystem", "guidelines", "requirements",
+)
+_OWNERSHIP_RELATED = ("author", "owner", "qualityManager", "reviewer", "secondaryAuthors")
+
+TYPES: dict[str, ElementType] = {
+    t.key: t
+    for t in (
+        ElementType("processHouse", "Prozesslandkarte", "Process house", "#4A6FA5"),
+        ElementType("subCategory", "Kategorie", "Category", "#6B8EC7"),
+        ElementType("view", "Sicht", "View", "#8FA9D6"),
+        ElementType(
+            "mainProcess", "Hauptprozess", "Main process", "#2E7D32",
+            related=_FLOW_RELATED + _OWNERSHIP_RELATED,
+            selections={"processMaturity": (
+                "defined", "implemented", "trained", "isLived", "isMeasured", "getsImproved",
+            )},
+        ),
+        ElementType(
+            "subProcess", "Teilprozess", "Sub process", "#43A047",
+            related=_FLOW_RELATED + _OWNERSHIP_RELATED,
+        ),
+        ElementType("task", "Aufgabe", "Task", "#66BB6A", related=_FLOW_RELATED),
+        ElementType("ruleXor", "XOR-Regel", "XOR rule", "#F9A825"),
+        ElementType("ruleAnd", "UND-Regel", "AND rule", "#F57F17"),
+        ElementType("condition", "Bedingung", "Condition", "#FFCA28"),
+        ElementType("evStart", "Startereignis", "Start event", "#C62828"),
+        ElementType("evIntermediate", "Zwischenereignis", "Intermediate event", "#E53935"),
+        ElementType("evEnd", "Endereignis", "End event", "#B71C1C"),
+        ElementType(
+            "processInterfacePlaceholder", "Prozessschnittstelle", "Process interface",
+            "#8D6E63",
+        ),
+        ElementType("product", "Produkt", "Product", "#6A1B9A", related=("owner",)),
+        ElementType("user", "Benutzer", "User", "#455A64", related=("userGroups",)),
+        ElementType("orgUnit", "Organisationseinheit", "Org unit", "#00838F", related=("owner",)),
+        ElementType("inOut", "Input/Output", "Input/output", "#EF6C00"),
+        ElementType("knowledgeStructureDocument", "Dokument", "Document", "#5D4037"),
+        ElementType("requirement", "Anforderung", "Requirement", "#AD1457"),
+        ElementType("system", "IT-System", "IT system", "#1565C0", related=("owner",)),
+        ElementType("systemType", "Systemtyp", "System type", "#1E88E5"),
+        ElementType("stereotype", "Stereotyp", "Stereotype", "#9E9E9E"),
+        ElementType("authToken", "Zugriffstoken", "Access token", "#607D8B"),
+        ElementType("configCulture", "Sprache", "Culture", "#78909C"),
+        ElementType("userGroup", "Benutzergruppe", "User group", "#546E7A"),
+    )
+}
+
+# Attributes every type offers; name and description are localized, the rest neutral.
+COMMON_ATTRIBUTES: tuple[tuple[str, str, str, str, bool], ...] = (
+    # key, dataType, German, English, isInvariantCulture
+    ("name", "SingleLineText", "Name", "Name", False),
+    ("description", "Html", "Beschreibung", "Description", False),
+    ("authorNote", "MultiLineText", "Autorennotiz", "Author note", False),
+    ("gotoUrl", "SingleLineText", "Link", "Link", True),
+)
+
+# Attributes only the server writes, always under the neutral culture (CONTRACT 8).
+SERVER_ATTRIBUTES = frozenset({
+    "createdOn", "changedOn", "version", "validFrom", "validUntil", "isReleased", "relOn",
+    "state1",
+})
+
+SERVER_RELATED = frozenset({"createdBy", "changedBy", "relBy", "releaseHistory"})
+
+LAYOUT_KEYS = (
+    "detailed", "vertical", "horizontal", "verticalSwimlane", "horizontalSwimlane",
+    "graphic", "processMatrix", "customerMatrix", "entityRelationship",
+)
+
+
+def facet_of_type(type_key: str, facet_hint: str | None = None) -> str | None:
+    """The facet an element of this type lives in (the hint wins when it allows the type)."""
+    if facet_hint is not None and type_key in FACETS.get(facet_hint, Facet("", (), False)).types:
+        return facet_hint
+    return next((f.name for f in FACETS.values() if type_key in f.types), None)
+
+
+def is_versioned(facet: str, type_key: str) -> bool:
+    return FACETS[facet].versioned or type_key in VERSIONED_PROCESS_TYPES
+
+
+def find_type(key: str) -> ElementType | None:
+    """Type lookup ignoring case: clients send `mainprocess` for `mainProcess`."""
+    return TYPES.get(key) or next((t for t in TYPES.values() if t.key.lower() == key.lower()), None)

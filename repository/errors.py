@@ -1,0 +1,45 @@
+"""Domain errors of the repository, free of Flask.
+
+Each error knows its HTTP status and OperationResultType so the web layer can turn any
+of them into the contract's error envelope without a lookup table of its own.
+"""
+
+from __future__ import annotations
+
+
+class RepositoryError(Exception):
+    """Base class: a failure the caller caused or may act on (never an internal bug)."""
+
+    status: int = 400
+    result_type: str = "error"
+
+    def __init__(self, message: str, details: list[str] | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.details = details if details is not None else [message]
+
+
+class InvalidInput(RepositoryError):
+    status = 400
+
+
+class Unauthenticated(RepositoryError):
+    status = 401
+    result_type = "unauthorized"
+
+
+class Forbidden(RepositoryError):
+    status = 403
+    result_type = "unauthorized"
+
+
+class NotFound(RepositoryError):
+    status = 404
+
+
+class Conflict(RepositoryError):
+    status = 409
+
+
+class TooLarge(RepositoryError):
+    status = 413

@@ -1,0 +1,249 @@
+"""`$filter`: a lark grammar and its compilation to SQLAlchemy expressions.
+
+Both operator forms of CONTRACT section 4 parse to the same tree (`name -eq 'x'` and
+`name eq 'x'`). Keywords and function names are case-insensitive. The result is a SQL
+condition on `Element`; attribute properties become EXISTS sub-queries on the newest
+version's attribute rows, so nothing is filtered in Python.
+
+String comparisons with eq/ne/in/lt... are exact; contains/startswith/endswith ignore
+case, as users of a search box expect.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from lark import Lark, Token, Transformer, v_args
+from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, VisitError
+from sqlalchemy import ColumnElement, and_, exists, false, func, not_, or_, select
+
+from repository.errors import InvalidInput
+from repository.models import AttributeValue, Element, ElementVersion
+
+GRAMMAR = r"""
+?start: disjunction
+?disjunction: conjunction (_OR conjunction)*
+?conjunction: negation (_AND negation)*
+?negation: _NOT negation -> negate
+         | primary
+?primary: "(" disjunction ")"
+        | comparison
+        | membership
+        | function_call
+comparison: property COMPARE literal
+membership: property _IN "(" literal ("," literal)* ")"
+function_call: FUNCTION "(" property ("," literal)? ")"
+property: NAME ("/" (NAME | CULTURE))*
+literal: STRING -> string
+       | NUMBER -> number
+       | _TRUE -> true
+       | _FALSE -> false
+       | _NULL -> null
+
+COMPARE.2: /-?(eq|ne|gt|ge|lt|le)(?![A-Za-z0-9_])/i
+FUNCTION.2: /(contains|startswith|endswith|isnull)(?=\s*\()/i
+_AND.2: /and(?![A-Za-z0-9_])/i
+_OR.2: /or(?![A-Za-z0-9_])/i
+_NOT.2: /not(?![A-Za-z0-9_])/i
+_IN.2: /in(?![A-Za-z0-9_])/i
+_TRUE.2: /true(?![A-Za-z0-9_])/i
+_FALSE.2: /false(?![A-Za-z0-9_])/i
+_NULL.2: /null(?![A-Za-z0-9_])/i
+NAME: /[A-Za-z_][A-Za-z0-9_]*/
+STRING: /'(?:[^']|'')*'/
+NUMBER: /-?\d+(\.\d+)?/
+CULTURE: /\d+/
+%import common.WS
+%ignore WS
+"""
+
+_PARSER = Lark(GRAMMAR, parser="lalr")
+_TEXT_FUNCTIONS = {"contains", "startswith", "endswith"}
+
+
+@dataclass(frozen=True, slots=True)
+class Property:
+    """`id`/`type`/`state`/`facetName`, or an attribute (culture None: any culture)."""
+
+    name: str
+    culture: int | None = None
+    is_attribute: bool = True
+
+
+@dataclass(frozen=True, slots=True)
+class Target:
+    """The columns a filter reads: the newest version of elements by default, or each
+    version's own (versions endpoint)."""
+
+    version_pk: Any = Element.current_version_pk
+    state: Any = Element.state
+
+    def column(self, name: str) -> Any:
+        return {"id": Element.id, "type": Element.type, "state": self.state,
+                "facetname": Element.facet}[name]
+
+
+ELEMENTS = Target()
+VERSIONS = Target(version_pk=ElementVersion.pk, state=ElementVersion.state)
+_ELEMENT_PROPERTIES = frozenset({"id", "type", "state", "facetname"})
+
+
+def compile_filter(text: str, target: Target = ELEMENTS) -> ColumnElement[bool]:
+    """The SQL condition for a `$filter` value, or InvalidInput naming the problem."""
+    try:
+        tree = _PARSER.parse(text)
+    except UnexpectedEOF:
+        raise _invalid(text, "the expression ends too early", len(text)) from None
+    except UnexpectedCharacters as error:
+        word = text[error.pos_in_stream:].split(maxsplit=1)[0]
+        raise _invalid(text, f"unexpected {word!r}", error.pos_in_stream) from None
+    except UnexpectedInput as error:
+        token = getattr(error, "token", None)
+        if token is None or token.type == "$END":
+            raise _invalid(text, "the expression ends too early", len(text)) from None
+        raise _invalid(text, f"unexpected {str(token)!r}", _position(error, text)) from None
+    try:
+        return _Compiler(target).transform(tree)  # type: ignore[no-any-return]
+    except VisitError as error:
+        if isinstance(error.orig_exc, InvalidInput):
+            raise error.orig_exc from None
+        raise
+
+
+def _position(error: UnexpectedInput, text: str) -> int:
+    pos = getattr(error, "pos_in_stream", None)
+    return len(text) if pos is None or pos < 0 else pos
+
+
+def _invalid(text: str, problem: str, position: int) -> InvalidInput:
+    detail = f"Invalid $filter at position {position + 1}: {problem}"
+    return InvalidInput(detail, [detail, f"$filter was: {text}"])
+
+
+@v_args(inline=True)
+class _Compiler(Transformer[Token, ColumnElement[bool]]):
+    def __init__(self, target: Target) -> None:
+        super().__init__()
+        self.target = target
+
+    def disjunction(self, *parts: ColumnElement[bool]) -> ColumnElement[bool]:
+        return or_(*parts)
+
+    def conjunction(self, *parts: ColumnElement[bool]) -> ColumnElement[bool]:
+        return and_(*parts)
+
+    def negate(self, inner: ColumnElement[bool]) -> ColumnElement[bool]:
+        return not_(inner)
+
+    def property(self, *names: Token) -> Property:
+        parts = [str(n) for n in names]
+        if len(parts) == 1:
+            key = parts[0].lower()
+            if key in _ELEMENT_PROPERTIES:
+                return Property(key, is_attribute=False)
+            return Property(parts[0])
+        if len(parts) == 3 and parts[0].lower() == "attributes" and parts[2].isdigit():
+            return Property(parts[1], int(parts[2]))
+        raise InvalidInput(
+            f"Invalid $filter property {'/'.join(parts)!r}: use id, type, state, facetName, "
+            "an attribute name or attributes/<name>/<culture>"
+        )
+
+    def string(self, token: Token) -> str:
+        return str(token)[1:-1].replace("''", "'")
+
+    def number(self, token: Token) -> float:
+        return float(token)
+
+    def true(self) -> bool:
+        return True
+
+    def false(self) -> bool:
+        return False
+
+    def null(self) -> None:
+        return None
+
+    def comparison(self, prop: Property, operator: Token, value: Any) -> ColumnElement[bool]:
+        op = str(operator).lower().lstrip("-")
+        if value is None:
+            if op not in ("eq", "ne"):
+                raise InvalidInput(f"Invalid $filter: operator {str(operator)!r} cannot compare "
+                                   "with null; use eq or ne")
+            missing = _is_missing(self.target, prop)
+            return missing if op == "eq" else not_(missing)
+        if op == "ne":
+            return not_(_matches(self.target, prop, "eq", value))
+        return _matches(self.target, prop, op, value)
+
+    def membership(self, prop: Property, *values: Any) -> ColumnElement[bool]:
+        return or_(*(_matches(self.target, prop, "eq", v) for v in values))
+
+    def function_call(
+        self, function: Token, prop: Property, value: Any = None
+    ) -> ColumnElement[bool]:
+        name = str(function).lower()
+        if name == "isnull":
+            if value is not None:
+                raise InvalidInput("Invalid $filter: isnull takes one argument, a property")
+            return _is_missing(self.target, prop)
+        if not isinstance(value, str):
+            raise InvalidInput(f"Invalid $filter: {str(function)} needs a property and a "
+                               "string, as in contains(name, 'order')")
+        return _matches(self.target, prop, name, value)
+
+
+def _matches(target: Target, prop: Property, op: str, value: Any) -> ColumnElement[bool]:
+    if not prop.is_attribute:
+        if not isinstance(value, str):
+            return false()
+        return _condition(target.column(prop.name), op, value)
+    if isinstance(value, bool):
+        return _attribute_exists(
+            target, prop, _condition(AttributeValue.value_text, op, "true" if value else "false"))
+    if isinstance(value, float):
+        if op in _TEXT_FUNCTIONS:
+            raise InvalidInput(f"Invalid $filter: {op} needs a string")
+        return _attribute_exists(target, prop, _condition(AttributeValue.value_num, op, value))
+    return _attribute_exists(target, prop, _condition(AttributeValue.value_text, op, value))
+
+
+def _condition(column: Any, op: str, value: Any) -> ColumnElement[bool]:
+    if op in _TEXT_FUNCTIONS:
+        lowered = func.lower(column)
+        needle = str(value).lower()
+        if op == "contains":
+            return lowered.contains(needle, autoescape=True)  # type: ignore[no-any-return]
+        if op == "startswith":
+            return lowered.startswith(needle, autoescape=True)  # type: ignore[no-any-return]
+        return lowered.endswith(needle, autoescape=True)  # type: ignore[no-any-return]
+    return {
+        "eq": column == value,
+        "gt": column > value,
+        "ge": column >= value,
+        "lt": column < value,
+        "le": column <= value,
+    }[op]
+
+
+def _is_missing(target: Target, prop: Property) -> ColumnElement[bool]:
+    if not prop.is_attribute:
+        return target.column(prop.name).is_(None)  # type: ignore[no-any-return]
+    return not_(_attribute_exists(target, prop))
+
+
+def _attribute_exists(
+    target: Target, prop: Property, value_condition: ColumnElement[bool] | None = None
+) -> ColumnElement[bool]:
+    """A value of the attribute on the element's newest version (matching, if given)."""
+    conditions = [AttributeValue.version_pk == target.version_pk,
+                  AttributeValue.name == prop.name]
+    if prop.culture is not None:
+        conditions.append(AttributeValue.culture == prop.culture)
+    if value_condition is not None:
+        conditions.append(value_condition)
+    return exists(select(AttributeValue.pk).where(*conditions))
+
+
+__all__ = ["ELEMENTS", "VERSIONS", "Target", "compile_filter"]

@@ -1,0 +1,116 @@
+"""A diagram in the store → the renderer's fixture dict (CONTRACT section 7).
+
+`values` are the diagram's shapes in order as content-create items whose predecessors
+are indices; `elements` holds the diagram's descendants and every element that the
+diagram, its shapes' elements or those descendants reference (one level), so every
+layout key (swimlanes, matrices, graphic, entityRelationship) finds what it draws.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from sqlalchemy import select
+
+from repository.models import Child, Element, RelatedLink
+from repository.store import Store
+
+MAX_DESCENDANTS = 20000
+
+
+def diagram_fixture(store: Store, diagram: Element) -> dict[str, Any]:
+    shapes = store.shapes(diagram)
+    descendants = _descendants(store, diagram)
+    shape_elements = store.elements_by_pk(s.element_pk for s in shapes)
+    described = {diagram.pk: diagram, **shape_elements, **{e.pk: e for e in descendants}}
+    details = _Details(store, list(described.values()))
+    referenced_pks = [pk for e in described.values() for pk in details.link_targets(e)]
+    referenced = store.elements_by_pk(referenced_pks)
+    details.load([e for pk, e in referenced.items() if pk not in described])
+
+    index_of = {s.shape_id: i for i, s in enumerate(shapes)}
+    values = [
+        {
+            "shapeInfo": {
+                "index": i,
+                "id": shape.shape_id,
+                "predecessors": [index_of[p] for p in json.loads(shape.predecessors)
+                                 if p in index_of],
+            },
+            "element": details.describe(shape_elements[shape.element_pk], with_children=False),
+        }
+        for i, shape in enumerate(shapes)
+    ]
+    listed: dict[int, Element] = {}
+    for element in [*descendants, *(referenced[pk] for pk in referenced_pks)]:
+        if element.pk != diagram.pk:
+            listed.setdefault(element.pk, element)
+    return {
+        "diagram": details.describe(diagram),
+        "elements": [details.describe(e) for e in listed.values()],
+        "values": values,
+    }
+
+
+def _descendants(store: Store, root: Element) -> list[Element]:
+    """Children recursively, breadth first, each once (the hierarchy may not loop, but
+    a defensive `seen` keeps a damaged database from hanging a request)."""
+    seen = {root.pk}
+    order: list[int] = []
+    frontier = [root.pk]
+    while frontier and len(order) < MAX_DESCENDANTS:
+        rows = store.session.execute(
+            select(Child.parent_pk, Child.child_pk).where(Child.parent_pk.in_(frontier))
+            .order_by(Child.parent_pk, Child.position)).all()
+        frontier = [child for _, child in rows if child not in seen]
+        for pk in frontier:
+            seen.add(pk)
+            order.append(pk)
+    elements = store.elements_by_pk(order)
+    return [elements[pk] for pk in order]
+
+
+class _Details:
+    """Attributes, related and children of a set of elements, loaded in batches."""
+
+    def __init__(self, store: Store, elements: list[Element]) -> None:
+        self.store = store
+        self.attributes: dict[int, dict[str, dict[int, Any]]] = {}
+        self.links: dict[int, dict[str, list[RelatedLink]]] = {}
+        self.children: dict[int, list[str]] = {}
+        self.ids: dict[int, str] = {}
+        self.load(elements)
+
+    def load(self, elements: list[Element]) -> None:
+        version_pks = [e.current_version_pk or 0 for e in elements]
+        self.attributes.update(self.store.attributes(version_pks))
+        self.links.update(self.store.links(version_pks))
+        rows = self.store.session.execute(
+            select(Child.parent_pk, Element.id).join(Element, Element.pk == Child.child_pk)
+            .where(Child.parent_pk.in_([e.pk for e in elements]))
+            .order_by(Child.parent_pk, Child.position)).all()
+        for parent_pk, child_id in rows:
+            self.children.setdefault(parent_pk, []).append(child_id)
+        targets = {link.target_pk for v in version_pks for ls in self.links[v].values()
+                   for link in ls}
+        self.ids.update({pk: e.id for pk, e in self.store.elements_by_pk(targets).items()})
+
+    def link_targets(self, element: Element) -> list[int]:
+        per_context = self.links.get(element.current_version_pk or 0, {})
+        return [link.target_pk for ls in per_context.values() for link in ls]
+
+    def describe(self, element: Element, with_children: bool = True) -> dict[str, Any]:
+        version_pk = element.current_version_pk or 0
+        body: dict[str, Any] = {
+            "id": element.id,
+            "type": element.type,
+            "facetName": element.facet,
+            "attributes": {name: {str(c): v for c, v in per_culture.items()}
+                           for name, per_culture in self.attributes.get(version_pk, {}).items()},
+            "related": {context: [{"id": self.ids[link.target_pk]} for link in ls]
+                        for context, ls in self.links.get(version_pk, {}).items()},
+        }
+        if with_children:
+            body["children"] = [{"id": i} for i in self.children.get(element.pk, [])]
+        return body

@@ -1,0 +1,166 @@
+"""SQLAlchemy 2 table mappings.
+
+Layout (why it looks like this):
+- `elements` holds one row per element with the few columns listing needs (facet, type,
+  current state, the sort name, a pointer to the newest version) so a page is one indexed
+  range scan of `(tenant_pk, facet, sort_name, id)`.
+- `element_versions` are the separate version records of the seed; attributes and
+  related links belong to a version, so a released version stays as it was when a new
+  in-process version is started. Unversioned elements have exactly one, never exposed.
+- `attribute_values` stores one row per (version, name, culture); `$filter` compiles to
+  EXISTS sub-queries on it. The JSON text keeps the exact wire value, `value_text` and
+  `value_num` are the comparable forms.
+- Children (ordered) and content shapes belong to the element, not the version.
+"""
+
+from __future__ import annotations
+
+from sqlalchemy import (
+    Boolean,
+    Float,
+    ForeignKey,
+    Index,
+    Integer,
+    String,
+    Text,
+    UniqueConstraint,
+)
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+
+ID_LENGTH = 64
+NAME_LENGTH = 128
+
+
+def _ordered_string(length: int) -> String:
+    """Byte-order comparison on every backend, so paging is the same on SQLite and
+    PostgreSQL (whose default collation would follow the server's locale)."""
+    return String(length).with_variant(String(length, collation="C"), "postgresql")
+
+
+class Base(DeclarativeBase):
+    pass
+
+
+class Tenant(Base):
+    __tablename__ = "tenants"
+    __table_args__ = (UniqueConstraint("collection_id", "storage_id"),)
+
+    pk: Mapped[int] = mapped_column(Integer, primary_key=True)
+    collection_id: Mapped[str] = mapped_column(String(NAME_LENGTH))
+    storage_id: Mapped[str] = mapped_column(String(NAME_LENGTH))
+    default_culture: Mapped[int] = mapped_column(Integer, default=1033)
+
+
+class Element(Base):
+    __tablename__ = "elements"
+    __table_args__ = (
+        UniqueConstraint("tenant_pk", "id"),
+        Index("ix_elements_page", "tenant_pk", "facet", "sort_name", "id"),
+        Index("ix_elements_type", "tenant_pk", "type"),
+    )
+
+    pk: Mapped[int] = mapped_column(Integer, primary_key=True)
+    tenant_pk: Mapped[int] = mapped_column(ForeignKey("tenants.pk", ondelete="CASCADE"))
+    id: Mapped[str] = mapped_column(_ordered_string(ID_LENGTH))
+    facet: Mapped[str] = mapped_column(String(NAME_LENGTH))
+    type: Mapped[str] = mapped_column(String(NAME_LENGTH))
+    versioned: Mapped[bool] = mapped_column(Boolean)
+    state: Mapped[str | None] = mapped_column(String(NAME_LENGTH), nullable=True)
+    # Name in the tenant's default culture, lower-cased: the stable listing order.
+    sort_name: Mapped[str] = mapped_column(_ordered_string(512), default="")
+    # No FK: versions point at their element, and a cycle of FKs makes inserts order-bound.
+    current_version_pk: Mapped[int | None] = mapped_column(Integer, nullable=True)
+
+
+class ElementVersion(Base):
+    __tablename__ = "element_versions"
+    __table_args__ = (
+        Index("ix_versions_element", "element_pk", "seq"),
+        Index("ix_versions_version_id", "version_id"),
+    )
+
+    pk: Mapped[int] = mapped_column(Integer, primary_key=True)
+    element_pk: Mapped[int] = mapped_column(ForeignKey("elements.pk", ondelete="CASCADE"))
+    version_id: Mapped[str] = mapped_column(String(ID_LENGTH))
+    seq: Mapped[int] = mapped_column(Integer)
+    state: Mapped[str | None] = mapped_column(String(NAME_LENGTH), nullable=True)
+
+
+class AttributeValue(Base):
+    __tablename__ = "attribute_values"
+    __table_args__ = (
+        UniqueConstraint("version_pk", "name", "culture"),
+        Index("ix_attributes_number", "name", "value_num"),
+    )
+
+    pk: Mapped[int] = mapped_column(Integer, primary_key=True)
+    version_pk: Mapped[int] = mapped_column(
+        ForeignKey("element_versions.pk", ondelete="CASCADE")
+    )
+    name: Mapped[str] = mapped_column(String(NAME_LENGTH))
+    culture: Mapped[int] = mapped_column(Integer)
+    value_json: Mapped[str] = mapped_column(Text)
+    value_text: Mapped[str] = mapped_column(Text)
+    value_num: Mapped[float | None] = mapped_column(Float, nullable=True)
+
+
+class RelatedLink(Base):
+    __tablename__ = "related_links"
+    __table_args__ = (
+        Index("ix_related_source", "version_pk", "context", "position"),
+        Index("ix_related_target", "target_pk"),
+    )
+
+    pk: Mapped[int] = mapped_column(Integer, primary_key=True)
+    version_pk: Mapped[int] = mapped_column(
+        ForeignKey("element_versions.pk", ondelete="CASCADE")
+    )
+    context: Mapped[str] = mapped_column(String(NAME_LENGTH))
+    position: Mapped[int] = mapped_column(Integer)
+    target_pk: Mapped[int] = mapped_column(ForeignKey("elements.pk", ondelete="CASCADE"))
+    # Set for links to one version (releaseHistory), else the element's newest version.
+    target_version_pk: Mapped[int | None] = mapped_column(
+        ForeignKey("element_versions.pk", ondelete="CASCADE"), nullable=True
+    )
+
+
+class Child(Base):
+    __tablename__ = "children"
+    __table_args__ = (
+        UniqueConstraint("parent_pk", "child_pk"),
+        Index("ix_children_child", "child_pk"),
+    )
+
+    pk: Mapped[int] = mapped_column(Integer, primary_key=True)
+    parent_pk: Mapped[int] = mapped_column(ForeignKey("elements.pk", ondelete="CASCADE"))
+    child_pk: Mapped[int] = mapped_column(ForeignKey("elements.pk", ondelete="CASCADE"))
+    position: Mapped[int] = mapped_column(Integer)
+
+
+class Shape(Base):
+    __tablename__ = "shapes"
+    __table_args__ = (
+        Index("ix_shapes_diagram", "diagram_pk", "position"),
+        Index("ix_shapes_shape_id", "shape_id"),
+        Index("ix_shapes_element", "element_pk"),
+    )
+
+    pk: Mapped[int] = mapped_column(Integer, primary_key=True)
+    shape_id: Mapped[str] = mapped_column(String(ID_LENGTH))
+    diagram_pk: Mapped[int] = mapped_column(ForeignKey("elements.pk", ondelete="CASCADE"))
+    element_pk: Mapped[int] = mapped_column(ForeignKey("elements.pk", ondelete="CASCADE"))
+    position: Mapped[int] = mapped_column(Integer)
+    # Predecessor shape ids as a JSON list: read whole with the diagram, never filtered on.
+    predecessors: Mapped[str] = mapped_column(Text, default="[]")
+
+
+class Token(Base):
+    __tablename__ = "tokens"
+
+    pk: Mapped[int] = mapped_column(Integer, primary_key=True)
+    tenant_pk: Mapped[int] = mapped_column(ForeignKey("tenants.pk", ondelete="CASCADE"))
+    token_hash: Mapped[str] = mapped_column(String(64), unique=True)
+    role: Mapped[str] = mapped_column(String(32))
+    name: Mapped[str] = mapped_column(String(NAME_LENGTH))
+    # The authToken element (facet automation) that appears in changedBy / createdBy.
+    element_pk: Mapped[int] = mapped_column(ForeignKey("elements.pk", ondelete="CASCADE"))

@@ -1,0 +1,312 @@
+"""The OpenAPI 3.0 document of the service, built from small helpers so each endpoint
+reads as one line of path, method, api-version and response schema. A test validates
+real responses against it (tests/repository/test_openapi.py)."""
+
+from __future__ import annotations
+
+from functools import cache
+from typing import Any
+
+from repository import catalog
+
+Schema = dict[str, Any]
+
+_REF = "#/components/schemas/"
+
+
+def _ref(name: str) -> Schema:
+    return {"$ref": _REF + name}
+
+
+def _map_of(schema: Schema) -> Schema:
+    return {"type": "object", "additionalProperties": schema}
+
+
+_STRING: Schema = {"type": "string"}
+_CULTURE_MAP: Schema = _map_of(_STRING)
+
+SCHEMAS: dict[str, Schema] = {
+    "Reference": {
+        "type": "object",
+        "required": ["id", "facetName", "type", "expandUri"],
+        "properties": {
+            "id": _STRING, "facetName": _STRING, "type": _STRING, "expandUri": _STRING,
+            "versionId": _STRING, "creationId": _STRING,
+            "state": {"type": "string", "nullable": True},
+            "shapeId": _STRING,
+            "predecessors": {"type": "array", "items": _STRING},
+            "attributes": _ref("Attributes"),
+            "related": _map_of({"type": "array", "items": _ref("Reference")}),
+        },
+    },
+    "Attributes": _map_of(_map_of({})),
+    "Element": {
+        "type": "object",
+        "required": ["id", "creationId", "type", "facetName", "expandUri"],
+        "properties": {
+            "id": _STRING, "creationId": _STRING, "versionId": _STRING,
+            "state": {"type": "string", "nullable": True},
+            "type": _STRING, "facetName": _STRING, "expandUri": _STRING,
+            "setReadOnly": {"type": "boolean", "nullable": True},
+            "attributes": _ref("Attributes"),
+            "related": _map_of({"type": "array", "items": _ref("Reference")}),
+            "children": {"type": "array", "items": _ref("Reference")},
+            "content": {"type": "array", "items": _ref("Reference")},
+            "rootPath": {"type": "array", "items": _ref("Reference")},
+            "displayNames": _CULTURE_MAP,
+            "stereotype": {"allOf": [_ref("Reference")], "nullable": True},
+        },
+    },
+    "ElementList": {
+        "type": "object", "required": ["count", "elements"],
+        "properties": {"count": {"type": "integer"},
+                       "elements": {"type": "array", "items": _ref("Element")}},
+    },
+    "ElementValues": {
+        "type": "object", "required": ["count", "values"],
+        "properties": {"count": {"type": "integer"},
+                       "values": {"type": "array", "items": _ref("Element")}},
+    },
+    "UpdateBody": {
+        "type": "object", "required": ["elements"],
+        "properties": {"count": {"type": "integer"},
+                       "elements": {"type": "array", "items": {"type": "object"}}},
+    },
+    "FacetViews": {
+        "type": "object", "required": ["count", "values"],
+        "properties": {"count": {"type": "integer"}, "values": {"type": "array", "items": {
+            "type": "object", "required": ["name", "displayNames", "elements", "isHierarchical"],
+            "properties": {"name": _STRING, "displayNames": _CULTURE_MAP, "elements": _STRING,
+                           "isHierarchical": {"type": "boolean"}}}}},
+    },
+    "AttributeValues": {
+        "type": "object", "required": ["count", "values"],
+        "properties": {"count": {"type": "integer"}, "values": _ref("Attributes")},
+    },
+    "RelatedValues": {
+        "type": "object", "required": ["count", "values"],
+        "properties": {"count": {"type": "integer"},
+                       "values": _map_of({"type": "array", "items": _ref("Reference")})},
+    },
+    "ElementInfoValues": {
+        "type": "object", "required": ["count", "values"],
+        "properties": {"count": {"type": "integer"}, "values": {"type": "array", "items": {
+            "type": "object",
+            "required": ["id", "elementTypeName", "permissions", "hasDiagram", "uid"],
+            "properties": {
+                "id": _STRING, "elementTypeName": _STRING, "entityTypeName": _STRING,
+                "entityIds": {"type": "array", "items": _STRING},
+                "facetTypeName": _STRING, "facetViewKey": _STRING,
+                "hasDiagram": {"type": "boolean"}, "hasEditPermission": {"type": "boolean"},
+                "insertableDynamicTypes": {"type": "object"},
+                "isCurrentCopyable": {"type": "boolean"},
+                "isCurrentInsertable": {"type": "boolean"},
+                "isCurrentMovable": {"type": "boolean"},
+                "isCurrentRemovable": {"type": "boolean"},
+                "isReadOnly": {"type": "boolean"}, "isReadOnlyCollection": {"type": "boolean"},
+                "name": _STRING,
+                "permissions": {"type": "array", "items": {"type": "string", "enum": [
+                    "NewElement", "EditElement", "DeleteElement", "ShowElement",
+                    "ApproveElement", "OpenElement"]}},
+                "readOnlyCollectionContext": _ref("ReadOnlyContext"),
+                "readOnlyContext": _ref("ReadOnlyContext"),
+                "rootPath": {"type": "array", "items": _STRING},
+                "shapeId": _STRING,
+                "typeColor": {"type": "string", "pattern": "^#[0-9A-Fa-f]{6}$"},
+                "uid": _STRING}}}},
+    },
+    "ReadOnlyContext": {"type": "string", "enum": [
+        "None", "Diagram", "Architect", "All", "NotCurrentUser", "Never"]},
+    "ElementTypes": {
+        "type": "object", "required": ["count", "values"],
+        "properties": {"count": {"type": "integer"}, "values": {"type": "array", "items": {
+            "type": "object", "required": ["key", "displayNames", "properties", "layouts"],
+            "properties": {
+                "key": _STRING, "displayNames": _CULTURE_MAP, "descriptions": _CULTURE_MAP,
+                "properties": {"type": "array", "items": {
+                    "type": "object", "required": ["key", "displayNames"],
+                    "properties": {"key": _STRING, "displayNames": _CULTURE_MAP,
+                                   "attribute": {"type": "object"},
+                                   "related": {"type": "object"}}}},
+                "layouts": {"type": "array", "items": {
+                    "type": "object", "required": ["key"],
+                    "properties": {"key": _STRING, "displayNames": _CULTURE_MAP}}}}}}},
+    },
+    "ContentBody": {
+        "type": "object", "required": ["values"],
+        "properties": {"values": {"type": "array", "items": {
+            "type": "object", "required": ["shapeInfo"],
+            "properties": {
+                "shapeInfo": {"type": "object", "required": ["index"], "properties": {
+                    "index": {"type": "integer"}, "id": _STRING,
+                    "predecessors": {"type": "array", "items": {"type": "integer"}}}},
+                "element": {"type": "object", "properties": {
+                    "id": _STRING, "type": _STRING, "attributes": _ref("Attributes"),
+                    "related": {"type": "object"}}}}}}},
+    },
+    "ContentResult": {
+        "type": "object", "required": ["values"],
+        "properties": {"values": {"type": "array", "items": {
+            "type": "object", "required": ["id", "index"],
+            "properties": {"id": _STRING, "index": {"type": "integer"}}}}},
+    },
+    "Transitions": {
+        "type": "object", "required": ["count"],
+        "properties": {"count": {"type": "integer"},
+                       "values": {"type": "array", "items": _ref("Transition")},
+                       "transitions": {"type": "array", "items": _ref("Transition")}},
+    },
+    "Transition": {
+        "type": "object", "required": ["transitionId", "sourceState", "targetState"],
+        "properties": {"transitionId": _STRING, "sourceState": _STRING,
+                       "targetState": _STRING},
+    },
+    "PoolResults": {
+        "type": "object", "required": ["count", "values"],
+        "properties": {"count": {"type": "integer"}, "values": {"type": "array", "items": {
+            "type": "object", "required": ["item1", "item2"],
+            "properties": {"item1": _STRING, "item2": {"type": "boolean"}}}}},
+    },
+    "Error": {
+        "type": "object", "required": ["message", "output", "type", "data"],
+        "properties": {
+            "message": _STRING,
+            "output": {"type": "string", "enum": ["volatile", "permanent", "dialog", "inline"]},
+            "type": {"type": "string",
+                     "enum": ["critical", "error", "warning", "success", "unauthorized"]},
+            "data": {"type": "array", "items": {"type": "object", "required": ["error"],
+                                                "properties": {"error": _STRING}}}},
+    },
+    "RenderError": {
+        "type": "object", "required": ["message", "type", "data"],
+        "properties": {"message": _STRING, "type": _STRING,
+                       "data": {"type": "array", "items": {"type": "object"}}},
+        "not": {"required": ["output"]},
+    },
+}
+
+_QUERY = {
+    name: {"name": name, "in": "query", "required": False, "schema": schema,
+           "description": text}
+    for name, schema, text in (
+        ("$filter", _STRING, "Filter expression (docs/service.md, $filter)"),
+        ("$resources", _STRING, "attributes,related,children,content,displayNames,rootPath,"
+                                "stereotype"),
+        ("$select", _STRING, "Attribute and related-context names to include"),
+        ("$expandRelated", _STRING, "Related contexts whose elements carry attributes"),
+        ("$page", {"type": "integer", "minimum": 1}, "1-based page"),
+        ("$pageSize", {"type": "integer", "minimum": 1, "maximum": 1000}, "Default 100"),
+        ("$pageSelectionKey", _STRING, "Element id whose page is returned"),
+        ("ignoreWarnings", {"type": "boolean"}, "Ignore validation warnings"),
+    )
+}
+_LISTING = ("$filter", "$resources", "$select", "$expandRelated", "$page", "$pageSize",
+            "$pageSelectionKey")
+_SHAPING = ("$filter", "$resources", "$select", "$expandRelated")
+
+_T = "/{collectionId}/{storageId}"
+_F = _T + "/_api/rest/facets/{facetId}"
+_E = _F + "/views/{viewId}/elements/{elementId}"
+
+
+def _operation(summary: str, version: str, ok: Schema, query: tuple[str, ...] = (),
+               body: str | None = None, error: str = "Error",
+               ok_media: str = "application/json") -> Schema:
+    parameters: list[Schema] = [{"name": "api-version", "in": "query", "required": False,
+                                 "schema": {"type": "string", "enum": [version]}}]
+    parameters += [_QUERY[name] for name in query]
+    errors = {str(code): {"description": text, "content": {"application/json": {
+        "schema": _ref(error)}}} for code, text in (
+        (400, "Bad request"), (401, "No or unknown token"),
+        (403, "Other tenant or missing permission"), (404, "Not found"),
+        (409, "Conflict"), (413, "Too large"), (500, "Internal error"))}
+    operation: Schema = {
+        "summary": summary,
+        "parameters": parameters,
+        "responses": {"200": {"description": "Success", "content": {ok_media: {"schema": ok}}},
+                      **errors},
+    }
+    if body is not None:
+        operation["requestBody"] = {"required": True, "content": {"application/json": {
+            "schema": _ref(body)}}}
+    return operation
+
+
+def _paths() -> dict[str, Schema]:
+    transitions = _operation("List transitions allowed now", "1.0", _ref("Transitions"))
+    change = _operation("Change state", "4.0", _ref("ElementList"), ("ignoreWarnings",))
+    related = _operation("Related get", "1.0", _ref("RelatedValues"),
+                         ("$filter", "$expandRelated"))
+    maintain = {"get": {**_operation("Maintain pools", "4.0", _ref("PoolResults")),
+                        "security": [{"serviceToken": []}]}}
+    paths: dict[str, Schema] = {
+        _F + "/views": {"get": _operation("List views", "4.0", _ref("FacetViews"))},
+        _F + "/views/{viewId}/elements": {
+            "get": _operation("List elements", "4.0", _ref("ElementList"), _LISTING),
+            "post": _operation("Update or create elements", "4.0", _ref("ElementList"),
+                               body="UpdateBody"),
+        },
+        _E: {"get": _operation("Get element", "4.0", _ref("ElementList"), _SHAPING)},
+        _E + "/children": {"get": _operation("Children", "4.0", _ref("ElementList"),
+                                             _SHAPING)},
+        _E + "/versions": {"get": _operation("Versions", "4.0", _ref("ElementList"),
+                                             _SHAPING)},
+        _E + "/attributes": {"get": _operation("Attributes", "1.0", _ref("AttributeValues"),
+                                               ("$filter", "$select"))},
+        _E + "/attributes/{attributeId}": {
+            "get": _operation("Attribute get", "1.0", _ref("AttributeValues"))},
+        _E + "/related/{relatedId}": {"get": related, "post": related},
+        _E + "/info": {"get": _operation("Element info", "1.0", _ref("ElementInfoValues"))},
+        _F + "/views/{viewId}/config": {
+            "get": _operation("All element types of the view", "1.0", _ref("ElementTypes"))},
+        _F + "/views/{viewId}/config/{type}": {
+            "get": _operation("One element type", "1.0", _ref("ElementTypes"))},
+        _F + "/views/diagram/elements/{elementId}/content": {
+            "post": _operation("Content create", "3.0", _ref("ContentResult"),
+                               body="ContentBody")},
+        _F + "/reporting": {"get": _operation("Reporting of a facet", "4.0",
+                                              _ref("ElementValues"), _LISTING)},
+        _F + "/reporting/{elementId}": {"get": _operation("Reporting of an element", "4.0",
+                                                          _ref("ElementValues"), _SHAPING)},
+        _T + "/_api/rest/diagram/{diagramId}/render/{cultureId}/{layoutKey}": {
+            "get": _operation("Render a diagram as SVG", "2.0", _STRING, error="RenderError",
+                              ok_media="image/svg+xml")},
+        "/_sysadmin/_admin/_api/rest/maintain": maintain,
+        "/_sysadmin/_admin/_api/rest/maintain/{pool}": maintain,
+    }
+    for prefix in ("/_api/release", "/_api/rest/release"):
+        paths[_T + prefix + "/{elementId}/transitions"] = {"get": transitions,
+                                                           "post": transitions}
+        paths[_T + prefix + "/{elementId}/transitions/{transitionId}"] = {"post": change}
+    for path, item in paths.items():
+        item["parameters"] = [
+            {"name": name, "in": "path", "required": True,
+             "schema": {"type": "string", "enum": list(catalog.LAYOUT_KEYS)}
+             if name == "layoutKey" else _STRING}
+            for name in _path_names(path)
+        ]
+    return paths
+
+
+def _path_names(path: str) -> list[str]:
+    return [part[1:-1] for part in path.split("/") if part.startswith("{")]
+
+
+@cache
+def document() -> Schema:
+    return {
+        "openapi": "3.0.3",
+        "info": {"title": "Element Repository REST Service", "version": "1.0.0",
+                 "description": "Multi-tenant repository of process models; see "
+                                "docs/service.md."},
+        "paths": _paths(),
+        "components": {
+            "schemas": SCHEMAS,
+            "securitySchemes": {
+                "bearer": {"type": "http", "scheme": "bearer"},
+                "serviceToken": {"type": "apiKey", "in": "header",
+                                 "name": "service-auth-token"},
+            },
+        },
+        "security": [{"bearer": []}],
+    }

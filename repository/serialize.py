@@ -1,0 +1,202 @@
+"""Elements → wire dicts (seed "Element"), loading everything a page needs in a fixed
+number of batched queries (attributes, links, children, shapes, referenced elements)
+rather than one query per element.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import select
+
+from repository import catalog
+from repository.models import Child, Element, ElementVersion, RelatedLink, Shape
+from repository.store import Store
+
+RESOURCES = frozenset({"attributes", "related", "children", "content", "displayNames",
+                       "rootPath", "stereotype"})
+DEFAULT_RESOURCES = frozenset({"attributes", "related", "children", "content", "displayNames"})
+
+UriOf = Callable[[Element], str]
+
+
+@dataclass(frozen=True, slots=True)
+class Shaping:
+    """What a response includes: `$resources`, `$select`, `$expandRelated`."""
+
+    resources: frozenset[str] = DEFAULT_RESOURCES
+    select: frozenset[str] | None = None
+    expand: frozenset[str] = frozenset()
+
+    def wants(self, name: str) -> bool:
+        return self.select is None or name in self.select
+
+
+def detail_uri(base: str) -> UriOf:
+    return lambda e: f"{base}/_api/rest/facets/{e.facet}/views/detail/elements/{e.id}"
+
+
+def reporting_uri(base: str) -> UriOf:
+    return lambda e: f"{base}/_api/rest/facets/{e.facet}/reporting/{e.id}"
+
+
+class Serializer:
+    def __init__(self, store: Store, shaping: Shaping, uri_of: UriOf) -> None:
+        self.store = store
+        self.shaping = shaping
+        self.uri_of = uri_of
+
+    def elements(self, pairs: Sequence[tuple[Element, ElementVersion | None]]) -> list[dict[str, Any]]:
+        """Full elements; a None version means the element's newest version."""
+        resolved = [(e, v or self._version_of(e)) for e, v in pairs]
+        version_pks = [v.pk for _, v in resolved]
+        wants = self.shaping.resources
+        attributes = self.store.attributes(version_pks) if "attributes" in wants else {}
+        need_links = bool({"related", "stereotype"} & wants)
+        links = self.store.links(version_pks) if need_links else {}
+        children = self._children([e.pk for e, _ in resolved]) if "children" in wants else {}
+        shapes = self._shapes([e.pk for e, _ in resolved]) if "content" in wants else {}
+        refs = self._references(links, children, shapes)
+        expanded = self._expansions(links)
+        return [self._element(e, v, attributes.get(v.pk, {}), links.get(v.pk, {}),
+                              children.get(e.pk, []), shapes.get(e.pk, []), refs, expanded)
+                for e, v in resolved]
+
+    def reference(self, element: Element, version: ElementVersion | None = None) -> dict[str, Any]:
+        """The reduced form used inside related, children, content and rootPath."""
+        ref: dict[str, Any] = {"facetName": element.facet, "id": element.id}
+        if element.versioned:
+            target = version or self._version_of(element)
+            ref["versionId"] = target.version_id
+            ref["type"] = element.type
+            ref["state"] = target.state
+        else:
+            ref["creationId"] = element.id
+            ref["type"] = element.type
+        ref["expandUri"] = self.uri_of(element)
+        return ref
+
+    def related_values(self, element: Element, version: ElementVersion,
+                       contexts: Sequence[str]) -> dict[str, list[dict[str, Any]]]:
+        """Related get: the named contexts, expanded when `$expandRelated` names them."""
+        links = self.store.links([version.pk])
+        refs = self._references(links, {}, {})
+        expanded = self._expansions(links)
+        mine = links[version.pk]
+        return {c: [self._linked(link, refs, expanded) for link in mine.get(c, [])]
+                for c in contexts}
+
+    # ---- internals -----------------------------------------------------------------
+
+    def _element(self, element: Element, version: ElementVersion, attributes: dict[int, Any],
+                 links: dict[str, list[RelatedLink]], children: list[int], shapes: list[Shape],
+                 refs: dict[int, Element], expanded: dict[int, dict[str, Any]]) -> dict[str, Any]:
+        wants = self.shaping.resources
+        body: dict[str, Any] = {"id": element.id, "creationId": element.id}
+        if element.versioned:
+            body["versionId"] = version.version_id
+            body["state"] = version.state
+        body.update(type=element.type, facetName=element.facet,
+                    expandUri=self.uri_of(element), setReadOnly=False)
+        if "attributes" in wants:
+            body["attributes"] = _attribute_wire(
+                {n: v for n, v in attributes.items() if self.shaping.wants(n)})
+        if "related" in wants:
+            body["related"] = {c: [self._linked(link, refs, expanded) for link in ls]
+                               for c, ls in links.items() if self.shaping.wants(c)}
+        if "children" in wants:
+            body["children"] = [self.reference(refs[pk]) for pk in children]
+        if "content" in wants:
+            body["content"] = [self._content_entry(s, refs) for s in shapes]
+        if "displayNames" in wants:
+            known = catalog.TYPES.get(element.type)
+            body["displayNames"] = {str(k): v for k, v in
+                                    (known.display_names if known else {}).items()}
+        if "rootPath" in wants:
+            body["rootPath"] = [self.reference(p) for p in self.store.root_path(element)]
+        if "stereotype" in wants:
+            stereotype = links.get("stereotype", [])
+            body["stereotype"] = (self._linked(stereotype[0], refs, {}) if stereotype else None)
+        return body
+
+    def _linked(self, link: RelatedLink, refs: dict[int, Element],
+                expanded: dict[int, dict[str, Any]]) -> dict[str, Any]:
+        target = refs[link.target_pk]
+        version = (self.store.session.get(ElementVersion, link.target_version_pk)
+                   if link.target_version_pk is not None else None)
+        ref = self.reference(target, version)
+        if link.context in self.shaping.expand and link.target_version_pk is None:
+            ref.update(expanded.get(link.target_pk, {}))
+        return ref
+
+    def _content_entry(self, shape: Shape, refs: dict[int, Element]) -> dict[str, Any]:
+        entry = self.reference(refs[shape.element_pk])
+        entry["shapeId"] = shape.shape_id
+        entry["predecessors"] = json.loads(shape.predecessors)
+        return entry
+
+    def _version_of(self, element: Element) -> ElementVersion:
+        return self.store.current_version(element)
+
+    def _children(self, pks: Sequence[int]) -> dict[int, list[int]]:
+        result: dict[int, list[int]] = {}
+        rows = self.store.session.execute(
+            select(Child.parent_pk, Child.child_pk).where(Child.parent_pk.in_(pks))
+            .order_by(Child.parent_pk, Child.position))
+        for parent_pk, child_pk in rows:
+            result.setdefault(parent_pk, []).append(child_pk)
+        return result
+
+    def _shapes(self, pks: Sequence[int]) -> dict[int, list[Shape]]:
+        result: dict[int, list[Shape]] = {}
+        rows = self.store.session.scalars(
+            select(Shape).where(Shape.diagram_pk.in_(pks)).order_by(Shape.diagram_pk,
+                                                                     Shape.position))
+        for shape in rows:
+            result.setdefault(shape.diagram_pk, []).append(shape)
+        return result
+
+    def _references(self, links: dict[int, dict[str, list[RelatedLink]]],
+                    children: dict[int, list[int]],
+                    shapes: dict[int, list[Shape]]) -> dict[int, Element]:
+        pks = {link.target_pk for per_context in links.values()
+               for ls in per_context.values() for link in ls}
+        pks.update(pk for cs in children.values() for pk in cs)
+        pks.update(s.element_pk for ss in shapes.values() for s in ss)
+        elements = self.store.elements_by_pk(pks)
+        # Warm the identity map so reference() finds every newest version without a query.
+        version_pks = [e.current_version_pk for e in elements.values()]
+        if version_pks:
+            list(self.store.session.scalars(
+                select(ElementVersion).where(ElementVersion.pk.in_(version_pks))))
+        return elements
+
+    def _expansions(self, links: dict[int, dict[str, list[RelatedLink]]]) -> dict[int, dict[str, Any]]:
+        """Attributes and related of every element in an expanded context (one level)."""
+        targets = {link.target_pk for per_context in links.values()
+                   for context, ls in per_context.items() if context in self.shaping.expand
+                   for link in ls}
+        if not targets:
+            return {}
+        elements = self.store.elements_by_pk(targets)
+        version_pks = [e.current_version_pk for e in elements.values() if e.current_version_pk]
+        attributes = self.store.attributes(version_pks)
+        nested_links = self.store.links(version_pks)
+        nested_refs = self._references(nested_links, {}, {})
+        result = {}
+        for pk, element in elements.items():
+            vpk = element.current_version_pk or 0
+            result[pk] = {
+                "attributes": _attribute_wire(attributes.get(vpk, {})),
+                "related": {c: [self.reference(nested_refs[link.target_pk]) for link in ls]
+                            for c, ls in nested_links.get(vpk, {}).items()},
+            }
+        return result
+
+
+def _attribute_wire(attributes: dict[str, dict[int, Any]]) -> dict[str, dict[str, Any]]:
+    return {name: {str(c): v for c, v in per_culture.items()}
+            for name, per_culture in attributes.items()}

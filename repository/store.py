@@ -1,0 +1,572 @@
+"""Reading and writing elements of one tenant. No Flask here: the CLI, the demo loader
+and the web layer all go through `Store`, so every element gets the same versions,
+states and server-set attributes however it was made.
+
+The store never commits: the caller owns the transaction (one per request).
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+from sqlalchemy import ColumnElement, and_, delete, exists, func, not_, or_, select
+from sqlalchemy.orm import Session
+
+from repository import catalog, release
+from repository.errors import Conflict, InvalidInput, NotFound
+from repository.models import (
+    AttributeValue,
+    Child,
+    Element,
+    ElementVersion,
+    RelatedLink,
+    Shape,
+    Tenant,
+)
+from repository.wire import AttributeMap, ContentEntry, ContentItem, ElementInput
+
+OPEN_ENDED = "9999-12-31T23:59:59"
+NEUTRAL = catalog.NEUTRAL
+MAX_TREE_DEPTH = 256
+SORT_NAME_LENGTH = 512
+
+
+def now_timestamp() -> str:
+    """ISO 8601 local form without offset (UTC wall clock), seconds precision."""
+    return datetime.now(UTC).replace(tzinfo=None).isoformat(timespec="seconds")
+
+
+def new_id() -> str:
+    return str(uuid.uuid4())
+
+
+def encode_value(value: Any) -> tuple[str, str, float | None]:
+    """(exact JSON, comparable text, comparable number) of an attribute value."""
+    exact = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    if isinstance(value, bool):
+        return exact, "true" if value else "false", None
+    if isinstance(value, (int, float)):
+        return exact, exact, float(value)
+    if isinstance(value, str):
+        return exact, value, None
+    return exact, exact, None
+
+
+def find_tenant(session: Session, collection_id: str, storage_id: str) -> Tenant | None:
+    return session.scalar(select(Tenant).where(
+        Tenant.collection_id == collection_id, Tenant.storage_id == storage_id))
+
+
+def create_tenant(session: Session, collection_id: str, storage_id: str) -> Tenant:
+    if find_tenant(session, collection_id, storage_id) is not None:
+        raise Conflict(f"Tenant {collection_id}/{storage_id} already exists")
+    tenant = Tenant(collection_id=collection_id, storage_id=storage_id,
+                    default_culture=catalog.ENGLISH)
+    session.add(tenant)
+    session.flush()
+    return tenant
+
+
+@dataclass(frozen=True, slots=True)
+class PageRequest:
+    facet: str
+    view: str
+    condition: ColumnElement[bool] | None
+    page: int
+    page_size: int
+
+
+class Store:
+    """Element operations within one tenant; `actor_pk` is the element that acts."""
+
+    def __init__(self, session: Session, tenant: Tenant) -> None:
+        self.session = session
+        self.tenant = tenant
+
+    # ---- reading -------------------------------------------------------------------
+
+    def element(self, element_id: str, facet: str | None = None) -> Element:
+        element = self.session.scalar(select(Element).where(
+            Element.tenant_pk == self.tenant.pk, Element.id == element_id))
+        if element is None or (facet is not None and element.facet != facet):
+            where = f" in facet {facet!r}" if facet else ""
+            raise NotFound(f"Element {element_id!r} not found{where}")
+        return element
+
+    def resolve(self, element_or_version_id: str, facet: str) -> tuple[Element, ElementVersion]:
+        """An element id (its newest version) or a version id (that version)."""
+        element = self.session.scalar(select(Element).where(
+            Element.tenant_pk == self.tenant.pk, Element.id == element_or_version_id))
+        if element is not None and element.facet == facet:
+            return element, self.current_version(element)
+        row = self.session.execute(
+            select(Element, ElementVersion)
+            .join(ElementVersion, ElementVersion.element_pk == Element.pk)
+            .where(Element.tenant_pk == self.tenant.pk, Element.versioned.is_(True),
+                   ElementVersion.version_id == element_or_version_id, Element.facet == facet)
+        ).first()
+        if row is None:
+            raise NotFound(f"Element {element_or_version_id!r} not found in facet {facet!r}")
+        return row[0], row[1]
+
+    def current_version(self, element: Element) -> ElementVersion:
+        version = self.session.get(ElementVersion, element.current_version_pk)
+        assert version is not None, "every element has a current version"
+        return version
+
+    def versions(self, element: Element) -> list[ElementVersion]:
+        return list(self.session.scalars(select(ElementVersion).where(
+            ElementVersion.element_pk == element.pk).order_by(ElementVersion.seq)))
+
+    def elements_by_pk(self, pks: Iterable[int]) -> dict[int, Element]:
+        wanted = set(pks)
+        if not wanted:
+            return {}
+        rows = self.session.scalars(select(Element).where(Element.pk.in_(wanted)))
+        return {e.pk: e for e in rows}
+
+    def page(self, request: PageRequest) -> list[Element]:
+        query = (select(Element).where(self._view_condition(request))
+                 .order_by(Element.sort_name, Element.id)
+                 .offset((request.page - 1) * request.page_size).limit(request.page_size))
+        return list(self.session.scalars(query))
+
+    def page_of(self, request: PageRequest, element_id: str) -> int:
+        """The 1-based page of `request`'s listing that holds the element (404 if none)."""
+        target = self.session.scalar(select(Element).where(
+            self._view_condition(request), Element.id == element_id))
+        if target is None:
+            raise NotFound(f"$pageSelectionKey {element_id!r} is not in this listing")
+        before = self.session.scalar(select(func.count()).select_from(Element).where(
+            self._view_condition(request),
+            or_(Element.sort_name < target.sort_name,
+                and_(Element.sort_name == target.sort_name, Element.id < target.id))))
+        return int(before or 0) // request.page_size + 1
+
+    def _view_condition(self, request: PageRequest) -> ColumnElement[bool]:
+        conditions = [Element.tenant_pk == self.tenant.pk, Element.facet == request.facet]
+        if request.view == "tree":
+            # Roots of the hierarchy: nobody's child and not merely a shape of a diagram.
+            conditions.append(not_(exists(select(Child.pk).where(Child.child_pk == Element.pk))))
+            conditions.append(not_(exists(select(Shape.pk).where(Shape.element_pk == Element.pk))))
+        elif request.view == "diagram":
+            conditions.append(exists(select(Shape.pk).where(Shape.diagram_pk == Element.pk)))
+        if request.condition is not None:
+            conditions.append(request.condition)
+        return and_(*conditions)
+
+    def children(self, element: Element) -> list[Element]:
+        return list(self.session.scalars(
+            select(Element).join(Child, Child.child_pk == Element.pk)
+            .where(Child.parent_pk == element.pk).order_by(Child.position)))
+
+    def parent(self, element: Element) -> Element | None:
+        return self.session.scalar(
+            select(Element).join(Child, Child.parent_pk == Element.pk)
+            .where(Child.child_pk == element.pk).order_by(Child.pk).limit(1))
+
+    def root_path(self, element: Element) -> list[Element]:
+        """Parents from the nearest up to the root (the seed's example order)."""
+        path: list[Element] = []
+        seen = {element.pk}
+        current = self.parent(element)
+        while current is not None and current.pk not in seen and len(path) < MAX_TREE_DEPTH:
+            path.append(current)
+            seen.add(current.pk)
+            current = self.parent(current)
+        return path
+
+    def shapes(self, diagram: Element) -> list[Shape]:
+        return list(self.session.scalars(
+            select(Shape).where(Shape.diagram_pk == diagram.pk).order_by(Shape.position)))
+
+    def has_content(self, element: Element) -> bool:
+        return bool(self.session.scalar(
+            select(exists(select(Shape.pk).where(Shape.diagram_pk == element.pk)))))
+
+    def shape_ids_of(self, element: Element) -> list[str]:
+        """Shape ids through which the element appears in any diagram."""
+        return list(self.session.scalars(
+            select(Shape.shape_id).where(Shape.element_pk == element.pk).order_by(Shape.pk)))
+
+    def attributes(self, version_pks: Sequence[int]) -> dict[int, AttributeMap]:
+        result: dict[int, AttributeMap] = {pk: {} for pk in version_pks}
+        if not version_pks:
+            return result
+        rows = self.session.scalars(select(AttributeValue).where(
+            AttributeValue.version_pk.in_(version_pks))
+            .order_by(AttributeValue.name, AttributeValue.culture))
+        for row in rows:
+            result[row.version_pk].setdefault(row.name, {})[row.culture] = json.loads(
+                row.value_json)
+        return result
+
+    def links(self, version_pks: Sequence[int]) -> dict[int, dict[str, list[RelatedLink]]]:
+        result: dict[int, dict[str, list[RelatedLink]]] = {pk: {} for pk in version_pks}
+        if not version_pks:
+            return result
+        rows = self.session.scalars(select(RelatedLink).where(
+            RelatedLink.version_pk.in_(version_pks))
+            .order_by(RelatedLink.context, RelatedLink.position))
+        for row in rows:
+            result[row.version_pk].setdefault(row.context, []).append(row)
+        return result
+
+    def name_of(self, element: Element, culture: int) -> str:
+        names = self.attributes([element.current_version_pk or 0]).get(
+            element.current_version_pk or 0, {}).get("name", {})
+        return label(names, culture, self.tenant.default_culture)
+
+    def users_with_role_flag(self, flag: str) -> list[Element]:
+        return list(self.session.scalars(
+            select(Element).where(
+                Element.tenant_pk == self.tenant.pk, Element.type == "user",
+                exists(select(AttributeValue.pk).where(
+                    AttributeValue.version_pk == Element.current_version_pk,
+                    AttributeValue.name == flag, AttributeValue.value_text == "true")))
+            .order_by(Element.sort_name, Element.id)))
+
+    # ---- writing -------------------------------------------------------------------
+
+    def create(self, facet: str, data: ElementInput, actor_pk: int | None,
+               element_id: str | None = None) -> Element:
+        """A new element of `data.type` in `facet` (server sets ids, dates, version)."""
+        if data.type is None:
+            raise InvalidInput("A new element needs a 'type'")
+        type_key = self._check_type(facet, data.type)
+        chosen_id = element_id or data.id or new_id()
+        if self.session.scalar(select(Element.pk).where(
+                Element.tenant_pk == self.tenant.pk, Element.id == chosen_id)) is not None:
+            raise Conflict(f"Element {chosen_id!r} already exists")
+        versioned = catalog.is_versioned(facet, type_key)
+        state = release.IN_PROCESS if versioned else None
+        element = Element(tenant_pk=self.tenant.pk, id=chosen_id, facet=facet, type=type_key,
+                          versioned=versioned, state=state, sort_name="")
+        self.session.add(element)
+        self.session.flush()
+        version = self._add_version(element, seq=1, state=state)
+        stamp = now_timestamp()
+        server = {"createdOn": stamp, "changedOn": stamp, "state1": state or "show"}
+        if versioned:
+            server.update(version=release.FIRST_VERSION, isReleased=False)
+        self._write_attributes(version, {k: {NEUTRAL: v} for k, v in server.items()})
+        if actor_pk is not None:
+            self._set_links(version, "createdBy", [actor_pk])
+            self._set_links(version, "changedBy", [actor_pk])
+        self._apply(element, version, data)
+        return element
+
+    def update(self, element: Element, data: ElementInput, actor_pk: int | None) -> Element:
+        """Merge `data` into the element (CONTRACT 5); frozen versions get a successor."""
+        version = self.current_version(element)
+        if data.version_id is not None and data.version_id != version.version_id:
+            raise Conflict(f"versionId {data.version_id!r} is not the newest version of "
+                           f"{element.id!r} (that is {version.version_id!r}); reload and retry")
+        if data.type is not None and data.type.lower() != element.type.lower():
+            raise InvalidInput(f"The type of {element.id!r} is {element.type!r} and cannot "
+                               "change")
+        if element.versioned and version.state in release.FROZEN_STATES:
+            version = self._start_revision(element, version)
+        self.touch(element, version, actor_pk)
+        self._apply(element, version, data)
+        return element
+
+    def append_content(self, diagram: Element, items: Sequence[ContentItem],
+                       actor_pk: int | None) -> list[tuple[str, int]]:
+        """Append shapes to the diagram; returns (shape id, request index) per item."""
+        existing = {s.shape_id: s for s in self.shapes(diagram)}
+        shapes_by_index: dict[int, Shape] = {}
+        position = max((s.position for s in existing.values()), default=-1) + 1
+        for item in items:
+            if item.shape_id is not None:
+                shape = existing.get(item.shape_id)
+                if shape is None:
+                    raise InvalidInput(f"Item {item.index}: shape {item.shape_id!r} is not a "
+                                       f"shape of diagram {diagram.id!r}")
+            else:
+                target = self._content_element(diagram, item, actor_pk)
+                shape = Shape(shape_id=new_id(), diagram_pk=diagram.pk, element_pk=target.pk,
+                              position=position, predecessors="[]")
+                position += 1
+                self.session.add(shape)
+            shapes_by_index[item.index] = shape
+        for item in items:
+            shape = shapes_by_index[item.index]
+            predecessors = json.loads(shape.predecessors)
+            for index in item.predecessors:
+                predecessor_id = shapes_by_index[index].shape_id
+                if predecessor_id not in predecessors:
+                    predecessors.append(predecessor_id)
+            shape.predecessors = json.dumps(predecessors)
+        self.touch(diagram, self.current_version(diagram), actor_pk)
+        self.session.flush()
+        return [(shapes_by_index[item.index].shape_id, item.index) for item in items]
+
+    def transition(self, element: Element, transition: release.Transition,
+                   actor_pk: int | None) -> Element:
+        """Run a release transition (409 when it does not start from the current state)."""
+        version = self.current_version(element)
+        try:
+            release.check(transition, version.state if element.versioned else None)
+        except release.TransitionNotAllowed as error:
+            raise Conflict(str(error)) from None
+        stamp = now_timestamp()
+        self._set_state(element, version, transition.target)
+        if transition.effect is release.Effect.RELEASE:
+            self._release(element, version, stamp, actor_pk)
+        elif transition.effect is release.Effect.REQUEST_EXPIRY:
+            self._create_expiry_task(element, actor_pk)
+        elif transition.effect is release.Effect.EXPIRE:
+            self._write_attributes(version, {"validUntil": {NEUTRAL: stamp},
+                                             "isReleased": {NEUTRAL: False}})
+            self._close_expiry_tasks(element, "accepted")
+        elif transition.effect is release.Effect.KEEP_RELEASED:
+            self._close_expiry_tasks(element, "declined")
+        self.touch(element, version, actor_pk)
+        return element
+
+    def touch(self, element: Element, version: ElementVersion, actor_pk: int | None) -> None:
+        """Refresh changedOn and changedBy, as every write does."""
+        self._write_attributes(version, {"changedOn": {NEUTRAL: now_timestamp()}})
+        if actor_pk is not None:
+            self._set_links(version, "changedBy", [actor_pk])
+
+    # ---- helpers -------------------------------------------------------------------
+
+    def _check_type(self, facet: str, type_key: str) -> str:
+        known = catalog.find_type(type_key)
+        if known is None:
+            raise InvalidInput(f"Unknown element type {type_key!r}")
+        if known.key not in catalog.FACETS[facet].types:
+            raise InvalidInput(f"Type {known.key!r} does not belong to facet {facet!r}; "
+                               f"it allows {', '.join(catalog.FACETS[facet].types)}")
+        return known.key
+
+    def _add_version(self, element: Element, seq: int, state: str | None) -> ElementVersion:
+        version = ElementVersion(element_pk=element.pk, version_id=new_id(), seq=seq,
+                                 state=state)
+        self.session.add(version)
+        self.session.flush()
+        element.current_version_pk = version.pk
+        return version
+
+    def _apply(self, element: Element, version: ElementVersion, data: ElementInput) -> None:
+        client_attributes = {name: values for name, values in data.attributes.items()
+                             if name not in catalog.SERVER_ATTRIBUTES}
+        self._write_attributes(version, client_attributes)
+        for context, ids in (data.related or {}).items():
+            if context not in catalog.SERVER_RELATED:
+                self._set_links(version, context, self._existing_pks(ids, f"related.{context}"))
+        if data.children is not None:
+            self._set_children(element, data.children)
+        if data.content is not None:
+            self._replace_content(element, data.content)
+        self._refresh_sort_name(element, version)
+
+    def _write_attributes(self, version: ElementVersion, values: AttributeMap) -> None:
+        if not values:
+            return
+        rows = {(row.name, row.culture): row for row in self.session.scalars(
+            select(AttributeValue).where(AttributeValue.version_pk == version.pk,
+                                         AttributeValue.name.in_(list(values))))}
+        for name, per_culture in values.items():
+            for culture, value in per_culture.items():
+                row = rows.get((name, culture))
+                if value is None:
+                    if row is not None:
+                        self.session.delete(row)
+                    continue
+                exact, text, number = encode_value(value)
+                if row is None:
+                    self.session.add(AttributeValue(
+                        version_pk=version.pk, name=name, culture=culture,
+                        value_json=exact, value_text=text, value_num=number))
+                else:
+                    row.value_json, row.value_text, row.value_num = exact, text, number
+        self.session.flush()
+
+    def _set_links(self, version: ElementVersion, context: str, target_pks: Sequence[int],
+                   target_version_pks: Sequence[int | None] | None = None) -> None:
+        self.session.execute(delete(RelatedLink).where(
+            RelatedLink.version_pk == version.pk, RelatedLink.context == context))
+        versions = target_version_pks or [None] * len(target_pks)
+        self.session.add_all(
+            RelatedLink(version_pk=version.pk, context=context, position=i, target_pk=pk,
+                        target_version_pk=vpk)
+            for i, (pk, vpk) in enumerate(zip(target_pks, versions, strict=True)))
+        self.session.flush()
+
+    def _existing_pks(self, ids: Sequence[str], where: str) -> list[int]:
+        found = dict(self.session.execute(select(Element.id, Element.pk).where(
+            Element.tenant_pk == self.tenant.pk, Element.id.in_(set(ids)))).tuples().all())
+        missing = [i for i in ids if i not in found]
+        if missing:
+            raise InvalidInput(f"{where}: unknown element id(s) {', '.join(map(repr, missing))}")
+        return [found[i] for i in ids]
+
+    def _set_children(self, element: Element, child_ids: Sequence[str]) -> None:
+        if len(set(child_ids)) != len(child_ids):
+            raise InvalidInput("children: an element is listed twice")
+        child_pks = self._existing_pks(child_ids, "children")
+        ancestors = {element.pk} | {e.pk for e in self.root_path(element)}
+        for child_id, pk in zip(child_ids, child_pks, strict=True):
+            if pk in ancestors:
+                raise InvalidInput(f"children: {child_id!r} is {element.id!r} itself or one "
+                                   "of its parents; the hierarchy cannot loop")
+        self.session.execute(delete(Child).where(Child.parent_pk == element.pk))
+        self.session.add_all(Child(parent_pk=element.pk, child_pk=pk, position=i)
+                             for i, pk in enumerate(child_pks))
+        self.session.flush()
+
+    def _replace_content(self, diagram: Element, entries: Sequence[ContentEntry]) -> None:
+        """Keep the named shapes in the given order, add shapes for bare ids, drop the rest."""
+        existing = {s.shape_id: s for s in self.shapes(diagram)}
+        kept: list[Shape] = []
+        for i, entry in enumerate(entries):
+            if entry.shape_id is not None:
+                shape = existing.get(entry.shape_id)
+                if shape is None:
+                    raise InvalidInput(f"content[{i}]: shape {entry.shape_id!r} is not a shape "
+                                       f"of {diagram.id!r}")
+                if shape in kept:
+                    raise InvalidInput(f"content[{i}]: shape {entry.shape_id!r} listed twice")
+            else:
+                assert entry.element_id is not None
+                target_pk = self._existing_pks([entry.element_id], f"content[{i}].id")[0]
+                shape = Shape(shape_id=new_id(), diagram_pk=diagram.pk, element_pk=target_pk,
+                              predecessors="[]")
+                self.session.add(shape)
+            shape.position = i
+            kept.append(shape)
+        kept_ids = {s.shape_id for s in kept}
+        for i, (entry, shape) in enumerate(zip(entries, kept, strict=True)):
+            if entry.predecessors is None:
+                predecessors = [p for p in json.loads(shape.predecessors) if p in kept_ids]
+            else:
+                bad = [p for p in entry.predecessors if p not in kept_ids or p == shape.shape_id]
+                if bad:
+                    raise InvalidInput(f"content[{i}].predecessors: {bad} must be other shapes "
+                                       "of this content list")
+                predecessors = list(dict.fromkeys(entry.predecessors))
+            shape.predecessors = json.dumps(predecessors)
+        for shape_id, shape in existing.items():
+            if shape_id not in kept_ids:
+                self.session.delete(shape)
+        self.session.flush()
+
+    def _content_element(self, diagram: Element, item: ContentItem,
+                         actor_pk: int | None) -> Element:
+        if item.element_id is not None:
+            try:
+                return self.element(item.element_id)
+            except NotFound:
+                raise InvalidInput(f"Item {item.index}: element {item.element_id!r} does not "
+                                   "exist") from None
+        assert item.type is not None
+        known = catalog.find_type(item.type)
+        facet = catalog.facet_of_type(known.key, diagram.facet) if known else None
+        if known is None or facet is None:
+            raise InvalidInput(f"Item {item.index}: unknown element type {item.type!r}")
+        data = ElementInput(id=None, version_id=None, type=known.key, facet=facet,
+                            attributes=item.attributes, related=item.related, children=None,
+                            content=None)
+        return self.create(facet, data, actor_pk)
+
+    def _refresh_sort_name(self, element: Element, version: ElementVersion) -> None:
+        names = self.attributes([version.pk])[version.pk].get("name", {})
+        element.sort_name = label(names, self.tenant.default_culture,
+                                  self.tenant.default_culture).lower()[:SORT_NAME_LENGTH]
+
+    def _set_state(self, element: Element, version: ElementVersion, state: str) -> None:
+        version.state = state
+        element.state = state
+        self._write_attributes(version, {"state1": {NEUTRAL: state}})
+
+    def _start_revision(self, element: Element, frozen: ElementVersion) -> ElementVersion:
+        """A new in-process version copying the frozen one's attributes and links."""
+        revision = self._add_version(element, seq=frozen.seq + 1, state=release.IN_PROCESS)
+        element.state = release.IN_PROCESS
+        attributes = self.attributes([frozen.pk])[frozen.pk]
+        label_of_frozen = str(attributes.get("version", {}).get(NEUTRAL, release.FIRST_VERSION))
+        for dropped in ("validFrom", "validUntil", "relOn"):
+            attributes.pop(dropped, None)
+        attributes.update({
+            "version": {NEUTRAL: release.revision_version(label_of_frozen)},
+            "isReleased": {NEUTRAL: False},
+            "state1": {NEUTRAL: release.IN_PROCESS},
+        })
+        self._write_attributes(revision, attributes)
+        for context, links in self.links([frozen.pk])[frozen.pk].items():
+            if context != "relBy":
+                self._set_links(revision, context, [l.target_pk for l in links],
+                                [l.target_version_pk for l in links])
+        return revision
+
+    def _release(self, element: Element, version: ElementVersion, stamp: str,
+                 actor_pk: int | None) -> None:
+        attributes = self.attributes([version.pk])[version.pk]
+        current_label = str(attributes.get("version", {}).get(NEUTRAL, release.FIRST_VERSION))
+        self._write_attributes(version, {
+            "version": {NEUTRAL: release.released_version(current_label)},
+            "validFrom": {NEUTRAL: stamp}, "validUntil": {NEUTRAL: OPEN_ENDED},
+            "isReleased": {NEUTRAL: True}, "relOn": {NEUTRAL: stamp},
+        })
+        if actor_pk is not None:
+            self._set_links(version, "relBy", [actor_pk])
+        for previous in self.versions(element):
+            if previous.pk != version.pk and previous.state in (
+                    release.RELEASED, release.REQUEST_TO_EXPIRE):
+                previous.state = release.EXPIRED
+                self._write_attributes(previous, {
+                    "state1": {NEUTRAL: release.EXPIRED}, "validUntil": {NEUTRAL: stamp},
+                    "isReleased": {NEUTRAL: False}})
+        history = self.links([version.pk])[version.pk].get("releaseHistory", [])
+        self._set_links(version, "releaseHistory",
+                        [l.target_pk for l in history] + [element.pk],
+                        [l.target_version_pk for l in history] + [version.pk])
+
+    def _create_expiry_task(self, element: Element, actor_pk: int | None) -> None:
+        names = self.attributes([element.current_version_pk or 0]).get(
+            element.current_version_pk or 0, {}).get("name", {})
+        german = label(names, catalog.GERMAN, self.tenant.default_culture)
+        english = label(names, catalog.ENGLISH, self.tenant.default_culture)
+        approvers = [u.id for u in self.users_with_role_flag("roleApprover")]
+        task = ElementInput(
+            id=None, version_id=None, type="task", facet="automation",
+            attributes={
+                "name": {catalog.GERMAN: f"Ablauf genehmigen: {german}",
+                         catalog.ENGLISH: f"Approve expiry: {english}"},
+                "actionType": {NEUTRAL: "approveExpiry"},
+                "taskStatus": {NEUTRAL: "open"},
+            },
+            related={"subject": [element.id], "assignedTo": approvers},
+            children=None, content=None)
+        self.create("automation", task, actor_pk)
+
+    def _close_expiry_tasks(self, element: Element, status: str) -> None:
+        open_tasks = self.session.scalars(
+            select(ElementVersion)
+            .join(Element, Element.pk == ElementVersion.element_pk)
+            .join(RelatedLink, RelatedLink.version_pk == ElementVersion.pk)
+            .where(Element.tenant_pk == self.tenant.pk, Element.facet == "automation",
+                   Element.type == "task", RelatedLink.context == "subject",
+                   RelatedLink.target_pk == element.pk,
+                   exists(select(AttributeValue.pk).where(
+                       AttributeValue.version_pk == ElementVersion.pk,
+                       AttributeValue.name == "taskStatus",
+                       AttributeValue.value_text == "open"))))
+        for task_version in list(open_tasks):
+            self._write_attributes(task_version, {"taskStatus": {NEUTRAL: status}})
+
+
+def label(values: dict[int, Any], culture: int, default_culture: int) -> str:
+    """Requested culture, then neutral, then the tenant default, then any (CONTRACT 3)."""
+    for key in (culture, NEUTRAL, default_culture):
+        if values.get(key) not in (None, ""):
+            return str(values[key])
+    return next((str(v) for v in values.values() if v not in (None, "")), "")
