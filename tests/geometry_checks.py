@@ -1,0 +1,84 @@
+"""Geometry invariants every layout must keep, checked on a ``Layout`` directly."""
+from __future__ import annotations
+
+from layouts.geometry import Box, Layout, Point
+
+TOLERANCE = 0.5
+
+
+def overlapping_pairs(layout: Layout) -> list[tuple[str, str]]:
+    boxes = [(n.id, n.box) for n in layout.nodes]
+    pairs = []
+    for i, (a_id, a) in enumerate(boxes):
+        for b_id, b in boxes[i + 1:]:
+            if (min(a.right, b.right) - max(a.x, b.x) > TOLERANCE
+                    and min(a.bottom, b.bottom) - max(a.y, b.y) > TOLERANCE):
+                pairs.append((a_id, b_id))
+    return pairs
+
+
+def segment_enters(p: Point, q: Point, box: Box, tolerance: float = 1.0) -> bool:
+    """Does the axis-parallel segment p-q pass through the interior of ``box``?"""
+    x0, y0, x1, y1 = box.x + tolerance, box.y + tolerance, box.right - tolerance, box.bottom - tolerance
+    if abs(p[1] - q[1]) < 1e-9:
+        lo, hi = sorted((p[0], q[0]))
+        return y0 < p[1] < y1 and lo < x1 and hi > x0
+    lo, hi = sorted((p[1], q[1]))
+    return x0 < p[0] < x1 and lo < y1 and hi > y0
+
+
+def edges_through_shapes(layout: Layout) -> list[tuple[str, str, str]]:
+    hits = []
+    for edge in layout.edges:
+        for node in layout.nodes:
+            if node.id in (edge.source, edge.target):
+                continue
+            if any(segment_enters(p, q, node.box) for p, q in zip(edge.points, edge.points[1:])):
+                hits.append((edge.source, edge.target, node.id))
+    return hits
+
+
+def non_orthogonal_segments(layout: Layout) -> list[tuple[str, str]]:
+    return [(e.source, e.target) for e in layout.edges for p, q in zip(e.points, e.points[1:])
+            if abs(p[0] - q[0]) > 1e-6 and abs(p[1] - q[1]) > 1e-6]
+
+
+def endpoint_problems(layout: Layout) -> list[str]:
+    """Each route must start on its source's box and end on its target's box."""
+    boxes = {n.id: n.box for n in layout.nodes}
+    problems = []
+    for edge in layout.edges:
+        for point, node_id in ((edge.points[0], edge.source), (edge.points[-1], edge.target)):
+            if not on_boundary(point, boxes[node_id]):
+                problems.append(f"{edge.source}->{edge.target} does not touch {node_id} at {point}")
+    return problems
+
+
+def on_boundary(point: Point, box: Box, tolerance: float = 0.6) -> bool:
+    x, y = point
+    inside_x = box.x - tolerance <= x <= box.right + tolerance
+    inside_y = box.y - tolerance <= y <= box.bottom + tolerance
+    on_vertical = min(abs(x - box.x), abs(x - box.right)) <= tolerance and inside_y
+    on_horizontal = min(abs(y - box.y), abs(y - box.bottom)) <= tolerance and inside_x
+    return on_vertical or on_horizontal
+
+
+def within_canvas(layout: Layout) -> bool:
+    for node in layout.nodes:
+        if node.box.x < 0 or node.box.y < 0 or node.box.right > layout.width or node.box.bottom > layout.height:
+            return False
+    return all(0 <= x <= layout.width and 0 <= y <= layout.height for e in layout.edges for x, y in e.points)
+
+
+def label_collisions(layout: Layout) -> list[tuple[str, str]]:
+    """Outside labels that overlap a symbol or another label."""
+    regions = [(n.id, n.box) for n in layout.nodes] + [(n.id + "#label", n.label)
+                                                       for n in layout.nodes if n.label]
+    hits = []
+    for i, (a_id, a) in enumerate(regions):
+        for b_id, b in regions[i + 1:]:
+            if a_id.endswith("#label") or b_id.endswith("#label"):
+                if (min(a.right, b.right) - max(a.x, b.x) > TOLERANCE
+                        and min(a.bottom, b.bottom) - max(a.y, b.y) > TOLERANCE):
+                    hits.append((a_id, b_id))
+    return hits

@@ -1,0 +1,79 @@
+"""Every diagram of the shared corpus in both flow layouts: the SVG contract holds, no
+overlap, no edge through a shape, and crossings beat the anchors (issue 2's bar)."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from renderer.api import render
+from tests.conftest import SHARED
+
+FLOW_LAYOUTS = ("horizontal", "vertical")
+#: Sum over the corpus of the better of dot and ELK per fixture (BASELINES.md).
+CROSSINGS_BUDGET = 161
+
+
+def _metrics_module() -> Any:
+    sys.path.insert(0, str(SHARED / "tools"))
+    import svgmetrics  # type: ignore[import-not-found]
+
+    return svgmetrics
+
+
+@pytest.fixture(scope="module")
+def corpus_results() -> dict[tuple[str, str], dict[str, Any]]:
+    if not (SHARED / "corpus").is_dir():
+        pytest.skip("../shared (corpus and tools) is not beside the project; it exists in CI and on developer machines")
+    metrics = _metrics_module()
+    results = {}
+    for path in sorted((SHARED / "corpus").glob("*/fixtures/*.json")):
+        fixture = json.loads(path.read_text(encoding="utf-8"))
+        key = f"{path.parent.parent.name}/{path.stem}"
+        for layout in FLOW_LAYOUTS:
+            svg = render(fixture, layout)
+            geometry = metrics.geometry_from_svg(svg)
+            measured = metrics.compute_metrics(geometry, "LR" if layout == "horizontal" else "TB")
+            measured["issues"] = geometry["svg_issues"]
+            measured["drawn"] = (len(geometry["nodes"]), len(geometry["edges"]))
+            measured["expected"] = (len(fixture["values"]), sum(
+                len(set(v["shapeInfo"].get("predecessors") or [])) for v in fixture["values"]))
+            results[(key, layout)] = measured
+    return results
+
+
+def test_corpus_svgs_keep_the_contract(corpus_results: dict[tuple[str, str], dict[str, Any]]) -> None:
+    problems = {key: (m["issues"], m["node_overlaps"], m["edge_node_intersections"])
+                for key, m in corpus_results.items()
+                if m["issues"] or m["node_overlaps"] or m["edge_node_intersections"] or m["drawn"] != m["expected"]}
+    assert problems == {}
+
+
+def test_corpus_crossings_beat_dot_and_elk(corpus_results: dict[tuple[str, str], dict[str, Any]]) -> None:
+    baselines = json.loads((SHARED / "corpus" / "baselines.json").read_text())
+    for layout in FLOW_LAYOUTS:
+        total = 0
+        worse_than_elk = {}
+        for (key, measured_layout), measured in corpus_results.items():
+            if measured_layout != layout:
+                continue
+            total += measured["edge_crossings"]
+            elk = baselines[key]["elk"]["edge_crossings"]
+            if measured["edge_crossings"] > elk:
+                worse_than_elk[key] = (measured["edge_crossings"], elk)
+        assert worse_than_elk == {}, layout
+        assert total <= CROSSINGS_BUDGET, layout
+
+
+def test_svgcheck_quick_passes(shared_dir: Path, tmp_path: Path) -> None:
+    """The shared checker, run as CI runs it, through the installed ``elrepo`` command."""
+    environment = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"}
+    completed = subprocess.run([sys.executable, str(shared_dir / "tools" / "svgcheck"), "--quick"],
+                               capture_output=True, text=True, env=environment, timeout=600, cwd=tmp_path)
+    assert completed.returncode == 0, completed.stdout[-3000:] + completed.stderr[-2000:]
+    assert "0 SVGs with contract problems" in completed.stdout
