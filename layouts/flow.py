@@ -1,4 +1,6 @@
-"""``horizontal`` and ``vertical``: the process flow as a layered drawing."""
+"""``horizontal``, ``vertical`` and their swimlane variants: the process flow as a
+layered drawing; the swimlane keys draw the lanes the graph carries (the builder puts
+every node in a lane)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -20,3 +22,5 @@ class FlowLayout:
 
 HORIZONTAL_FLOW = FlowLayout("horizontal", HORIZONTAL)
 VERTICAL_FLOW = FlowLayout("vertical", VERTICAL)
+HORIZONTAL_SWIMLANE = FlowLayout("horizontalSwimlane", HORIZONTAL)
+VERTICAL_SWIMLANE = FlowLayout("verticalSwimlane", VERTICAL)

@@ -45,7 +45,8 @@ class LayoutEdge:
 @dataclass(frozen=True, slots=True)
 class LaneSpec:
     """A swimlane: its id (the org unit's element id, or ``unassigned``) and the measured
-    size of its header text."""
+    size of its header text: ``header_width`` runs along the lane (the lane is at least
+    that long across the flow), ``header_height`` is the thickness of the header strip."""
 
     id: str
     header_width: float

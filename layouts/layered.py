@@ -7,23 +7,27 @@ coordinates: ``r`` along the flow (rank axis), ``o`` across it (order axis). A
 ``Direction`` maps them to x/y at the end, so ``vertical`` is ``horizontal`` rotated.
 
 Back edges (rework loops) stay drawn against the flow: each gets a turn vertex just
-below its source and one just below its target, so the loop leaves the source's
-underside, runs back through the layers on its own track and enters the target from
-below.
+beside its source and one beside its target, so the loop leaves the source's side,
+runs back through the layers on its own track and enters the target from the same side.
+
+Swimlanes (``graph.lanes``): lanes are bands across the flow, in the order that keeps
+cross-lane edges short; ordering keeps each layer grouped by lane and placement keeps
+every node inside its band, with a header strip before the first layer.
 """
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from layouts.base import LayoutOptions
-from layouts.geometry import Box, EdgeRoute, Layout, NodeBox, Point
+from layouts.base import LayoutError, LayoutOptions
+from layouts.geometry import Box, EdgeRoute, LaneBand, Layout, NodeBox, Point
 from layouts.graph import LayoutGraph
 from layouts.steps.acyclic import feedback_edges
 from layouts.steps.channels import ChannelSegment, assign_slots
+from layouts.steps.lanes import order_lanes
 from layouts.steps.layering import minimal_length_ranks
 from layouts.steps.ordering import order_layers
-from layouts.steps.placement import place_across
+from layouts.steps.placement import Bands, place_across
 from layouts.steps.proper import ProperGraph, make_proper
 
 LABEL_GAP = 4.0
@@ -72,6 +76,8 @@ class _Work:
     route_chains: list[list[int]] = field(default_factory=list)
     turn_of: dict[tuple[int, int], int] = field(default_factory=dict)  # (edge, node) → turn vertex
     turn_above: set[int] = field(default_factory=set)  # turn vertices placed before their node
+    lane_ids: list[str] = field(default_factory=list)  # lanes in drawing order
+    lane_bounds: list[float] = field(default_factory=list)
     label_before: set[int] = field(default_factory=set)  # nodes whose outside label precedes the symbol
     order_pos: list[float] = field(default_factory=list)
 
@@ -83,12 +89,28 @@ def layered_layout(graph: LayoutGraph, options: LayoutOptions, direction: Direct
     reversed_edges = feedback_edges(len(graph.nodes), edges, roots)
     dag = [(t, s) if i in reversed_edges else (s, t) for i, (s, t) in enumerate(edges)]
     ranks = minimal_length_ranks(len(graph.nodes), dag)
-    proper = make_proper(ranks, edges, reversed_edges)
+    lane_ids, node_lanes = _lanes(graph, index, edges)
+    proper = make_proper(ranks, edges, reversed_edges, node_lanes)
     work = _measure(graph, proper, direction)
+    work.lane_ids = lane_ids
     work.layers = order_layers(proper, roots, options.ordering_sweeps)
     _insert_turns(work)
-    work.order_pos = _place(work, options)
+    work.order_pos = _place(work, options, graph)
     return _route_and_compose(graph, work, options, direction)
+
+
+def _lanes(graph: LayoutGraph, index: dict[str, int], edges: list[tuple[int, int]]) -> tuple[list[str], list[int] | None]:
+    """Lane ids in drawing order and each node's lane position (None without lanes)."""
+    if not graph.lanes:
+        return [], None
+    preferred = {lane.id: i for i, lane in enumerate(graph.lanes)}
+    unknown = sorted({n.lane for n in graph.nodes if n.lane not in preferred}, key=str)
+    if unknown:
+        raise LayoutError(f"shapes refer to lanes that do not exist: {unknown}")
+    node_lane = [preferred[str(node.lane)] for node in graph.nodes]
+    order = order_lanes(len(graph.lanes), node_lane, edges)
+    rank = {lane: position for position, lane in enumerate(order)}
+    return [graph.lanes[lane].id for lane in order], [rank[lane] for lane in node_lane]
 
 
 def _measure(graph: LayoutGraph, proper: ProperGraph, direction: Direction) -> _Work:
@@ -163,6 +185,7 @@ def _new_turn(work: _Work, node: int, edge: int, above: bool) -> int:
     graph = work.graph
     turn = graph.vertex_count
     graph.layer_of.append(graph.layer_of[node])
+    graph.lane.append(graph.lane[node])
     graph.up.append([])
     graph.down.append([])
     _append_point_vertex(work)
@@ -172,7 +195,7 @@ def _new_turn(work: _Work, node: int, edge: int, above: bool) -> int:
     return turn
 
 
-def _place(work: _Work, options: LayoutOptions) -> list[float]:
+def _place(work: _Work, options: LayoutOptions, layout_graph: LayoutGraph) -> list[float]:
     graph = work.graph
 
     def is_point(vertex: int) -> bool:
@@ -191,7 +214,16 @@ def _place(work: _Work, options: LayoutOptions) -> list[float]:
             links.append((a, b, float((1, 2, 8)[is_point(a) + is_point(b)])))
     pulls = [(turn, node, 1.0) if turn in work.turn_above else (node, turn, 1.0)
              for (_, node), turn in work.turn_of.items()]
-    return place_across(work.layers, graph.vertex_count, work.before, work.after, gap, links, pulls)
+    bands = None
+    if work.lane_ids:
+        specs = {lane.id: lane for lane in layout_graph.lanes}
+        padding = [options.edge_spacing if is_point(v) else options.node_spacing / 2
+                   for v in range(graph.vertex_count)]
+        bands = Bands(graph.lane, padding, [specs[lane].header_width + 2 * options.edge_spacing
+                                            for lane in work.lane_ids])
+    placement = place_across(work.layers, graph.vertex_count, work.before, work.after, gap, links, pulls, bands)
+    work.lane_bounds = placement.boundaries
+    return placement.positions
 
 
 def _route_and_compose(
@@ -270,7 +302,26 @@ def _route_and_compose(
         node_boxes.append(NodeBox(node.id, symbol, label))
     edge_routes = [EdgeRoute(e.source, e.target, tuple(points), key=e.key)
                    for e, points in zip(graph.edges, routes)]
-    return normalize(node_boxes, edge_routes, options.margin)
+    last_end = layer_start[-1] + band[-1] if layer_count else 0.0
+    lanes = _lane_bands(graph, work, options, direction, last_end)
+    return normalize(node_boxes, edge_routes, options.margin, lanes)
+
+
+def _lane_bands(graph: LayoutGraph, work: _Work, options: LayoutOptions, direction: Direction,
+                flow_end: float) -> list[LaneBand]:
+    """Lane rectangles across the whole flow, with the header strip before layer 0."""
+    if not work.lane_ids:
+        return []
+    specs = {lane.id: lane for lane in graph.lanes}
+    strip = max(specs[lane].header_height for lane in work.lane_ids) + 2 * options.edge_spacing
+    start = -options.node_spacing / 2 - strip
+    end = flow_end + options.node_spacing / 2
+    bands = []
+    for k, lane in enumerate(work.lane_ids):
+        top, bottom = work.lane_bounds[k], work.lane_bounds[k + 1]
+        bands.append(LaneBand(lane, direction.box(start, top, end - start, bottom - top),
+                              direction.box(start, top, strip, bottom - top)))
+    return bands
 
 
 def _side(work: _Work, node: int, turn: int) -> float:
@@ -318,10 +369,14 @@ def _simplify(points: Sequence[tuple[float, float]]) -> list[tuple[float, float]
     return cleaned
 
 
-def normalize(nodes: Sequence[NodeBox], edges: Sequence[EdgeRoute], margin: float) -> Layout:
+def normalize(nodes: Sequence[NodeBox], edges: Sequence[EdgeRoute], margin: float,
+              lanes: Sequence[LaneBand] = ()) -> Layout:
     """Shift everything so the drawing starts at ``margin`` and size the canvas."""
     xs: list[float] = []
     ys: list[float] = []
+    for lane in lanes:
+        xs += [lane.box.x, lane.box.right]
+        ys += [lane.box.y, lane.box.bottom]
     for node in nodes:
         for box in (node.box, node.label):
             if box is not None:
@@ -341,5 +396,7 @@ def normalize(nodes: Sequence[NodeBox], edges: Sequence[EdgeRoute], margin: floa
     moved_edges = tuple(
         EdgeRoute(e.source, e.target, tuple((round(x + dx, 2), round(y + dy, 2)) for x, y in e.points),
                   move(e.label), e.key) for e in edges)
+    moved_lanes = tuple(LaneBand(lane.id, move(lane.box) or lane.box, move(lane.header) or lane.header)
+                        for lane in lanes)
     return Layout(round(max(xs) - min(xs) + 2 * margin, 2), round(max(ys) - min(ys) + 2 * margin, 2),
-                  moved_nodes, moved_edges)
+                  moved_nodes, moved_edges, moved_lanes)

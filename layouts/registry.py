@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from layouts.base import LayoutStrategy
-from layouts.flow import HORIZONTAL_FLOW, VERTICAL_FLOW
+from layouts.flow import HORIZONTAL_FLOW, HORIZONTAL_SWIMLANE, VERTICAL_FLOW, VERTICAL_SWIMLANE
 
 #: Every key the render endpoint accepts (seed, endpoint 16).
 LAYOUT_KEYS: tuple[str, ...] = (
@@ -13,6 +13,8 @@ LAYOUT_KEYS: tuple[str, ...] = (
 STRATEGIES: dict[str, LayoutStrategy] = {
     HORIZONTAL_FLOW.key: HORIZONTAL_FLOW,
     VERTICAL_FLOW.key: VERTICAL_FLOW,
+    HORIZONTAL_SWIMLANE.key: HORIZONTAL_SWIMLANE,
+    VERTICAL_SWIMLANE.key: VERTICAL_SWIMLANE,
 }
 
 

@@ -10,7 +10,7 @@ from typing import Any
 from layouts.base import LayoutError, LayoutOptions
 from layouts.graph import LayoutGraph
 from layouts.registry import LAYOUT_KEYS, get_strategy
-from renderer.build import flow_graph
+from renderer.build import flow_graph, swimlane_graph
 from renderer.model import Diagram, RenderInputError, UnknownLayoutError, parse_diagram
 from renderer.scene import Scene
 from renderer.svg import write_svg
@@ -24,6 +24,8 @@ GraphBuilder = Callable[[Diagram, str, FontMetrics, str], tuple[LayoutGraph, Sce
 BUILDERS: dict[str, GraphBuilder] = {
     "horizontal": flow_graph,
     "vertical": flow_graph,
+    "horizontalSwimlane": swimlane_graph,
+    "verticalSwimlane": swimlane_graph,
 }
 
 

@@ -5,11 +5,11 @@ label needs it; events 36×36 and gateways 50×50 with their label outside the s
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
-from layouts.graph import LayoutEdge, LayoutGraph, LayoutNode
+from layouts.graph import LaneSpec, LayoutEdge, LayoutGraph, LayoutNode
 from renderer.model import Diagram, Element, Shape
-from renderer.scene import Scene, ShapeView
+from renderer.scene import LaneView, Scene, ShapeView
 from renderer.text import FontMetrics
 
 FONT_SIZE = 12.0
@@ -18,6 +18,10 @@ BOX_WIDTHS = (120.0, 160.0, 200.0)
 BOX_MIN_HEIGHT = 60.0
 BOX_MAX_LINES = 4
 OUTSIDE_LABEL_WIDTH = 110.0
+LANE_NAME_WIDTH = 160.0
+LANE_NAME_LINES = 3
+UNASSIGNED_LANE = "unassigned"
+UNASSIGNED_NAMES = {"1031": "Nicht zugeordnet", "1033": "Unassigned"}
 OUTSIDE_LABEL_LINES = 3
 SYMBOL_SIZES = {
     "evStart": 36.0, "evIntermediate": 36.0, "evEnd": 36.0,
@@ -87,3 +91,38 @@ def flow_edges(diagram: Diagram) -> list[LayoutEdge]:
             source = by_index[predecessor].shape_id
             edges.append(LayoutEdge(source, shape.shape_id, key=f"{source}->{shape.shape_id}"))
     return edges
+
+
+def swimlane_graph(diagram: Diagram, culture: str, font: FontMetrics, layout_key: str) -> tuple[LayoutGraph, Scene]:
+    """The flow graph with every shape in the lane of its org unit (``executedBy``; the
+    first by name when there are several) and shapes without one in "Unassigned"."""
+    graph, scene = flow_graph(diagram, culture, font, layout_key)
+    lane_of = {shape.shape_id: shape_lane(shape, diagram, culture) for shape in diagram.shapes}
+    lane_names: dict[str, str] = {}
+    for shape in diagram.shapes:
+        lane_id = lane_of[shape.shape_id]
+        if lane_id not in lane_names:
+            unit = diagram.lookup(lane_id)
+            lane_names[lane_id] = (unit.text("name", culture) or lane_id) if unit else \
+                UNASSIGNED_NAMES.get(culture, UNASSIGNED_NAMES["1033"])
+    line_height = font.line_height(FONT_SIZE)
+    lanes: list[LaneSpec] = []
+    lane_views: dict[str, LaneView] = {}
+    for lane_id, name in lane_names.items():
+        lines = tuple(font.wrap(name, LANE_NAME_WIDTH, FONT_SIZE, LANE_NAME_LINES)) or ("",)
+        width = max(font.text_width(line, FONT_SIZE) for line in lines)
+        lanes.append(LaneSpec(lane_id, round(width, 2), round(len(lines) * line_height, 2)))
+        lane_views[lane_id] = LaneView(lane_id, lines)
+    nodes = tuple(replace(node, lane=lane_of[node.id]) for node in graph.nodes)
+    shapes = {shape_id: replace(view, lane_id=lane_of[shape_id]) for shape_id, view in scene.shapes.items()}
+    return (LayoutGraph(nodes, graph.edges, tuple(lanes)),
+            replace(scene, shapes=shapes, lanes=lane_views))
+
+
+def shape_lane(shape: Shape, diagram: Diagram, culture: str) -> str:
+    """The lane id of a shape: its first org unit by name, or the unassigned lane."""
+    units = [unit for unit in (diagram.lookup(i) for i in shape.element.related.get("executedBy", ()))
+             if unit is not None]
+    if not units:
+        return UNASSIGNED_LANE
+    return min(units, key=lambda unit: (unit.text("name", culture).casefold(), unit.id)).id

@@ -6,7 +6,7 @@ the program is small enough (``max_variables``) and HiGHS proves optimality with
 order of these layers can have; otherwise None. Deterministic: no time limit, only a node
 limit. Formulation after Jünger and Mutzel: one binary per vertex pair of a layer
 ("u before v"), transitivity per triple, and one crossing indicator per pair of edges
-between the same two layers.
+between the same two layers. Vertices of different lanes keep their lane order.
 """
 from __future__ import annotations
 
@@ -72,8 +72,12 @@ def exact_order(
     matrix = coo_matrix((vals, (rows, cols)), shape=(len(lower), variable_count)).tocsr()
     cost = np.zeros(variable_count)
     cost[len(pair_index):] = 1.0
+    low_bound, high_bound = np.zeros(variable_count), np.ones(variable_count)
+    for (u, v), index in pair_index.items():
+        if graph.lane[u] != graph.lane[v]:
+            low_bound[index] = high_bound[index] = float(graph.lane[u] < graph.lane[v])
     result = milp(cost, constraints=LinearConstraint(matrix, lower, upper),
-                  integrality=np.ones(variable_count), bounds=Bounds(0, 1),
+                  integrality=np.ones(variable_count), bounds=Bounds(low_bound, high_bound),
                   options={"node_limit": node_limit})
     if result.status != 0 or result.x is None:
         return None

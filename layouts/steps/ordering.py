@@ -9,6 +9,8 @@ upward sweeps that sort each layer by the weighted median of its neighbours, eac
 followed by adjacent swaps ("transpose") while they remove crossings. The best order
 seen is kept; the loop ends after ``max_sweeps`` or when several sweeps bring nothing.
 A second start (the sweep order reversed) runs when the graph is small enough.
+With swimlanes, each layer stays grouped by lane (``graph.lane``, in lane order) and
+only vertices of the same lane trade places.
 """
 from __future__ import annotations
 
@@ -21,7 +23,7 @@ Layers = list[list[int]]
 
 
 def order_layers(graph: ProperGraph, roots: Sequence[int], max_sweeps: int = 24) -> Layers:
-    best = initial_order(graph, roots)
+    best = _by_lane(graph, initial_order(graph, roots))
     best_crossings = total_crossings(graph, best)
     starts = 2 if graph.vertex_count < 3000 else 1
     for start in range(starts):
@@ -32,7 +34,7 @@ def order_layers(graph: ProperGraph, roots: Sequence[int], max_sweeps: int = 24)
         if best_crossings == 0:
             break
     if best_crossings > 0:
-        best = _sift_chains(graph, best)
+        best = _by_lane(graph, _sift_chains(graph, best))
         best_crossings = total_crossings(graph, best)
     if best_crossings > 0:
         proven = exact_order(graph, best)
@@ -43,7 +45,7 @@ def order_layers(graph: ProperGraph, roots: Sequence[int], max_sweeps: int = 24)
 
 def _sift_chains(graph: ProperGraph, layers: Layers) -> Layers:
     """Move the dummy run of each long edge as a whole to the top or the bottom of its
-    layers when that removes crossings: adjacent swaps cannot move a run of dummies
+    layers (within its lane) when that removes crossings: adjacent swaps cannot move a run of dummies
     that only crosses edges when moved one layer at a time."""
     layers = [list(layer) for layer in layers]
     for chain in graph.chains:
@@ -59,7 +61,9 @@ def _sift_chains(graph: ProperGraph, layers: Layers) -> Layers:
         for to_top in (True, False):
             for dummy in dummies:
                 layer = [v for v in original[graph.layer_of[dummy]] if v != dummy]
-                layers[graph.layer_of[dummy]] = [dummy, *layer] if to_top else [*layer, dummy]
+                lane = graph.lane[dummy]
+                at = sum(1 for v in layer if graph.lane[v] < lane or (not to_top and graph.lane[v] == lane))
+                layers[graph.layer_of[dummy]] = [*layer[:at], dummy, *layer[at:]]
             cost = _local_crossings(graph, layers, touched)
             if cost < best_cost:
                 best_cost = cost
@@ -76,7 +80,12 @@ def _local_crossings(graph: ProperGraph, layers: Layers, upper_layers: range) ->
 
 
 def _reversed_start(graph: ProperGraph, roots: Sequence[int]) -> Layers:
-    return [list(reversed(layer)) for layer in initial_order(graph, list(reversed(roots)))]
+    return _by_lane(graph, [list(reversed(layer)) for layer in initial_order(graph, list(reversed(roots)))])
+
+
+def _by_lane(graph: ProperGraph, layers: Layers) -> Layers:
+    """Each layer stably grouped by lane (a no-op without swimlanes)."""
+    return [sorted(layer, key=graph.lane.__getitem__) for layer in layers]
 
 
 def initial_order(graph: ProperGraph, roots: Sequence[int]) -> Layers:
@@ -112,7 +121,7 @@ def _sweep(graph: ProperGraph, layers: Layers, max_sweeps: int, parity: int) -> 
         indices = range(1, len(layers)) if downward else range(len(layers) - 2, -1, -1)
         for k in indices:
             neighbours = graph.up if downward else graph.down
-            _median_sort(layers[k], neighbours, position)
+            _median_sort(layers[k], neighbours, position, graph.lane)
         _transpose(graph, layers, position, allow_ties=sweep % 4 >= 2)
         crossings = total_crossings(graph, layers)
         if crossings < best_crossings:
@@ -144,9 +153,10 @@ def _median(values: list[int]) -> float:
     return (values[middle - 1] * right + values[middle] * left) / (left + right)
 
 
-def _median_sort(layer: list[int], neighbours: list[list[int]], position: list[int]) -> None:
+def _median_sort(layer: list[int], neighbours: list[list[int]], position: list[int],
+                 lane: list[int]) -> None:
     """Sort ``layer`` in place by neighbour medians; vertices without neighbours keep
-    their slots."""
+    their slots; lanes stay grouped."""
     movable: list[tuple[float, int, int]] = []
     fixed_slots: set[int] = set()
     for index, vertex in enumerate(layer):
@@ -158,7 +168,7 @@ def _median_sort(layer: list[int], neighbours: list[list[int]], position: list[i
     movable.sort()
     moving = iter(movable)
     reordered = [layer[i] if i in fixed_slots else next(moving)[2] for i in range(len(layer))]
-    layer[:] = reordered
+    layer[:] = sorted(reordered, key=lane.__getitem__)
     for index, vertex in enumerate(layer):
         position[vertex] = index
 
@@ -188,6 +198,8 @@ def _transpose(graph: ProperGraph, layers: Layers, position: list[int], allow_ti
         for layer in layers:
             for index in range(len(layer) - 1):
                 v, w = layer[index], layer[index + 1]
+                if graph.lane[v] != graph.lane[w]:
+                    continue
                 kept = _pair_crossings(v, w, graph, position)
                 swapped = _pair_crossings(w, v, graph, position)
                 if swapped < kept or (allow_ties and kept > 0 and swapped == kept):

@@ -5,6 +5,8 @@ Expects ranks for the nodes and the edges with their drawing direction decided
 nodes; each edge has a chain of vertices, one per layer from its upper to its lower end,
 so every adjacency links consecutive layers. A forward edge's chain runs from its source
 to its target; a reversed edge's chain runs from its target (upper layer) to its source.
+With swimlanes, every vertex has a lane: a dummy lies in the lane of the node its edge
+leaves, so an edge runs along its source's lane and changes lane once, next to its target.
 """
 from __future__ import annotations
 
@@ -20,6 +22,7 @@ class ProperGraph:
     reversed_edges: frozenset[int]
     down: list[list[int]]
     up: list[list[int]]
+    lane: list[int]
 
     @property
     def vertex_count(self) -> int:
@@ -33,9 +36,11 @@ class ProperGraph:
 
 
 def make_proper(
-    ranks: Sequence[int], edges: Sequence[tuple[int, int]], reversed_edges: frozenset[int]
+    ranks: Sequence[int], edges: Sequence[tuple[int, int]], reversed_edges: frozenset[int],
+    node_lanes: Sequence[int] | None = None,
 ) -> ProperGraph:
     layer_of = list(ranks)
+    lane = list(node_lanes) if node_lanes is not None else [0] * len(ranks)
     down: list[list[int]] = [[] for _ in ranks]
     up: list[list[int]] = [[] for _ in ranks]
     chains: list[list[int]] = []
@@ -45,6 +50,7 @@ def make_proper(
         for layer in range(layer_of[upper] + 1, layer_of[lower]):
             dummy = len(layer_of)
             layer_of.append(layer)
+            lane.append(lane[source])
             down.append([])
             up.append([])
             chain.append(dummy)
@@ -53,4 +59,4 @@ def make_proper(
             down[a].append(b)
             up[b].append(a)
         chains.append(chain)
-    return ProperGraph(len(ranks), layer_of, chains, reversed_edges, down, up)
+    return ProperGraph(len(ranks), layer_of, chains, reversed_edges, down, up, lane)

@@ -86,7 +86,7 @@ def test_placement_aligns_a_chain_and_keeps_neighbours_apart() -> None:
     layers = [[0], [1, 2], [3]]
     positions = place_across(
         layers, 4, before=[10.0] * 4, after=[10.0] * 4, gap=lambda p, q: 5.0,
-        links=[(0, 1, 1.0), (1, 3, 1.0), (0, 2, 1.0)])
+        links=[(0, 1, 1.0), (1, 3, 1.0), (0, 2, 1.0)]).positions
     assert positions[0] == positions[1] == positions[3]  # the main path is straight
     assert positions[2] - positions[1] >= 25.0
 
