@@ -13,8 +13,8 @@ from typing import Any
 
 from sqlalchemy import select
 
-from repository.models import Child, Element, RelatedLink
-from repository.store import Store
+from repository.models import Child, Element
+from repository.store import Link, Store
 
 MAX_DESCENDANTS = 20000
 
@@ -77,7 +77,7 @@ class _Details:
     def __init__(self, store: Store, elements: list[Element]) -> None:
         self.store = store
         self.attributes: dict[int, dict[str, dict[int, Any]]] = {}
-        self.links: dict[int, dict[str, list[RelatedLink]]] = {}
+        self.links: dict[int, dict[str, list[Link]]] = {}
         self.children: dict[int, list[str]] = {}
         self.ids: dict[int, str] = {}
         self.load(elements)

@@ -21,7 +21,7 @@ from repository.models import (
     Shape,
     Tenant,
 )
-from repository.store import SORT_NAME_LENGTH, label
+from repository.store import sort_key
 
 BATCH = 1000
 
@@ -59,8 +59,7 @@ def refresh_caches(session: Session, tenant: Tenant) -> None:
                        AttributeValue.name == "name")):
             names.setdefault(version_pk, {})[culture] = value
         for element_pk, version_pk in rows:
-            sort_name = label(names.get(version_pk or 0, {}), tenant.default_culture,
-                              tenant.default_culture).lower()[:SORT_NAME_LENGTH]
+            sort_name = sort_key(names.get(version_pk or 0, {}), tenant.default_culture)
             session.execute(update(Element).where(Element.pk == element_pk)
                             .values(sort_name=sort_name)
                             .execution_options(synchronize_session=False))

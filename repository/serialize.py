@@ -13,8 +13,8 @@ from typing import Any
 from sqlalchemy import select
 
 from repository import catalog
-from repository.models import Child, Element, ElementVersion, RelatedLink, Shape
-from repository.store import Store
+from repository.models import Child, Element, ElementVersion, Shape
+from repository.store import Link, Store
 
 RESOURCES = frozenset({"attributes", "related", "children", "content", "displayNames",
                        "rootPath", "stereotype"})
@@ -92,7 +92,7 @@ class Serializer:
     # ---- internals -----------------------------------------------------------------
 
     def _element(self, element: Element, version: ElementVersion, attributes: dict[int, Any],
-                 links: dict[str, list[RelatedLink]], children: list[int], shapes: list[Shape],
+                 links: dict[str, list[Link]], children: list[int], shapes: list[Shape],
                  refs: dict[int, Element], expanded: dict[int, dict[str, Any]]) -> dict[str, Any]:
         wants = self.shaping.resources
         body: dict[str, Any] = {"id": element.id, "creationId": element.id}
@@ -122,7 +122,7 @@ class Serializer:
             body["stereotype"] = (self._linked(stereotype[0], refs, {}) if stereotype else None)
         return body
 
-    def _linked(self, link: RelatedLink, refs: dict[int, Element],
+    def _linked(self, link: Link, refs: dict[int, Element],
                 expanded: dict[int, dict[str, Any]]) -> dict[str, Any]:
         target = refs[link.target_pk]
         version = (self.store.session.get(ElementVersion, link.target_version_pk)
@@ -159,7 +159,7 @@ class Serializer:
             result.setdefault(shape.diagram_pk, []).append(shape)
         return result
 
-    def _references(self, links: dict[int, dict[str, list[RelatedLink]]],
+    def _references(self, links: dict[int, dict[str, list[Link]]],
                     children: dict[int, list[int]],
                     shapes: dict[int, list[Shape]]) -> dict[int, Element]:
         pks = {link.target_pk for per_context in links.values()
@@ -174,7 +174,7 @@ class Serializer:
                 select(ElementVersion).where(ElementVersion.pk.in_(version_pks))))
         return elements
 
-    def _expansions(self, links: dict[int, dict[str, list[RelatedLink]]]) -> dict[int, dict[str, Any]]:
+    def _expansions(self, links: dict[int, dict[str, list[Link]]]) -> dict[int, dict[str, Any]]:
         """Attributes and related of every element in an expanded context (one level)."""
         targets = {link.target_pk for per_context in links.values()
                    for context, ls in per_context.items() if context in self.shaping.expand

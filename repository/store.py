@@ -12,9 +12,9 @@ import uuid
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, NamedTuple
 
-from sqlalchemy import ColumnElement, and_, delete, exists, func, not_, or_, select
+from sqlalchemy import ColumnElement, and_, delete, exists, func, insert, not_, or_, select, update
 from sqlalchemy.orm import Session
 
 from repository import catalog, release
@@ -70,6 +70,15 @@ def create_tenant(session: Session, collection_id: str, storage_id: str) -> Tena
     session.add(tenant)
     session.flush()
     return tenant
+
+
+class Link(NamedTuple):
+    """One related link as read (plain values, so bulk writes never leave stale ORM
+    objects behind)."""
+
+    context: str
+    target_pk: int
+    target_version_pk: int | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -198,23 +207,27 @@ class Store:
         result: dict[int, AttributeMap] = {pk: {} for pk in version_pks}
         if not version_pks:
             return result
-        rows = self.session.scalars(select(AttributeValue).where(
-            AttributeValue.version_pk.in_(version_pks))
+        rows = self.session.execute(
+            select(AttributeValue.version_pk, AttributeValue.name, AttributeValue.culture,
+                   AttributeValue.value_json)
+            .where(AttributeValue.version_pk.in_(version_pks))
             .order_by(AttributeValue.name, AttributeValue.culture))
-        for row in rows:
-            result[row.version_pk].setdefault(row.name, {})[row.culture] = json.loads(
-                row.value_json)
+        for version_pk, name, culture, value_json in rows:
+            result[version_pk].setdefault(name, {})[culture] = json.loads(value_json)
         return result
 
-    def links(self, version_pks: Sequence[int]) -> dict[int, dict[str, list[RelatedLink]]]:
-        result: dict[int, dict[str, list[RelatedLink]]] = {pk: {} for pk in version_pks}
+    def links(self, version_pks: Sequence[int]) -> dict[int, dict[str, list[Link]]]:
+        result: dict[int, dict[str, list[Link]]] = {pk: {} for pk in version_pks}
         if not version_pks:
             return result
-        rows = self.session.scalars(select(RelatedLink).where(
-            RelatedLink.version_pk.in_(version_pks))
+        rows = self.session.execute(
+            select(RelatedLink.version_pk, RelatedLink.context, RelatedLink.target_pk,
+                   RelatedLink.target_version_pk)
+            .where(RelatedLink.version_pk.in_(version_pks))
             .order_by(RelatedLink.context, RelatedLink.position))
-        for row in rows:
-            result[row.version_pk].setdefault(row.context, []).append(row)
+        for version_pk, context, target_pk, target_version_pk in rows:
+            result[version_pk].setdefault(context, []).append(
+                Link(context, target_pk, target_version_pk))
         return result
 
     def name_of(self, element: Element, culture: int) -> str:
@@ -254,11 +267,16 @@ class Store:
         server = {"createdOn": stamp, "changedOn": stamp, "state1": state or "show"}
         if versioned:
             server.update(version=release.FIRST_VERSION, isReleased=False)
-        self._write_attributes(version, {k: {NEUTRAL: v} for k, v in server.items()})
+        attributes = {**self._client_attributes(data),
+                      **{k: {NEUTRAL: v} for k, v in server.items()}}
+        self._write_attributes(version, attributes, fresh=True)
+        links = self._client_links(data)
         if actor_pk is not None:
-            self._set_links(version, "createdBy", [actor_pk])
-            self._set_links(version, "changedBy", [actor_pk])
-        self._apply(element, version, data)
+            links.update(createdBy=[actor_pk], changedBy=[actor_pk])
+        for context, target_pks in links.items():
+            self._set_links(version, context, target_pks, fresh=True)
+        self._set_structure(element, data)
+        element.sort_name = sort_key(attributes.get("name", {}), self.tenant.default_culture)
         return element
 
     def update(self, element: Element, data: ElementInput, actor_pk: int | None) -> Element:
@@ -356,54 +374,84 @@ class Store:
         return version
 
     def _apply(self, element: Element, version: ElementVersion, data: ElementInput) -> None:
-        client_attributes = {name: values for name, values in data.attributes.items()
-                             if name not in catalog.SERVER_ATTRIBUTES}
-        self._write_attributes(version, client_attributes)
-        for context, ids in (data.related or {}).items():
-            if context not in catalog.SERVER_RELATED:
-                self._set_links(version, context, self._existing_pks(ids, f"related.{context}"))
+        self._write_attributes(version, self._client_attributes(data))
+        for context, target_pks in self._client_links(data).items():
+            self._set_links(version, context, target_pks)
+        self._set_structure(element, data)
+        names = self.attributes([version.pk])[version.pk].get("name", {})
+        element.sort_name = sort_key(names, self.tenant.default_culture)
+
+    def _client_attributes(self, data: ElementInput) -> AttributeMap:
+        """What the client may write: server-set attributes are ignored, not refused, so
+        an element read from the service can be sent back as it is."""
+        return {name: values for name, values in data.attributes.items()
+                if name not in catalog.SERVER_ATTRIBUTES}
+
+    def _client_links(self, data: ElementInput) -> dict[str, list[int]]:
+        return {context: self._existing_pks(ids, f"related.{context}")
+                for context, ids in (data.related or {}).items()
+                if context not in catalog.SERVER_RELATED}
+
+    def _set_structure(self, element: Element, data: ElementInput) -> None:
         if data.children is not None:
             self._set_children(element, data.children)
         if data.content is not None:
             self._replace_content(element, data.content)
-        self._refresh_sort_name(element, version)
 
-    def _write_attributes(self, version: ElementVersion, values: AttributeMap) -> None:
+    def _write_attributes(self, version: ElementVersion, values: AttributeMap,
+                          fresh: bool = False) -> None:
+        """Upsert per (name, culture); None deletes. `fresh`: the version has no rows yet."""
         if not values:
             return
-        rows = {(row.name, row.culture): row for row in self.session.scalars(
-            select(AttributeValue).where(AttributeValue.version_pk == version.pk,
-                                         AttributeValue.name.in_(list(values))))}
+        existing: dict[tuple[str, int], int] = {} if fresh else {
+            (name, culture): pk for pk, name, culture in self.session.execute(
+                select(AttributeValue.pk, AttributeValue.name, AttributeValue.culture)
+                .where(AttributeValue.version_pk == version.pk,
+                       AttributeValue.name.in_(list(values))))}
+        inserts: list[dict[str, Any]] = []
+        updates: list[dict[str, Any]] = []
+        deletes: list[int] = []
         for name, per_culture in values.items():
             for culture, value in per_culture.items():
-                row = rows.get((name, culture))
+                pk = existing.get((name, culture))
                 if value is None:
-                    if row is not None:
-                        self.session.delete(row)
+                    if pk is not None:
+                        deletes.append(pk)
                     continue
                 exact, text, number = encode_value(value)
-                if row is None:
-                    self.session.add(AttributeValue(
-                        version_pk=version.pk, name=name, culture=culture,
-                        value_json=exact, value_text=text, value_num=number))
+                row = {"value_json": exact, "value_text": text, "value_num": number}
+                if pk is None:
+                    inserts.append({"version_pk": version.pk, "name": name, "culture": culture,
+                                    **row})
                 else:
-                    row.value_json, row.value_text, row.value_num = exact, text, number
-        self.session.flush()
+                    updates.append({"pk": pk, **row})
+        if deletes:
+            self.session.execute(delete(AttributeValue).where(AttributeValue.pk.in_(deletes)))
+        if inserts:
+            self.session.execute(insert(AttributeValue), inserts)
+        if updates:
+            self.session.execute(update(AttributeValue), updates)
 
     def _set_links(self, version: ElementVersion, context: str, target_pks: Sequence[int],
-                   target_version_pks: Sequence[int | None] | None = None) -> None:
-        self.session.execute(delete(RelatedLink).where(
-            RelatedLink.version_pk == version.pk, RelatedLink.context == context))
+                   target_version_pks: Sequence[int | None] | None = None,
+                   fresh: bool = False) -> None:
+        """Replace one context's links; `fresh`: the version has none yet."""
+        if not fresh:
+            self.session.execute(delete(RelatedLink).where(
+                RelatedLink.version_pk == version.pk, RelatedLink.context == context))
+        if not target_pks:
+            return
         versions = target_version_pks or [None] * len(target_pks)
-        self.session.add_all(
-            RelatedLink(version_pk=version.pk, context=context, position=i, target_pk=pk,
-                        target_version_pk=vpk)
-            for i, (pk, vpk) in enumerate(zip(target_pks, versions, strict=True)))
-        self.session.flush()
+        self.session.execute(insert(RelatedLink), [
+            {"version_pk": version.pk, "context": context, "position": i, "target_pk": pk,
+             "target_version_pk": vpk}
+            for i, (pk, vpk) in enumerate(zip(target_pks, versions, strict=True))])
 
     def _existing_pks(self, ids: Sequence[str], where: str) -> list[int]:
+        if not ids:
+            return []
         found = dict(self.session.execute(select(Element.id, Element.pk).where(
-            Element.tenant_pk == self.tenant.pk, Element.id.in_(set(ids)))).tuples().all())
+            Element.tenant_pk == self.tenant.pk, Element.id.in_(set(ids)))).all())
         missing = [i for i in ids if i not in found]
         if missing:
             raise InvalidInput(f"{where}: unknown element id(s) {', '.join(map(repr, missing))}")
@@ -476,11 +524,6 @@ class Store:
                             attributes=item.attributes, related=item.related, children=None,
                             content=None)
         return self.create(facet, data, actor_pk)
-
-    def _refresh_sort_name(self, element: Element, version: ElementVersion) -> None:
-        names = self.attributes([version.pk])[version.pk].get("name", {})
-        element.sort_name = label(names, self.tenant.default_culture,
-                                  self.tenant.default_culture).lower()[:SORT_NAME_LENGTH]
 
     def _set_state(self, element: Element, version: ElementVersion, state: str) -> None:
         version.state = state
@@ -562,6 +605,11 @@ class Store:
                        AttributeValue.value_text == "open"))))
         for task_version in list(open_tasks):
             self._write_attributes(task_version, {"taskStatus": {NEUTRAL: status}})
+
+
+def sort_key(names: dict[int, Any], default_culture: int) -> str:
+    """The listing order: the name in the default culture (with label fallback), folded."""
+    return label(names, default_culture, default_culture).lower()[:SORT_NAME_LENGTH]
 
 
 def label(values: dict[int, Any], culture: int, default_culture: int) -> str:

@@ -1,0 +1,144 @@
+"""A fresh app and database per test, on SQLite and (when ELREPO_TEST_DATABASE_URL is
+set) on PostgreSQL, each PostgreSQL test in its own schema."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+from flask import Flask
+from flask.testing import FlaskClient
+from sqlalchemy import create_engine, text
+from werkzeug.test import TestResponse
+
+from repository.app import create_app
+from repository.demo import create_role_tokens, load_demo
+from repository.models import Tenant
+from repository.store import Store, find_tenant
+from tests.repository.standin import standin_tenant
+
+PG_ENV = "ELREPO_TEST_DATABASE_URL"
+TENANT = "/demo/default"
+OTHER_TENANT = "/other/default"
+FACETS = TENANT + "/_api/rest/facets"
+
+
+@dataclass(frozen=True)
+class Prepared:
+    """A loaded database: app config plus the bearer tokens of both tenants."""
+
+    config: dict[str, Any]
+    tokens: dict[str, str]
+    other_tokens: dict[str, str]
+
+
+def prepare(config: dict[str, Any]) -> Prepared:
+    """Schema, the stand-in tenant `demo/default`, a small `other/default`, tokens."""
+    app = create_app(config)
+    with app.extensions["elrepo.sessions"]() as session:
+        tenant = load_demo(session, elements=standin_tenant())
+        tokens = create_role_tokens(session, tenant)
+        other = load_demo(session, "other", "default", elements=standin_tenant()[:2])
+        other_tokens = create_role_tokens(session, other)
+        session.commit()
+    app.extensions["elrepo.engine"].dispose()
+    return Prepared(config, tokens, other_tokens)
+
+
+@pytest.fixture(scope="session")
+def sqlite_template(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Prepared]:
+    """Loaded once; each test gets a copy of the file (much faster than reloading)."""
+    path = tmp_path_factory.mktemp("template") / "template.db"
+    return path, prepare({"DATABASE_URL": f"sqlite:///{path}"})
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def prepared(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Prepared]:
+    """A fresh loaded database of the parametrized backend, private to the test."""
+    if request.param == "sqlite":
+        template, loaded = request.getfixturevalue("sqlite_template")
+        copy = tmp_path / "test.db"
+        shutil.copyfile(template, copy)
+        yield Prepared({"DATABASE_URL": f"sqlite:///{copy}"}, loaded.tokens,
+                       loaded.other_tokens)
+        return
+    url = os.environ.get(PG_ENV)
+    if not url:
+        pytest.skip(f"{PG_ENV} is not set; PostgreSQL runs are skipped")
+    schema = f"t_{uuid.uuid4().hex[:16]}"
+    admin = create_engine(url, isolation_level="AUTOCOMMIT")
+    with admin.connect() as connection:
+        connection.execute(text(f'CREATE SCHEMA "{schema}"'))
+    try:
+        yield prepare({"DATABASE_URL": url, "ENGINE_OPTIONS": {
+            "execution_options": {"schema_translate_map": {None: schema}}}})
+    finally:
+        with admin.connect() as connection:
+            connection.execute(text(f'DROP SCHEMA "{schema}" CASCADE'))
+        admin.dispose()
+
+
+@dataclass
+class Api:
+    """The test client with tokens of both tenants, one per role."""
+
+    app: Flask
+    client: FlaskClient
+    tokens: dict[str, str]
+    other_tokens: dict[str, str]
+
+    def headers(self, role: str | None, token: str | None) -> dict[str, str]:
+        if token is not None:
+            return {"Authorization": f"Bearer {token}"}
+        return {"Authorization": f"Bearer {self.tokens[role]}"} if role else {}
+
+    def get(self, path: str, role: str | None = "administrator", token: str | None = None,
+            **params: Any) -> TestResponse:
+        return self.client.get(path, query_string=params, headers=self.headers(role, token))
+
+    def post(self, path: str, body: Any = None, role: str | None = "administrator",
+             token: str | None = None, raw: bytes | None = None, **params: Any) -> TestResponse:
+        data = raw if raw is not None else (json.dumps(body) if body is not None else b"")
+        return self.client.post(path, data=data, query_string=params,
+                                content_type="application/json",
+                                headers=self.headers(role, token))
+
+    def element(self, element_id: str, facet: str = "processes", **params: Any) -> dict[str, Any]:
+        response = self.get(f"{FACETS}/{facet}/views/detail/elements/{element_id}", **params)
+        assert response.status_code == 200, response.json
+        return response.json["elements"][0]  # type: ignore[no-any-return]
+
+    @contextmanager
+    def store(self) -> Iterator[Store]:
+        with self.app.extensions["elrepo.sessions"]() as session:
+            tenant = find_tenant(session, "demo", "default")
+            assert isinstance(tenant, Tenant)
+            yield Store(session, tenant)
+
+
+@pytest.fixture
+def api(prepared: Prepared) -> Iterator[Api]:
+    app = create_app(prepared.config)
+    yield Api(app, app.test_client(), prepared.tokens, prepared.other_tokens)
+    app.extensions["elrepo.engine"].dispose()
+
+
+def assert_error(response: TestResponse, status: int, *, render: bool = False) -> dict[str, Any]:
+    """The contract's error envelope with that status; returns the body."""
+    assert response.status_code == status, (response.status_code, response.data[:500])
+    body = response.json
+    assert isinstance(body, dict)
+    assert isinstance(body["message"], str) and body["message"]
+    assert body["type"] in ("critical", "error", "warning", "success", "unauthorized")
+    assert isinstance(body["data"], list) and all("error" in d for d in body["data"])
+    assert ("output" in body) is (not render)
+    assert "Traceback" not in response.get_data(as_text=True)
+    return body
