@@ -173,9 +173,10 @@ def _median_sort(layer: list[int], neighbours: list[list[int]], position: list[i
         position[vertex] = index
 
 
-def _pair_crossings(left: int, right: int, graph: ProperGraph, position: list[int]) -> int:
-    """Crossings among the edges of two neighbours when ``left`` stands before ``right``."""
-    count = 0
+def _pair_crossings(left: int, right: int, graph: ProperGraph, position: list[int]) -> tuple[int, int]:
+    """Crossings among the edges of two neighbours with ``left`` before ``right``, and
+    with the two swapped."""
+    kept = swapped = 0
     for adjacency in (graph.up, graph.down):
         right_positions = [position[w] for w in adjacency[right]]
         if not right_positions:
@@ -184,8 +185,10 @@ def _pair_crossings(left: int, right: int, graph: ProperGraph, position: list[in
             pa = position[a]
             for pb in right_positions:
                 if pa > pb:
-                    count += 1
-    return count
+                    kept += 1
+                elif pa < pb:
+                    swapped += 1
+    return kept, swapped
 
 
 def _transpose(graph: ProperGraph, layers: Layers, position: list[int], allow_ties: bool,
@@ -200,8 +203,7 @@ def _transpose(graph: ProperGraph, layers: Layers, position: list[int], allow_ti
                 v, w = layer[index], layer[index + 1]
                 if graph.lane[v] != graph.lane[w]:
                     continue
-                kept = _pair_crossings(v, w, graph, position)
-                swapped = _pair_crossings(w, v, graph, position)
+                kept, swapped = _pair_crossings(v, w, graph, position)
                 if swapped < kept or (allow_ties and kept > 0 and swapped == kept):
                     layer[index], layer[index + 1] = w, v
                     position[v], position[w] = index + 1, index
