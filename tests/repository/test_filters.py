@@ -1,0 +1,96 @@
+"""`$filter`: the grammar (both operator forms, any case) and its SQL semantics."""
+
+from __future__ import annotations
+
+import pytest
+
+from repository.errors import InvalidInput
+from repository.filters import compile_filter
+from tests.repository.conftest import FACETS, Api, assert_error
+from tests.repository.standin import CREDIT, DRAFT, HIRE, ORDER
+
+LIST = FACETS + "/processes/views/list/elements"
+
+
+def matching(api: Api, expression: str) -> set[str]:
+    response = api.get(LIST, **{"$filter": expression, "$pageSize": 1000})
+    assert response.status_code == 200, response.json
+    return {e["id"] for e in response.json["elements"]}
+
+
+MAIN = {ORDER, HIRE, DRAFT}
+
+
+@pytest.mark.parametrize(("expression", "expected"), [
+    ("type eq 'mainProcess'", MAIN),
+    ("type -eq 'mainProcess'", MAIN),
+    ("TYPE EQ 'mainProcess'", MAIN),
+    ("name -eq 'Order to cash'", {ORDER}),
+    ("name eq 'Auftragsabwicklung'", {ORDER}),
+    ("attributes/name/1031 eq 'Auftragsabwicklung'", {ORDER}),
+    ("attributes/name/1033 eq 'Auftragsabwicklung'", set()),
+    ("type eq 'mainProcess' and contains(name, 'order')", {ORDER}),
+    ("type eq 'mainProcess' AND StartsWith(name, 'ORDER')", {ORDER}),
+    ("type eq 'mainProcess' and ENDSWITH(name, 'retire')", {HIRE}),
+    ("type eq 'mainProcess' and not contains(name, 'order')", {HIRE, DRAFT}),
+    ("type eq 'mainProcess' and NOT (name eq 'Order to cash' or name eq 'Hire to retire')",
+     {DRAFT}),
+    ("type eq 'mainProcess' and (priority gt 5 Or priority -le 3)", {ORDER, HIRE}),
+    ("priority ge 3 and priority lt 7", {ORDER}),
+    ("priority eq 3.0", {ORDER}),
+    ("type in ('subProcess', 'mainProcess') and isnull(priority)", {DRAFT, CREDIT}),
+    ("type eq 'mainProcess' and priority ne null", {ORDER, HIRE}),
+    ("type eq 'mainProcess' and priority eq null", {DRAFT}),
+    ("state eq 'released'", {ORDER}),
+    ("state -ne 'released' and type eq 'mainProcess'", {HIRE, DRAFT}),
+    ("id eq 'mp-order'", {ORDER}),
+    ("facetName eq 'processes' and id in ('mp-order', 'mp-hire')", {ORDER, HIRE}),
+    ("isReleased eq true and type eq 'mainProcess'", {ORDER}),
+    ("processMaturity eq 'defined'", {ORDER}),
+    ("contains(name, '%')", set()),
+    ("contains(name, '_')", set()),
+    ("name eq 'it''s'", set()),
+])
+def test_filter_semantics(api: Api, expression: str, expected: set[str]) -> None:
+    assert matching(api, expression) == expected
+
+
+@pytest.mark.parametrize(("expression", "names"), [
+    ("name -like 'x'", "-like"),
+    ("name eq", "ends too early"),
+    ("(name eq 'x'", "ends too early"),
+    ("name eq 'x' xor type eq 'y'", "'xor'"),
+    ("foo(name, 'x')", "position 4"),
+    ("name eq 'unterminated", "position 9"),
+    ("a/b eq 'x'", "a/b"),
+    ("contains(name)", "contains"),
+    ("name gt null", "gt"),
+    ("", "ends too early"),
+    ("name == 'x'", "'=='"),
+])
+def test_invalid_filters_name_the_operator_or_position(api: Api, expression: str,
+                                                       names: str) -> None:
+    body = assert_error(api.get(LIST, **{"$filter": expression}), 400)
+    assert names in " ".join(d["error"] for d in body["data"]) + body["message"]
+
+
+def test_filter_compiles_to_sql_not_python() -> None:
+    sql = str(compile_filter("type eq 'task' and contains(name, 'order')"))
+    assert "EXISTS" in sql and "attribute_values" in sql and "lower" in sql
+
+
+@pytest.mark.parametrize("expression", ["name eq 'x' )", "not", "in ('a')", "eq 'x'"])
+def test_grammar_rejects_malformed_expressions(expression: str) -> None:
+    with pytest.raises(InvalidInput):
+        compile_filter(expression)
+
+
+def test_filter_with_paging_pages_the_filtered_result(api: Api) -> None:
+    response = api.get(LIST, **{"$filter": "type eq 'mainProcess'", "$pageSize": 2,
+                                "$page": 2})
+    assert [e["id"] for e in response.json["elements"]] == [ORDER]
+
+
+def test_filter_applies_to_reporting(api: Api) -> None:
+    response = api.get(FACETS + "/processes/reporting", **{"$filter": "type eq 'mainProcess'"})
+    assert {e["id"] for e in response.json["values"]} == MAIN
