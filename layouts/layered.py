@@ -212,7 +212,8 @@ def _place(work: _Work, options: LayoutOptions, layout_graph: LayoutGraph) -> li
     for chain in work.route_chains:
         for a, b in zip(chain, chain[1:]):
             links.append((a, b, float((1, 2, 8)[is_point(a) + is_point(b)])))
-    pulls = [(turn, node, 1.0) if turn in work.turn_above else (node, turn, 1.0)
+    # a light pull keeps each loop hugging its node without bending the flow towards it
+    pulls = [(turn, node, 0.25) if turn in work.turn_above else (node, turn, 0.25)
              for (_, node), turn in work.turn_of.items()]
     bands = None
     if work.lane_ids:
