@@ -18,6 +18,7 @@ from repository.wire import MAX_CONTENT_ITEMS
 
 MAX_BODY_BYTES = 10 * 1024 * 1024
 RENDER_BLUEPRINT = "render"
+RENDER_PATH_PART = "/_api/rest/diagram/"
 _log = logging.getLogger(__name__)
 
 
@@ -83,7 +84,7 @@ def error_response(status: int, result_type: str, message: str,
                    details: list[str] | None = None) -> Response:
     """The contract's error envelope; the render endpoint's form has no `output`."""
     body: dict[str, Any] = {"message": message}
-    if request.blueprint != RENDER_BLUEPRINT:
+    if not _is_render_request():
         body["output"] = "inline" if status < 500 else "dialog"
     body["type"] = result_type
     body["data"] = [{"error": d} for d in (details if details is not None else [message])]
@@ -92,6 +93,11 @@ def error_response(status: int, result_type: str, message: str,
     if status == 401:
         response.headers["WWW-Authenticate"] = 'Bearer realm="elrepo"'
     return response
+
+
+def _is_render_request() -> bool:
+    """By blueprint, or by path when routing failed (405 on a render URL)."""
+    return request.blueprint == RENDER_BLUEPRINT or RENDER_PATH_PART in request.path
 
 
 def _register_error_handlers(app: Flask) -> None:

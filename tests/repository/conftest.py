@@ -86,6 +86,11 @@ def prepared(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Prepare
         admin.dispose()
 
 
+# For sweeps whose outcome cannot depend on the backend (auth checks before any query of
+# tenant data): run them on SQLite only and keep the suite fast.
+sqlite_only = pytest.mark.parametrize("prepared", ["sqlite"], indirect=True)
+
+
 @dataclass
 class Api:
     """The test client with tokens of both tenants, one per role."""

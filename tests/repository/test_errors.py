@@ -1,0 +1,86 @@
+"""CONTRACT section 3 on every path: the error envelope, never a 500 or a traceback."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.repository.conftest import FACETS, TENANT, Api, assert_error, sqlite_only
+from tests.repository.endpoints import CALLS
+from tests.repository.standin import ORDER
+
+HOSTILE_IDS = ["..", "%2e%2e", "..%2F..%2Fetc%2Fpasswd", "%00", "'; DROP TABLE elements;--",
+               "x" * 300, "%F0%9F%92%A5", "%25"]
+
+
+@sqlite_only
+@pytest.mark.parametrize("element_id", HOSTILE_IDS)
+@pytest.mark.parametrize("suffix", ["", "/children", "/versions", "/attributes", "/info",
+                                    "/attributes/name", "/related/owner"])
+def test_hostile_ids_are_404_with_the_envelope(api: Api, element_id: str, suffix: str) -> None:
+    response = api.get(f"{FACETS}/processes/views/detail/elements/{element_id}{suffix}")
+    assert response.status_code in (404, 400), response.data[:300]
+    assert_error(response, response.status_code)
+
+
+@sqlite_only
+@pytest.mark.parametrize("path", [
+    "/", "/nothing", TENANT, TENANT + "/_api", TENANT + "/_api/rest/facets",
+    TENANT + "/_api/rest/facets/processes/views/list/elements/a/b/c/d",
+    "/../../etc/passwd", "/%2e%2e/%2e%2e/etc/passwd",
+])
+def test_unknown_paths_are_404_envelopes(api: Api, path: str) -> None:
+    assert_error(api.get(path), 404)
+
+
+@sqlite_only
+@pytest.mark.parametrize("call", CALLS, ids=[f"{c.method} {c.path}" for c in CALLS])
+def test_wrong_methods_are_405_envelopes(api: Api, call: object) -> None:
+    path = TENANT + call.path  # type: ignore[attr-defined]
+    response = api.client.delete(path, headers=api.headers("administrator", None))
+    assert_error(response, 405, render="/render/" in path)
+
+
+@sqlite_only
+@pytest.mark.parametrize("call", CALLS, ids=[f"{c.method} {c.path}" for c in CALLS])
+def test_wrong_api_version_is_400_everywhere(api: Api, call: object) -> None:
+    path = TENANT + call.path  # type: ignore[attr-defined]
+    method = call.method  # type: ignore[attr-defined]
+    send = api.get if method == "GET" else api.post
+    assert_error(send(path, **{"api-version": "9.9"}), 400, render="/render/" in path)
+
+
+@sqlite_only
+@pytest.mark.parametrize("params", [
+    {"$filter": "((((((((((" * 50}, {"$filter": "name eq '" + "x" * 20000 + "'"},
+    {"$select": "," * 100}, {"$expandRelated": "nothing"}, {"$pageSelectionKey": ""},
+    {"$page": "1e9"}, {"$page": "-1"}, {"$pageSize": "99999999999999999999"},
+    {"$filter": "name eq 'a' and " * 200 + "name eq 'b'"},
+])
+def test_odd_query_parameters_never_500(api: Api, params: dict[str, str]) -> None:
+    response = api.get(FACETS + "/processes/views/list/elements", **params)
+    assert response.status_code in (200, 400), response.data[:300]
+    if response.status_code == 400:
+        assert_error(response, 400)
+
+
+@sqlite_only
+@pytest.mark.parametrize("body", [
+    b"[]", b"1", b'"x"', b'{"count": "1", "elements": []}', b'{"elements": [null]}',
+    b'{"elements": [{"id": 5}]}', b'{"elements": [{"attributes": {"name": {"1033": 1e999}}}]}',
+    b'{"elements": [{"type": "task", "attributes": {"": {"1033": "x"}}}]}',
+    b'{"elements": [{"type": "task", "related": {"owner": [null]}}]}',
+    b'{"elements": [{"type": "task", "children": "abc"}]}',
+    b'{"elements": [{"type": "task", "content": [{}]}]}',
+    b'{"elements": [{"type": ["task"]}]}',
+    b'{"elements": [{"type": "task", "attributes": {"name": {"99999999999": "x"}}}]}',
+])
+def test_malformed_update_bodies_are_400(api: Api, body: bytes) -> None:
+    response = api.post(FACETS + "/processes/views/detail/elements", raw=body, role="editor")
+    assert_error(response, 400)
+
+
+def test_errors_never_leak_internals(api: Api) -> None:
+    body = assert_error(api.get(f"{FACETS}/processes/views/detail/elements/{ORDER}",
+                                **{"$filter": "x eq"}), 400)
+    text = str(body)
+    assert "sqlalchemy" not in text.lower() and "File \"" not in text

@@ -1,0 +1,66 @@
+"""Seed endpoint 17: maintenance with the service token."""
+
+from __future__ import annotations
+
+import pytest
+from sqlalchemy import update
+
+from repository.models import Element
+from tests.repository.conftest import Api, assert_error
+from tests.repository.standin import ORDER
+
+MAINTAIN = "/_sysadmin/_admin/_api/rest/maintain"
+
+
+@pytest.fixture
+def service_token(monkeypatch: pytest.MonkeyPatch) -> str:
+    monkeypatch.setenv("ELREPO_SERVICE_AUTH_TOKEN", "service-secret")
+    return "service-secret"
+
+
+def maintain(api: Api, path: str = MAINTAIN, token: str | None = None, **params: str):  # type: ignore[no-untyped-def]
+    headers = {"Accept": "application/json"}
+    if token is not None:
+        headers["service-auth-token"] = token
+    return api.client.get(path, headers=headers, query_string=params)
+
+
+def test_maintain_all_pools(api: Api, service_token: str) -> None:
+    body = maintain(api, token=service_token, **{"api-version": "4.0"}).json
+    assert body == {"count": 2, "values": [{"item1": "demo.default", "item2": True},
+                                           {"item1": "other.default", "item2": True}]}
+
+
+def test_maintain_one_pool_and_unknown_pool(api: Api, service_token: str) -> None:
+    assert maintain(api, MAINTAIN + "/other.default", service_token).json["values"] == [
+        {"item1": "other.default", "item2": True}]
+    assert_error(maintain(api, MAINTAIN + "/nobody.here", service_token), 404)
+
+
+def test_maintenance_refreshes_stale_listing_caches(api: Api, service_token: str) -> None:
+    with api.store() as store:
+        store.session.execute(update(Element).where(Element.id == ORDER)
+                              .values(state="bogus", sort_name="zzz"))
+        store.session.commit()
+    assert maintain(api, token=service_token).status_code == 200
+    with api.store() as store:
+        order = store.element(ORDER)
+        assert order.state == "released" and order.sort_name == "order to cash"
+
+
+def test_wrong_missing_or_tenant_token_is_401(api: Api, service_token: str) -> None:
+    assert_error(maintain(api, token="wrong"), 401)
+    assert_error(maintain(api), 401)
+    response = api.client.get(MAINTAIN, headers={
+        "Authorization": f"Bearer {api.tokens['administrator']}"})
+    assert_error(response, 401)
+
+
+def test_unset_service_token_refuses_everyone(api: Api, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("ELREPO_SERVICE_AUTH_TOKEN", raising=False)
+    assert_error(maintain(api, token=""), 401)
+    assert_error(maintain(api, token="anything"), 401)
+
+
+def test_maintenance_wrong_api_version(api: Api, service_token: str) -> None:
+    assert_error(maintain(api, token=service_token, **{"api-version": "1.0"}), 400)
