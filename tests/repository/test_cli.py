@@ -1,0 +1,240 @@
+"""The `elrepo` commands: tenant and token create, render, export (in process), and
+`elrepo serve` as a real gunicorn process over HTTP."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from sqlalchemy import create_engine, text
+
+from repository.app import create_app
+from repository.cli import main
+from repository.demo import load_demo
+from repository.fixtures import diagram_fixture
+from repository.store import Store
+from tests.repository.conftest import PG_ENV
+from tests.repository.standin import ORDER, standin_tenant
+
+
+@pytest.fixture
+def db(tmp_path: Path) -> str:
+    return f"sqlite:///{tmp_path / 'cli.db'}"
+
+
+def test_tenant_and_token_create(db: str, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["tenant", "create", "acme", "main", "--db", db]) == 0
+    assert main(["tenant", "create", "acme", "main", "--db", db]) == 2
+    assert "already exists" in capsys.readouterr().err
+    assert main(["token", "create", "acme", "main", "--role", "editor", "--db", db]) == 0
+    out, err = capsys.readouterr()
+    token = out.strip().splitlines()[-1]
+    assert len(token) > 30 and "shown only once" in err
+    client = create_app({"DATABASE_URL": db}).test_client()
+    response = client.get("/acme/main/_api/rest/facets/processes/views/list/elements",
+                          headers={"Authorization": f"Bearer {token}"})
+    assert response.status_code == 200 and response.json == {"count": 0, "elements": []}
+
+
+def test_token_create_for_unknown_tenant_fails_cleanly(db: str,
+                                                       capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["token", "create", "no", "body", "--role", "viewer", "--db", db]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "Traceback" not in err
+
+
+def test_token_create_honours_the_database_environment_variable(
+        db: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setenv("ELREPO_DATABASE_URL", db)
+    assert main(["tenant", "create", "env", "tenant"]) == 0
+    assert main(["token", "create", "env", "tenant", "--role", "viewer"]) == 0
+
+
+@pytest.fixture
+def fixture_file(tmp_path: Path, db: str) -> Path:
+    app = create_app({"DATABASE_URL": db})
+    with app.extensions["elrepo.sessions"]() as session:
+        tenant = load_demo(session, elements=standin_tenant())
+        session.commit()
+        store = Store(session, tenant)
+        fixture = diagram_fixture(store, store.element(ORDER))
+    path = tmp_path / "order.json"
+    path.write_text(json.dumps(fixture), encoding="utf-8")
+    return path
+
+
+def test_render_writes_svg_to_a_file_and_to_stdout(fixture_file: Path, tmp_path: Path,
+                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "order.svg"
+    assert main(["render", str(fixture_file), "--layout", "horizontal", "-o", str(out)]) == 0
+    assert "<svg" in out.read_text(encoding="utf-8")
+    assert main(["render", str(fixture_file), "--layout", "vertical", "--culture", "1031"]) == 0
+    assert "<svg" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("content", ["{not json", "[]", '{"diagram": 5}', "\udcff"])
+def test_render_bad_input_is_one_line_exit_2(tmp_path: Path, content: str,
+                                             capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "bad.json"
+    path.write_bytes(content.encode("utf-8", "surrogateescape"))
+    assert main(["render", str(path), "--layout", "horizontal"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "Traceback" not in err
+
+
+def test_render_missing_file_and_unknown_layout(fixture_file: Path,
+                                                capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["render", "/nonexistent.json", "--layout", "horizontal"]) == 2
+    assert main(["render", str(fixture_file), "--layout", "spiral"]) == 2
+    assert "spiral" in capsys.readouterr().err
+
+
+def test_export_writes_every_diagram(fixture_file: Path, db: str, tmp_path: Path) -> None:
+    out = tmp_path / "export"
+    assert main(["export", "--db", db, "demo", "default", "-o", str(out),
+                 "--layout", "horizontal", "--layout", "vertical"]) == 0
+    assert sorted(p.name for p in out.iterdir()) == [
+        "Order_to_cash-mp-order.horizontal.svg", "Order_to_cash-mp-order.vertical.svg"]
+
+
+def test_export_unknown_tenant_or_layout_is_exit_2(db: str, tmp_path: Path) -> None:
+    assert main(["export", "--db", db, "no", "body", "-o", str(tmp_path / "x")]) == 2
+    assert main(["export", "--db", db, "no", "body", "-o", str(tmp_path / "x"),
+                 "--layout", "spiral"]) == 2
+
+
+# ---- elrepo serve over HTTP -----------------------------------------------------------
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+class Server:
+    def __init__(self, db: str, cwd: Path) -> None:
+        self.port = free_port()
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "repository.cli", "serve", "--port", str(self.port),
+             "--db", db, "--workers", "2"],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=cwd,
+            env={**os.environ, "ELREPO_SERVICE_AUTH_TOKEN": "svc",
+                 "PYTHONPATH": str(Path(__file__).resolve().parents[2])})
+        assert self.process.stdout is not None
+        self.token = self.process.stdout.readline().strip()
+        self._wait_until_listening()
+
+    def _wait_until_listening(self) -> None:
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            try:
+                with socket.create_connection(("127.0.0.1", self.port), timeout=0.5):
+                    return
+            except OSError:
+                assert self.process.poll() is None, self.process.stderr.read()  # type: ignore[union-attr]
+                time.sleep(0.1)
+        raise AssertionError("elrepo serve did not start listening")
+
+    def request(self, path: str, method: str = "GET", body: Any = None,
+                headers: dict[str, str] | None = None) -> tuple[int, str, bytes]:
+        data = json.dumps(body).encode() if body is not None else None
+        request = urllib.request.Request(
+            f"http://127.0.0.1:{self.port}{path}", data=data, method=method,
+            headers={"Authorization": f"Bearer {self.token}",
+                     "Content-Type": "application/json", **(headers or {})})
+        try:
+            with urllib.request.urlopen(request, timeout=30) as response:
+                return response.status, response.headers["Content-Type"], response.read()
+        except urllib.error.HTTPError as error:
+            return error.code, error.headers["Content-Type"], error.read()
+
+    def stop(self) -> None:
+        self.process.terminate()
+        self.process.communicate(timeout=30)
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    directory = tmp_path_factory.mktemp("serve")
+    running = Server(f"sqlite:///{directory / 'served.db'}", directory)
+    yield running
+    running.stop()
+
+
+DEMO = "/demo/default/_api/rest/facets/processes"
+
+
+def test_serve_prints_a_working_demo_token(server: Server) -> None:
+    status, content_type, body = server.request(DEMO + "/views/diagram/elements")
+    assert status == 200 and content_type.startswith("application/json")
+    assert json.loads(body)["count"] >= 5
+
+
+def test_serve_create_content_release_and_render_over_http(server: Server) -> None:
+    status, _, body = server.request(DEMO + "/views/detail/elements/", "POST", {
+        "count": 1, "elements": [{"type": "mainProcess",
+                                  "attributes": {"name": {"1033": "Served"}}}]})
+    assert status == 200
+    new_id = json.loads(body)["elements"][0]["id"]
+    status, _, body = server.request(f"{DEMO}/views/diagram/elements/{new_id}/content", "POST", {
+        "values": [{"shapeInfo": {"index": 0, "predecessors": []},
+                    "element": {"type": "evStart", "attributes": {"name": {"1033": "Go"}}}},
+                   {"shapeInfo": {"index": 1, "predecessors": [0]},
+                    "element": {"type": "evEnd", "attributes": {"name": {"1033": "Done"}}}}]})
+    assert status == 200 and len(json.loads(body)["values"]) == 2
+    status, _, body = server.request(
+        f"/demo/default/_api/release/{new_id}/transitions/InProcessToReadyForRelease", "POST")
+    assert status == 200 and json.loads(body)["elements"][0]["state"] == "readyForRelease"
+    status, content_type, body = server.request(
+        f"/demo/default/_api/rest/diagram/{new_id}/render/1033/horizontal")
+    assert status == 200 and content_type.startswith("image/svg+xml") and b"<svg" in body
+
+
+def test_serve_errors_are_json_envelopes(server: Server) -> None:
+    for path, expected in ((DEMO + "/views/detail/elements/..%2F..", 404), ("/nothing", 404),
+                           (DEMO + "/views/list/elements?$filter=name%20-like%20x", 400),
+                           ("/_sysadmin/_admin/_api/rest/maintain", 401)):
+        status, content_type, body = server.request(path)
+        assert status == expected, (path, body)
+        assert content_type.startswith("application/json")
+        assert set(json.loads(body)) == {"message", "output", "type", "data"}
+
+
+def test_serve_maintenance_with_the_service_token(server: Server) -> None:
+    status, _, body = server.request("/_sysadmin/_admin/_api/rest/maintain",
+                                     headers={"service-auth-token": "svc"})
+    assert status == 200 and json.loads(body)["values"] == [
+        {"item1": "demo.default", "item2": True}]
+
+
+def test_serve_on_postgresql(tmp_path: Path) -> None:
+    url = os.environ.get(PG_ENV)
+    if not url:
+        pytest.skip(f"{PG_ENV} is not set; PostgreSQL runs are skipped")
+    schema = f"serve_{uuid.uuid4().hex[:12]}"
+    admin = create_engine(url, isolation_level="AUTOCOMMIT")
+    with admin.connect() as connection:
+        connection.execute(text(f'CREATE SCHEMA "{schema}"'))
+    separator = "&" if "?" in url else "?"
+    running = Server(f"{url}{separator}options=-csearch_path%3D{schema}", tmp_path)
+    try:
+        status, _, body = running.request(DEMO + "/views/diagram/elements")
+        assert status == 200 and json.loads(body)["count"] >= 5
+        status, _, _ = running.request(DEMO + "/views/list/elements?api-version=1.0")
+        assert status == 400
+    finally:
+        running.stop()
+        with admin.connect() as connection:
+            connection.execute(text(f'DROP SCHEMA "{schema}" CASCADE'))
+        admin.dispose()
