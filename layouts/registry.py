@@ -2,7 +2,11 @@
 from __future__ import annotations
 
 from layouts.base import LayoutStrategy
+from layouts.detailed import DETAILED
+from layouts.entity_relationship import ENTITY_RELATIONSHIP
 from layouts.flow import HORIZONTAL_FLOW, HORIZONTAL_SWIMLANE, VERTICAL_FLOW, VERTICAL_SWIMLANE
+from layouts.graphic import GRAPHIC
+from layouts.matrix import CUSTOMER_MATRIX, PROCESS_MATRIX
 
 #: Every key the render endpoint accepts (seed, endpoint 16).
 LAYOUT_KEYS: tuple[str, ...] = (
@@ -15,6 +19,11 @@ STRATEGIES: dict[str, LayoutStrategy] = {
     VERTICAL_FLOW.key: VERTICAL_FLOW,
     HORIZONTAL_SWIMLANE.key: HORIZONTAL_SWIMLANE,
     VERTICAL_SWIMLANE.key: VERTICAL_SWIMLANE,
+    DETAILED.key: DETAILED,
+    GRAPHIC.key: GRAPHIC,
+    PROCESS_MATRIX.key: PROCESS_MATRIX,
+    CUSTOMER_MATRIX.key: CUSTOMER_MATRIX,
+    ENTITY_RELATIONSHIP.key: ENTITY_RELATIONSHIP,
 }
 
 

@@ -11,7 +11,11 @@ from layouts.base import LayoutError, LayoutOptions
 from layouts.graph import LayoutGraph
 from layouts.registry import LAYOUT_KEYS, get_strategy
 from renderer.build import flow_graph, swimlane_graph
+from renderer.entities import entity_graph
+from renderer.hierarchy import graphic_graph
+from renderer.matrix import customer_matrix_graph, process_matrix_graph
 from renderer.model import Diagram, RenderInputError, UnknownLayoutError, parse_diagram
+from renderer.satellites import detailed_graph
 from renderer.scene import Scene
 from renderer.svg import write_svg
 from renderer.text import FontMetrics, load_font
@@ -26,6 +30,11 @@ BUILDERS: dict[str, GraphBuilder] = {
     "vertical": flow_graph,
     "horizontalSwimlane": swimlane_graph,
     "verticalSwimlane": swimlane_graph,
+    "detailed": detailed_graph,
+    "graphic": graphic_graph,
+    "processMatrix": process_matrix_graph,
+    "customerMatrix": customer_matrix_graph,
+    "entityRelationship": entity_graph,
 }
 
 

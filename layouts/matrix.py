@@ -1,0 +1,58 @@
+"""``processMatrix`` and ``customerMatrix``: rows by columns, a cell at every crossing.
+
+Expects nodes of role ``row`` (``height`` is the row's height, ``width`` the width its
+header needs) and ``column`` (``width`` is the column's width, ``height`` the height its
+header needs), each id being the element id a cell names; other nodes and all edges
+are ignored.
+
+Guarantees: row headers stack down the left in graph order, all as wide as the widest;
+column headers run along the top in graph order, all as tall as the tallest; one
+``Cell(row id, column id)`` per crossing, exactly as wide as its column and as tall as
+its row; headers and cells tile the grid without overlapping (neighbours share an
+edge). A matrix without columns is its row headers; without rows, its column headers.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from layouts.base import LayoutOptions
+from layouts.geometry import Box, Cell, Layout, NodeBox
+from layouts.graph import LayoutGraph
+
+
+@dataclass(frozen=True, slots=True)
+class MatrixLayout:
+    key: str
+
+    def layout(self, graph: LayoutGraph, options: LayoutOptions) -> Layout:
+        rows = [node for node in graph.nodes if node.role == "row"]
+        columns = [node for node in graph.nodes if node.role == "column"]
+        header_width = max((row.width for row in rows), default=0.0)
+        header_height = max((column.height for column in columns), default=0.0)
+        left = options.margin
+        top = options.margin
+        nodes: list[NodeBox] = []
+        column_x: list[float] = []
+        x = left + header_width
+        for column in columns:
+            column_x.append(x)
+            nodes.append(NodeBox(column.id, _box(x, top, column.width, header_height)))
+            x += column.width
+        cells: list[Cell] = []
+        y = top + header_height
+        for row in rows:
+            nodes.append(NodeBox(row.id, _box(left, y, header_width, row.height)))
+            for column, cx in zip(columns, column_x):
+                cells.append(Cell(row.id, column.id, _box(cx, y, column.width, row.height)))
+            y += row.height
+        if not nodes:
+            return Layout(2 * options.margin, 2 * options.margin, ())
+        return Layout(round(x + options.margin, 2), round(y + options.margin, 2), tuple(nodes), cells=tuple(cells))
+
+
+def _box(x: float, y: float, w: float, h: float) -> Box:
+    return Box(round(x, 2), round(y, 2), round(w, 2), round(h, 2))
+
+
+PROCESS_MATRIX = MatrixLayout("processMatrix")
+CUSTOMER_MATRIX = MatrixLayout("customerMatrix")

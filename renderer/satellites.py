@@ -1,0 +1,70 @@
+"""Diagram → graph and scene of the ``detailed`` layout: the flow plus satellites.
+
+Expects a parsed ``Diagram``. Guarantees: the flow nodes, edges and views are exactly
+those of ``flow_graph``; every task and sub-process shape gets one satellite node per
+related element the diagram holds, grouped in reading order: inputs, outputs (both
+``hasInput``/``hasOutput``), org units (``executedBy``), IT systems (``usesSystem`` or
+any related element of the IT facet) and documents (``guidelines`` or any related
+document); an element related through several of these comes once, in its first group.
+A satellite's node id and shape id are ``<shape id>:<element id>``, its guid the
+element id; an input's edge runs satellite → task, every other edge task → satellite.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from layouts.graph import LayoutEdge, LayoutGraph, LayoutNode
+from renderer.build import BOX_PADDING, FONT_SIZE, flow_graph, shape_label
+from renderer.model import Diagram, Element, Shape
+from renderer.relations import MATRIX_ROW_TYPES, is_document, is_system, related
+from renderer.scene import Scene, ShapeView
+from renderer.text import FontMetrics
+
+SATELLITE_WIDTH = 132.0
+SATELLITE_LINES = 2
+SATELLITE_PADDING = 5.0
+
+#: Satellite groups in drawing order, each with the test a (context, related element)
+#: pair passes to belong to it.
+GROUPS: tuple[tuple[str, Callable[[str, Element], bool]], ...] = (
+    ("input", lambda context, element: context == "hasInput"),
+    ("output", lambda context, element: context == "hasOutput"),
+    ("orgUnit", lambda context, element: context == "executedBy"),
+    ("system", lambda context, element: context == "usesSystem" or is_system(element)),
+    ("document", lambda context, element: context == "guidelines" or is_document(element)),
+)
+
+
+def detailed_graph(diagram: Diagram, culture: str, font: FontMetrics, layout_key: str) -> tuple[LayoutGraph, Scene]:
+    """The flow graph with the satellites of every task and sub-process shape."""
+    graph, scene = flow_graph(diagram, culture, font, layout_key)
+    nodes = list(graph.nodes)
+    edges = list(graph.edges)
+    views = dict(scene.shapes)
+    for shape in diagram.shapes:
+        if shape.element.type not in MATRIX_ROW_TYPES:
+            continue
+        for group, element in satellite_elements(diagram, shape):
+            satellite_id = f"{shape.shape_id}:{element.id}"
+            lines = tuple(font.wrap(shape_label(element, culture) or element.type,
+                                    SATELLITE_WIDTH - 2 * BOX_PADDING, FONT_SIZE, SATELLITE_LINES))
+            height = round(len(lines) * font.line_height(FONT_SIZE) + 2 * SATELLITE_PADDING, 2)
+            nodes.append(LayoutNode(satellite_id, element.type, SATELLITE_WIDTH, height, role="satellite",
+                                    parent=shape.shape_id))
+            ends = (satellite_id, shape.shape_id) if group == "input" else (shape.shape_id, satellite_id)
+            edges.append(LayoutEdge(*ends, key=f"sat:{shape.shape_id}:{element.id}"))
+            views[satellite_id] = ShapeView(satellite_id, element.id, element.type, lines, role="satellite")
+    return LayoutGraph(tuple(nodes), tuple(edges), graph.lanes), Scene(diagram.id, layout_key, views,
+                                                                       font_size=scene.font_size)
+
+
+def satellite_elements(diagram: Diagram, shape: Shape) -> list[tuple[str, Element]]:
+    """(group, element) for each satellite of ``shape``, in group order, each element
+    once."""
+    links = list(related(diagram, shape.element))
+    chosen: dict[str, tuple[str, Element]] = {}
+    for group, belongs in GROUPS:
+        for context, element in links:
+            if element.id not in chosen and belongs(context, element):
+                chosen[element.id] = (group, element)
+    return list(chosen.values())
