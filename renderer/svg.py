@@ -1,0 +1,397 @@
+"""Draws a positioned ``Layout`` with its ``Scene`` as one SVG document (CONTRACT §7).
+
+Expects a layout whose every node, and every edge end, has a ``ShapeView`` in the scene.
+Guarantees: positions come only from the layout (the legend strip under a matrix is the
+one thing placed here); the document parses as XML whatever the user text holds; every
+node has one overlay rect in a last ``<g class="overlays">``; connectors use absolute
+``M``/``L``/``H``/``V`` only; the same input gives the same bytes. svgwrite stays inside
+this module: symbol geometry comes as plain data from ``renderer.symbols``.
+"""
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Iterable, Sequence
+
+import svgwrite
+from svgwrite.base import BaseElement
+from svgwrite.container import Group
+
+from layouts.geometry import Box, Cell, EdgeRoute, LaneBand, Layout, NodeBox, Point
+from renderer.scene import Scene, ShapeView
+from renderer.symbols import (
+    MUTED_TEXT_COLOR,
+    TEXT_COLOR,
+    Circle,
+    Note,
+    Part,
+    Polygon,
+    Rect,
+    Stroke,
+    Symbol,
+    symbol_for,
+)
+from renderer.text import FONT_FAMILY, FontMetrics, load_font
+
+__all__ = ["ARROW_MARKER_ID", "clean_text", "fmt", "write_svg"]
+
+ARROW_MARKER_ID = "arrow"
+EDGE_COLOR = "#4a5568"
+EDGE_WIDTH = 1.2
+# Baseline below the visual centre of a line, in em: about half the cap height of
+# Source Sans Pro, so a centred line looks centred without dominant-baseline (which
+# renderers support unevenly).
+BASELINE_SHIFT = 0.35
+NOTE_SCALE = 0.75
+LEGEND_PADDING = 8.0
+LANE_COLORS = ("#ffffff", "#f8f9fb")
+
+# Everything XML 1.0 does not allow in a document: C0 controls other than tab, line
+# feed and carriage return, lone surrogates, U+FFFE and U+FFFF.
+_NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+
+
+def clean_text(text: str) -> str:
+    """``text`` without the characters XML cannot hold, so user data can never make a
+    document unparseable (escaping of ``<``, ``&`` and quotes is left to the
+    serializer)."""
+    return _NOT_XML.sub("", text)
+
+
+def fmt(value: float) -> str:
+    """The one number format of the document: at most two decimals, no trailing zeros,
+    never ``-0``; non-finite numbers are a layout bug and refused."""
+    if not math.isfinite(value):
+        raise ValueError(f"non-finite coordinate {value!r}")
+    text = f"{value:.2f}".rstrip("0").rstrip(".")
+    return "0" if text == "-0" else text
+
+
+class _Text:
+    """Font size and line height of one document, with the arithmetic that turns
+    label lines into baselines."""
+
+    def __init__(self, font: FontMetrics, size: float) -> None:
+        self.font = font
+        self.size = size
+        self.line_height = font.line_height(size)
+
+    def baselines(self, top_centre: float, count: int) -> list[float]:
+        """Baselines of ``count`` lines whose block is centred on ``top_centre``."""
+        first = top_centre - (count - 1) * self.line_height / 2
+        return [first + i * self.line_height + BASELINE_SHIFT * self.size for i in range(count)]
+
+
+def write_svg(layout: Layout, scene: Scene, font: FontMetrics | None = None) -> str:
+    """The SVG document of ``layout`` drawn as ``scene`` describes; ``font`` (default:
+    the shipped Source Sans Pro) gives the line height and measures the legend."""
+    views = _checked_views(layout, scene)
+    text = _Text(font or load_font(), scene.font_size)
+    legend = _legend_lines(scene)
+    width, height = _canvas(layout, legend, text)
+    dwg = svgwrite.Drawing(size=(fmt(width), fmt(height)), profile="full", debug=False)
+    dwg.update({
+        "viewBox": f"0 0 {fmt(width)} {fmt(height)}",
+        "data-diagram-id": clean_text(scene.diagram_id),
+        "data-layout": clean_text(scene.layout_key),
+        "font-family": FONT_FAMILY,
+        "font-size": fmt(scene.font_size),
+    })
+    dwg.defs.add(_arrow_marker(dwg))
+    containers = [n for n in layout.nodes if views[n.id].role == "container"]
+    others = [n for n in layout.nodes if views[n.id].role != "container"]
+    for group in (
+        _lanes(dwg, layout.lanes, scene, text),
+        _cells(dwg, layout.cells, scene, text),
+        _nodes(dwg, "containers", containers, views, text),
+        _connectors(dwg, layout.edges, views),
+        _edge_labels(dwg, layout.edges, scene, text),
+        _nodes(dwg, "nodes", others, views, text),
+        _legend(dwg, layout, legend, text),
+    ):
+        if group.elements:
+            dwg.add(group)
+    dwg.add(_overlays(dwg, layout.nodes, views, scene))
+    return str(dwg.tostring())
+
+
+# --------------------------------------------------------------------------- checks
+def _checked_views(layout: Layout, scene: Scene) -> dict[str, ShapeView]:
+    """The scene's views by node id, after refusing what would make a non-conforming
+    document: a node or edge end without a view, a duplicate ``data-shape-id``, an
+    empty id (svgwrite silently drops empty attributes, and the contract requires
+    them)."""
+    views = scene.shapes
+    for node in layout.nodes:
+        if node.id not in views:
+            raise ValueError(f"layout node {node.id!r} has no ShapeView in the scene")
+    for route in layout.edges:
+        for end in (route.source, route.target):
+            if end not in views:
+                raise ValueError(f"edge end {end!r} has no ShapeView in the scene")
+    shape_ids = [views[node.id].shape_id for node in layout.nodes]
+    if len(set(shape_ids)) != len(shape_ids):
+        raise ValueError("two drawn nodes share one shape id")
+    _require_ids(("diagram id", scene.diagram_id), ("layout key", scene.layout_key))
+    for node in layout.nodes:
+        view = views[node.id]
+        _require_ids(("shape id", view.shape_id), ("guid", view.guid), ("type", view.type))
+        if view.lane_id is not None:
+            _require_ids(("lane id", view.lane_id))
+    for lane in layout.lanes:
+        _require_ids(("lane id", lane.id))
+    for cell in layout.cells:
+        _require_ids(("row id", cell.row_id), ("column id", cell.column_id))
+    return views
+
+
+def _require_ids(*named: tuple[str, str]) -> None:
+    for name, value in named:
+        if not clean_text(value):
+            raise ValueError(f"empty {name}")
+
+
+# --------------------------------------------------------------------------- canvas
+def _legend_lines(scene: Scene) -> list[str]:
+    return [clean_text(f"{mark} \u2013 {meaning}") for mark, meaning in scene.legend]
+
+
+def _legend_origin(layout: Layout) -> Point:
+    """Top-left of the legend strip: under the layout, aligned with its left edge."""
+    lefts = [n.box.x for n in layout.nodes] + [c.box.x for c in layout.cells]
+    return (min(lefts, default=0.0), layout.height)
+
+
+def _canvas(layout: Layout, legend: Sequence[str], text: _Text) -> tuple[float, float]:
+    """The layout's extent, grown by the legend strip when there is a legend."""
+    if not legend:
+        return layout.width, layout.height
+    x, y = _legend_origin(layout)
+    widest = max(text.font.text_width(line, text.size) for line in legend)
+    height = y + 2 * LEGEND_PADDING + len(legend) * text.line_height
+    return max(layout.width, x + widest + LEGEND_PADDING), height
+
+
+# --------------------------------------------------------------------------- helpers
+def _text(dwg: svgwrite.Drawing, lines: Sequence[str], x: float, baselines: Sequence[float],
+          anchor: str = "middle", **attrs: str) -> BaseElement:
+    """One ``<text>`` for a block of lines: the line itself when there is one, a
+    ``<tspan>`` per line otherwise."""
+    element = dwg.text("", **{"text_anchor": anchor, "fill": TEXT_COLOR, **attrs})
+    if len(lines) == 1:
+        element.text = clean_text(lines[0])
+        element.update({"x": fmt(x), "y": fmt(baselines[0])})
+        return element
+    for line, y in zip(lines, baselines):
+        element.add(dwg.tspan(clean_text(line), x=[fmt(x)], y=[fmt(y)]))
+    return element
+
+
+def _centred_text(dwg: svgwrite.Drawing, lines: Sequence[str], box: Box, text: _Text,
+                  **attrs: str) -> BaseElement:
+    return _text(dwg, lines, box.cx, text.baselines(box.cy, len(lines)), **attrs)
+
+
+def _rect(dwg: svgwrite.Drawing, box: Box, **attrs: str) -> BaseElement:
+    return dwg.rect(insert=(fmt(box.x), fmt(box.y)), size=(fmt(box.w), fmt(box.h)), **attrs)
+
+
+def _points(points: Iterable[Point]) -> list[tuple[str, str]]:
+    return [(fmt(x), fmt(y)) for x, y in points]
+
+
+def _arrow_marker(dwg: svgwrite.Drawing) -> BaseElement:
+    """Filled triangle whose tip sits on the last route point, turned along the last
+    segment; sized in user units so it does not grow with the stroke width."""
+    marker = dwg.marker(insert=("10", "3.5"), size=("10", "7"), orient="auto",
+                        id=ARROW_MARKER_ID)
+    marker.update({"viewBox": "0 0 10 7", "markerUnits": "userSpaceOnUse"})
+    marker.add(dwg.polygon([("0", "0"), ("10", "3.5"), ("0", "7")], fill=EDGE_COLOR))
+    return marker
+
+
+# --------------------------------------------------------------------------- lanes
+def _lanes(dwg: svgwrite.Drawing, lanes: Sequence[LaneBand], scene: Scene,
+           text: _Text) -> Group:
+    group = dwg.g(class_="lanes")
+    for index, lane in enumerate(lanes):
+        view = scene.lanes.get(lane.id)
+        g = dwg.g(class_="lane")
+        g.update({"data-lane-id": clean_text(lane.id)})
+        fill = LANE_COLORS[index % len(LANE_COLORS)]
+        g.add(_rect(dwg, lane.box, class_="lane-body", fill=fill, stroke="#b8c2cf",
+                    stroke_width="1"))
+        g.add(_rect(dwg, lane.header, class_="lane-header", fill="#eef1f5", stroke="#b8c2cf",
+                    stroke_width="1"))
+        if view is not None and view.lines:
+            g.add(_lane_name(dwg, view.lines, lane.header, text))
+        group.add(g)
+    return group
+
+
+def _lane_name(dwg: svgwrite.Drawing, lines: Sequence[str], header: Box,
+               text: _Text) -> BaseElement:
+    """The lane name centred in its header; in a strip taller than wide (horizontal
+    lanes) it is turned -90° so it reads bottom to top, as swimlane headers do."""
+    if header.w >= header.h:
+        return _centred_text(dwg, lines, header, text)
+    turn = f"rotate(-90 {fmt(header.cx)} {fmt(header.cy)})"
+    return _text(dwg, lines, header.cx, text.baselines(header.cy, len(lines)), transform=turn)
+
+
+# --------------------------------------------------------------------------- cells
+def _cells(dwg: svgwrite.Drawing, cells: Sequence[Cell], scene: Scene, text: _Text) -> Group:
+    group = dwg.g(class_="cells")
+    for cell in cells:
+        rect = _rect(dwg, cell.box, class_="matrix-cell", fill="#ffffff", stroke="#d5dbe3",
+                     stroke_width="1")
+        rect.update({"data-row-id": clean_text(cell.row_id),
+                     "data-column-id": clean_text(cell.column_id)})
+        group.add(rect)
+        mark = scene.cell_marks.get((cell.row_id, cell.column_id))
+        if mark:
+            group.add(_centred_text(dwg, [mark], cell.box, text))
+    return group
+
+
+# --------------------------------------------------------------------------- edges
+def _path_data(points: Sequence[Point]) -> str:
+    """Absolute ``M`` then ``H``/``V`` for axis-parallel steps and ``L`` otherwise;
+    points that coincide after rounding are dropped so the arrow keeps the direction
+    of the last real segment."""
+    rounded: list[tuple[str, str]] = []
+    for point in _points(points):
+        if not rounded or rounded[-1] != point:
+            rounded.append(point)
+    if not rounded:
+        return ""
+    commands = [f"M {rounded[0][0]} {rounded[0][1]}"]
+    for (px, py), (x, y) in zip(rounded, rounded[1:]):
+        if py == y:
+            commands.append(f"H {x}")
+        elif px == x:
+            commands.append(f"V {y}")
+        else:
+            commands.append(f"L {x} {y}")
+    return " ".join(commands)
+
+
+def _connectors(dwg: svgwrite.Drawing, routes: Sequence[EdgeRoute],
+                views: dict[str, ShapeView]) -> Group:
+    """One ``path.connector`` per route; its ends are named by the shape ids of the
+    nodes it joins, the same ids the overlays carry."""
+    group = dwg.g(class_="edges")
+    for route in routes:
+        path = dwg.path(d=_path_data(route.points), class_="connector", fill="none",
+                        stroke=EDGE_COLOR, stroke_width=fmt(EDGE_WIDTH),
+                        stroke_linejoin="round", marker_end=f"url(#{ARROW_MARKER_ID})")
+        path.update({"data-source-shape-id": clean_text(views[route.source].shape_id),
+                     "data-target-shape-id": clean_text(views[route.target].shape_id)})
+        group.add(path)
+    return group
+
+
+def _edge_labels(dwg: svgwrite.Drawing, routes: Sequence[EdgeRoute], scene: Scene,
+                 text: _Text) -> Group:
+    """Labels after all connectors, on a white ground, so no line runs through text."""
+    group = dwg.g(class_="edge-labels")
+    for route in routes:
+        lines = scene.edge_labels.get(route.key) if route.key else None
+        if route.label is None or not lines:
+            continue
+        g = dwg.g(class_="edge-label")
+        g.add(_rect(dwg, route.label, fill="#ffffff", fill_opacity="0.9"))
+        g.add(_centred_text(dwg, lines, route.label, text, fill=MUTED_TEXT_COLOR))
+        group.add(g)
+    return group
+
+
+# --------------------------------------------------------------------------- nodes
+def _part(dwg: svgwrite.Drawing, part: Part) -> BaseElement:
+    """The svgwrite element of one symbol part."""
+    if isinstance(part, Stroke):
+        return dwg.polyline(_points(part.points), fill="none", stroke=part.color,
+                            stroke_width=fmt(part.width), stroke_linecap="round")
+    style = {"fill": part.style.fill, "stroke": part.style.stroke,
+             "stroke_width": fmt(part.style.stroke_width)}
+    if isinstance(part, Rect):
+        rx = {"rx": fmt(part.rx)} if part.rx > 0 else {}
+        return _rect(dwg, part.box, **rx, **style)
+    if isinstance(part, Circle):
+        return dwg.circle(center=(fmt(part.cx), fmt(part.cy)), r=fmt(part.r), **style)
+    if isinstance(part, Polygon):
+        return dwg.polygon(_points(part.points), stroke_linejoin="round", **style)
+    raise TypeError(f"unknown symbol part {part!r}")
+
+
+def _note(dwg: svgwrite.Drawing, note: Note, text: _Text) -> BaseElement:
+    """The small italic caption, ellipsized to its box (it is user data of any length)."""
+    size = text.size * NOTE_SCALE
+    line = text.font.ellipsize(clean_text(note.text), note.box.w, size)
+    baseline = note.box.cy + BASELINE_SHIFT * size
+    return _text(dwg, [line], note.box.cx, [baseline], fill=MUTED_TEXT_COLOR,
+                 font_size=fmt(size), font_style="italic")
+
+
+def _label(dwg: svgwrite.Drawing, node: NodeBox, view: ShapeView, symbol: Symbol,
+           text: _Text) -> BaseElement:
+    """Label lines in the node's outside label box when it has one, else inside the
+    symbol: centred, or from the top-left for containers."""
+    if node.label is not None:
+        return _centred_text(dwg, view.lines, node.label, text)
+    area = symbol.label_area
+    if symbol.align == "start":
+        top = area.y + len(view.lines) * text.line_height / 2
+        baselines = text.baselines(top, len(view.lines))
+        return _text(dwg, view.lines, area.x, baselines, anchor="start")
+    return _centred_text(dwg, view.lines, area, text)
+
+
+def _nodes(dwg: svgwrite.Drawing, name: str, nodes: Sequence[NodeBox],
+           views: dict[str, ShapeView], text: _Text) -> Group:
+    """Symbols and labels of ``nodes`` in a group of class ``name``. Containers get
+    their own group under the edges: they are filled backgrounds, like lanes, and
+    would hide the edges between their children."""
+    group = dwg.g(class_=name)
+    for node in nodes:
+        view = views[node.id]
+        symbol = symbol_for(view, node.box, text.line_height, text.size)
+        g = dwg.g(class_=f"node symbol-{symbol.kind}")
+        for part in symbol.parts:
+            g.add(_part(dwg, part))
+        if symbol.note is not None and symbol.note.text:
+            g.add(_note(dwg, symbol.note, text))
+        if view.lines:
+            g.add(_label(dwg, node, view, symbol, text))
+        group.add(g)
+    return group
+
+
+# --------------------------------------------------------------------------- legend
+def _legend(dwg: svgwrite.Drawing, layout: Layout, lines: Sequence[str], text: _Text) -> Group:
+    """The matrix legend, one "mark – meaning" per line, in the strip under the layout."""
+    group = dwg.g(class_="legend")
+    if lines:
+        x, y = _legend_origin(layout)
+        top = y + LEGEND_PADDING + len(lines) * text.line_height / 2
+        group.add(_text(dwg, lines, x, text.baselines(top, len(lines)), anchor="start"))
+    return group
+
+
+# --------------------------------------------------------------------------- overlays
+def _overlays(dwg: svgwrite.Drawing, nodes: Sequence[NodeBox], views: dict[str, ShapeView],
+              scene: Scene) -> Group:
+    """The click targets of CONTRACT §7: one transparent rect per node, exactly its
+    box, in root user space, drawn last so they sit on top of everything."""
+    group = dwg.g(class_="overlays")
+    diagram_id = clean_text(scene.diagram_id)
+    for node in nodes:
+        view = views[node.id]
+        rect = _rect(dwg, node.box, class_="overlay", fill="transparent")
+        rect.update({"data-guid": clean_text(view.guid), "data-type": clean_text(view.type),
+                     "data-shape-id": clean_text(view.shape_id),
+                     "data-diagram-id": diagram_id})
+        if view.lane_id is not None:
+            rect.update({"data-lane-id": clean_text(view.lane_id)})
+        group.add(rect)
+    return group
