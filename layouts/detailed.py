@@ -12,7 +12,8 @@ gets a short orthogonal connector from the host's side through the gap.
 
 Guarantees: the flow drawn as ``vertical`` draws it (same routes); satellites overlap no
 node and no other satellite; a connector runs only through the gap between its host
-and its satellites (straight when the satellite faces the host, else with two bends);
+and its satellites (straight when the satellite faces the host's side, else with two
+bends);
 hosts keep no label box (their name is inside the symbol). Deterministic.
 """
 from __future__ import annotations
@@ -32,6 +33,7 @@ class DetailedLayout:
     connector_gap: float = 26.0
     satellite_spacing: float = 6.0
     port_inset: float = 8.0
+    straight_inset: float = 3.0
 
     def layout(self, graph: LayoutGraph, options: LayoutOptions) -> Layout:
         satellites = _satellites_by_host(graph)
@@ -90,8 +92,15 @@ class DetailedLayout:
             raise LayoutError(f"edge {edge.source!r} -> {edge.target!r} does not join a satellite to its host")
         satellite = satellites[satellite_id]
         host = hosts[host_id]
-        y = satellite.cy
-        port_y = min(max(y, host.y + self.port_inset), host.bottom - self.port_inset)
+        # straight across wherever host side and satellite face each other, else from a
+        # port on the host side with two bends in the gap
+        low = max(host.y + self.straight_inset, satellite.y + self.straight_inset)
+        high = min(host.bottom - self.straight_inset, satellite.bottom - self.straight_inset)
+        if low <= high:
+            port_y = y = min(max(satellite.cy, low), high)
+        else:
+            port_y = min(max(satellite.cy, host.y + self.port_inset), host.bottom - self.port_inset)
+            y = satellite.cy
         if satellite.x >= host.right:
             start_x, end_x = host.right, satellite.x
         else:

@@ -1,0 +1,132 @@
+"""detailed, graphic, the matrices and entityRelationship end to end through ``render``:
+the SVG contract (§7) on every demo diagram and corpus fixture, the shared checker's
+counts, byte-identical output, and golden pictures of demo diagrams.
+
+A golden that changes fails here; after looking at the new picture (rasterize the
+``.obtained`` file with ``renderer.export.svg_to_png``),
+``pytest tests/test_render_other_layouts.py --force-regen`` accepts it.
+"""
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+import pytest
+from lxml import etree
+
+from renderer.api import render
+from renderer.model import parse_diagram
+from tests.conftest import FIXTURES, SHARED, ROOT, load_fixture
+from tests.demo_fixtures import demo_fixture, demo_fixtures
+from tests.test_golden import same_svg
+
+SVG = "{http://www.w3.org/2000/svg}"
+LAYOUTS = ("detailed", "graphic", "processMatrix", "customerMatrix", "entityRelationship")
+CORPUS = sorted((FIXTURES / "corpus").glob("*.json"))
+CASES: dict[str, Any] = {**{f"demo/{k}": v for k, v in demo_fixtures().items()},
+                         **{f"corpus/{p.stem}": load_fixture(p) for p in CORPUS}}
+GOLDEN = ROOT / "golden"
+GOLDEN_CASES = {
+    "detailed": ("credit-check", "order-to-cash"),
+    "graphic": ("house", "order-to-cash"),
+    "processMatrix": ("house", "order-to-cash"),
+    "customerMatrix": ("house", "core"),
+    "entityRelationship": ("credit-check", "strategy-planning"),
+}
+
+
+def parse(svg: str) -> Any:
+    return etree.fromstring(svg.encode("utf-8"), etree.XMLParser(resolve_entities=False, no_network=True))
+
+
+@pytest.mark.parametrize("key", LAYOUTS)
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_svg_keeps_the_contract(case: str, key: str) -> None:
+    fixture = CASES[case]
+    svg = render(fixture, key)
+    assert render(fixture, key) == svg
+    root = parse(svg)
+    assert root.get("data-layout") == key and root.get("data-diagram-id") == fixture["diagram"]["id"]
+    assert root[-1].get("class") == "overlays"
+    overlays = root[-1].findall(f"{SVG}rect")
+    shape_ids = [rect.get("data-shape-id") for rect in overlays]
+    assert len(set(shape_ids)) == len(shape_ids)
+    assert all(rect.get("data-guid") and rect.get("data-type") for rect in overlays)
+    assert not root.findall(f".//{SVG}script") and not root.findall(f".//{SVG}foreignObject")
+    diagram = parse_diagram(fixture)
+    known = {diagram.id, *diagram.elements, *(s.element.id for s in diagram.shapes)}
+    assert {rect.get("data-guid") for rect in overlays} <= known
+    ends = {(p.get("data-source-shape-id"), p.get("data-target-shape-id"))
+            for p in root.iter(f"{SVG}path") if p.get("class") == "connector"}
+    assert {end for pair in ends for end in pair} <= set(shape_ids)
+    cells = [r for r in root.iter(f"{SVG}rect") if r.get("class") == "matrix-cell"]
+    assert {(c.get("data-row-id"), c.get("data-column-id")) for c in cells} <= {(a, b) for a in known for b in known}
+
+
+def test_matrix_cells_and_headers_name_elements() -> None:
+    fixture = demo_fixture("order-to-cash")
+    root = parse(render(fixture, "processMatrix"))
+    diagram = parse_diagram(fixture)
+    credit_check = next(s for s in diagram.shapes if s.element.text("name", "1033") == "Credit check")
+    finance = next(e for e in diagram.elements.values() if e.text("name", "1033") == "Finance and controlling")
+    cell = root.find(f".//{SVG}rect[@data-row-id='{credit_check.element.id}'][@data-column-id='{finance.id}']")
+    assert cell is not None and cell.get("class") == "matrix-cell"
+    overlays = {r.get("data-guid"): r.get("data-shape-id") for r in root[-1]}
+    assert overlays[credit_check.element.id] == credit_check.shape_id  # a row that is a shape: its shape id
+    assert overlays[finance.id] == finance.id                          # a column: the element id
+    texts = ["".join(t.itertext()) for t in root.iter(f"{SVG}text")]
+    assert "ER" in texts and any(t.startswith("E \u2013 executedBy") or "executedBy" in t for t in texts)
+
+
+def test_satellites_carry_overlays_of_their_elements() -> None:
+    fixture = demo_fixture("credit-check")
+    root = parse(render(fixture, "detailed"))
+    diagram = parse_diagram(fixture)
+    task = next(s for s in diagram.shapes if s.element.text("name", "1033") == "Assess credit limit")
+    satellites = [r for r in root[-1] if r.get("data-shape-id", "").startswith(f"{task.shape_id}:")]
+    assert [r.get("data-type") for r in satellites] == ["inOut", "orgUnit", "system", "knowledgeStructureDocument"]
+    assert all(r.get("data-shape-id") == f"{task.shape_id}:{r.get('data-guid')}" for r in satellites)
+
+
+@pytest.fixture(scope="module")
+def svgmetrics() -> Any:
+    if not (SHARED / "tools" / "svgmetrics.py").is_file():
+        pytest.skip("../shared/tools is not beside the project; it exists in CI and on developer machines")
+    sys.path.insert(0, str(SHARED / "tools"))
+    import svgmetrics as module  # type: ignore[import-not-found]
+
+    return module
+
+
+@pytest.mark.parametrize("key", LAYOUTS)
+def test_shared_checker_counts_no_overlap_and_no_edge_through_a_shape(key: str, svgmetrics: Any) -> None:
+    """As ``svgcheck`` counts them; graphic's nested boxes are the one expected overlap
+    (every ancestor-descendant pair), so it must count exactly those."""
+    for case, fixture in CASES.items():
+        svg = render(fixture, key)
+        geometry = svgmetrics.geometry_from_svg(svg)
+        measured = svgmetrics.compute_metrics(geometry, "TB")
+        assert geometry["svg_issues"] == [], case
+        assert measured["edge_node_intersections"] == 0, case
+        expected = _nesting_pairs(fixture) if key == "graphic" else 0
+        assert measured["node_overlaps"] == expected, case
+
+
+def _nesting_pairs(fixture: Any) -> int:
+    """(ancestor, descendant) pairs of the hierarchy drawn by ``graphic``."""
+    from renderer.relations import hierarchy
+
+    parent = {element.id: up for element, up in hierarchy(parse_diagram(fixture))}
+    pairs = 0
+    for node in parent:
+        up = parent[node]
+        while up is not None:
+            pairs += 1
+            up = parent[up]
+    return pairs
+
+
+@pytest.mark.parametrize("key,name", [(k, n) for k, names in GOLDEN_CASES.items() for n in names])
+def test_golden(key: str, name: str, file_regression) -> None:  # type: ignore[no-untyped-def]
+    svg = render(demo_fixture(name), key)
+    file_regression.check(svg, fullpath=GOLDEN / key / f"demo.{name}.svg", check_fn=same_svg)
