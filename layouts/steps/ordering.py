@@ -173,17 +173,19 @@ def _median_sort(layer: list[int], neighbours: list[list[int]], position: list[i
         position[vertex] = index
 
 
-def _pair_crossings(left: int, right: int, graph: ProperGraph, position: list[int]) -> tuple[int, int]:
+def _pair_crossings(left: int, right: int, up: list[list[int]], down: list[list[int]],
+                    position: list[int]) -> tuple[int, int]:
     """Crossings among the edges of two neighbours with ``left`` before ``right``, and
     with the two swapped."""
     kept = swapped = 0
-    for adjacency in (graph.up, graph.down):
-        right_positions = [position[w] for w in adjacency[right]]
-        if not right_positions:
+    for adjacency in (up, down):
+        right_neighbours = adjacency[right]
+        if not right_neighbours:
             continue
         for a in adjacency[left]:
             pa = position[a]
-            for pb in right_positions:
+            for b in right_neighbours:
+                pb = position[b]
                 if pa > pb:
                     kept += 1
                 elif pa < pb:
@@ -196,14 +198,15 @@ def _transpose(graph: ProperGraph, layers: Layers, position: list[int], allow_ti
     """Swap neighbours while that removes crossings; with ``allow_ties`` also swap
     neighbours whose order does not matter, which lets the next sweep escape a plateau
     (dot's "reverse" transpose)."""
+    up, down, lane = graph.up, graph.down, graph.lane
     for _ in range(max_passes):
         improved = False
         for layer in layers:
             for index in range(len(layer) - 1):
                 v, w = layer[index], layer[index + 1]
-                if graph.lane[v] != graph.lane[w]:
+                if lane[v] != lane[w]:
                     continue
-                kept, swapped = _pair_crossings(v, w, graph, position)
+                kept, swapped = _pair_crossings(v, w, up, down, position)
                 if swapped < kept or (allow_ties and kept > 0 and swapped == kept):
                     layer[index], layer[index + 1] = w, v
                     position[v], position[w] = index + 1, index
