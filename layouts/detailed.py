@@ -10,10 +10,10 @@ column plus a connector gap; the layered pipeline (vertical) places the flow and
 that region free; the satellites are stacked in the region, centred on their host; each
 gets a short orthogonal connector from the host's side through the gap.
 
-Guarantees: the flow drawn as ``vertical`` draws it (same routes); satellites overlap no
-node and no other satellite; a connector runs only through the gap between its host
-and its satellites (straight when the satellite faces the host's side, else with two
-bends);
+Guarantees: every flow edge is routed by the layered pipeline as in ``vertical`` (the
+regions only make room); satellites overlap no node and no other satellite; a connector
+runs only through the gap between its host and its satellites, straight where the
+satellite faces its port, else with two bends, and connectors of one host never cross;
 hosts keep no label box (their name is inside the symbol). Deterministic.
 """
 from __future__ import annotations
@@ -32,8 +32,8 @@ class DetailedLayout:
     key: str = "detailed"
     connector_gap: float = 26.0
     satellite_spacing: float = 6.0
-    port_inset: float = 8.0
     straight_inset: float = 3.0
+    port_spacing: float = 6.0
 
     def layout(self, graph: LayoutGraph, options: LayoutOptions) -> Layout:
         satellites = _satellites_by_host(graph)
@@ -42,8 +42,8 @@ class DetailedLayout:
         satellite_ids = {node.id for hosted in satellites.values() for node in hosted}
         flow_edges = tuple(e for e in graph.edges if e.source not in satellite_ids and e.target not in satellite_ids)
         flow = layered_layout(LayoutGraph(flow_nodes, flow_edges, graph.lanes), options, VERTICAL)
-        placed: dict[str, Box] = {}
         nodes: list[NodeBox] = []
+        spokes: dict[str, tuple[Point, ...]] = {}  # satellite id → its connector, host to satellite
         for node in flow.nodes:
             hosted = satellites.get(node.id, ())
             if not hosted:
@@ -51,12 +51,11 @@ class DetailedLayout:
                 continue
             assert node.label is not None
             nodes.append(NodeBox(node.id, node.box))
-            for satellite, box in zip(hosted, self._stack(node.box, node.label, hosted)):
-                placed[satellite.id] = box
-                nodes.append(NodeBox(satellite.id, box))
-        host_box = {node.id: node.box for node in flow.nodes}
+            boxes = self._stack(node.box, node.label, hosted)
+            nodes += [NodeBox(satellite.id, box) for satellite, box in zip(hosted, boxes)]
+            spokes.update(zip((satellite.id for satellite in hosted), self._spokes(node.box, boxes)))
         host_of = {satellite.id: host for host, hosted in satellites.items() for satellite in hosted}
-        connectors = [self._connector(edge, host_of, host_box, placed) for edge in graph.edges
+        connectors = [_connector(edge, host_of, spokes) for edge in graph.edges
                       if edge.source in satellite_ids or edge.target in satellite_ids]
         return Layout(flow.width, flow.height, tuple(nodes), flow.edges + tuple(connectors), flow.lanes)
 
@@ -82,38 +81,51 @@ class DetailedLayout:
             y += satellite.height + self.satellite_spacing
         return boxes
 
-    def _connector(self, edge: LayoutEdge, host_of: dict[str, str], hosts: dict[str, Box],
-                   satellites: dict[str, Box]) -> EdgeRoute:
-        """From the host side facing the satellite to the satellite's near side;
-        reversed when the edge runs satellite → host."""
-        inward = edge.source in satellites
-        satellite_id, host_id = (edge.source, edge.target) if inward else (edge.target, edge.source)
-        if host_of.get(satellite_id) != host_id:
-            raise LayoutError(f"edge {edge.source!r} -> {edge.target!r} does not join a satellite to its host")
-        satellite = satellites[satellite_id]
-        host = hosts[host_id]
-        # straight across wherever host side and satellite face each other, else from a
-        # port on the host side with two bends in the gap
-        low = max(host.y + self.straight_inset, satellite.y + self.straight_inset)
-        high = min(host.bottom - self.straight_inset, satellite.bottom - self.straight_inset)
-        if low <= high:
-            port_y = y = min(max(satellite.cy, low), high)
-        else:
-            port_y = min(max(satellite.cy, host.y + self.port_inset), host.bottom - self.port_inset)
-            y = satellite.cy
-        if satellite.x >= host.right:
-            start_x, end_x = host.right, satellite.x
-        else:
-            start_x, end_x = host.x, satellite.right
-        trunk = round((start_x + end_x) / 2, 2)
-        points: list[Point] = [(start_x, port_y)]
-        if abs(port_y - y) > 1e-6:
-            points += [(trunk, port_y), (trunk, y)]
-        points.append((end_x, y))
-        if inward:
-            points.reverse()
-        return EdgeRoute(edge.source, edge.target, tuple((round(px, 2), round(py, 2)) for px, py in points),
-                         key=edge.key)
+    def _spokes(self, host: Box, boxes: Sequence[Box]) -> list[tuple[Point, ...]]:
+        """The connectors from ``host`` to its stacked satellites ``boxes``, in order.
+
+        Ports on the host side follow the satellites' order, at least ``port_spacing``
+        apart, as near each satellite's centre as the side allows; a satellite that
+        faces its port is joined straight across, the others bend once on a vertical
+        trunk in the gap. Trunks of satellites above their port get farther from the
+        host downwards, those below it upwards: with monotone ports that nesting keeps
+        every pair of connectors of one host from crossing."""
+        low, high = host.y + self.straight_inset, host.bottom - self.straight_inset
+        spacing = min(self.port_spacing, (high - low) / max(len(boxes) - 1, 1))
+        ports = [min(max(box.cy, low), high) for box in boxes]
+        for k in range(1, len(ports)):
+            ports[k] = max(ports[k], ports[k - 1] + spacing)
+        for k in range(len(ports) - 1, -1, -1):
+            ports[k] = min(ports[k], high if k == len(ports) - 1 else ports[k + 1] - spacing)
+        right = boxes[0].x >= host.right
+        side = host.right if right else host.x
+        facing = [box.y + self.straight_inset <= port <= box.bottom - self.straight_inset
+                  for box, port in zip(boxes, ports)]
+        above = [k for k, box in enumerate(boxes) if not facing[k] and box.cy < ports[k]]
+        below = [k for k, box in enumerate(boxes) if not facing[k] and box.cy > ports[k]]
+        depth = {k: i for i, k in enumerate(above)} | {k: i for i, k in enumerate(reversed(below))}
+        gap = (boxes[0].x - side) if right else (side - boxes[0].right)
+        step = gap / (max(len(above), len(below), 1) + 1)
+        spokes: list[tuple[Point, ...]] = []
+        for k, (box, port) in enumerate(zip(boxes, ports)):
+            end = box.x if right else box.right
+            if facing[k]:
+                points: tuple[Point, ...] = ((side, port), (end, port))
+            else:
+                trunk = side + (depth[k] + 1) * step * (1 if right else -1)
+                points = ((side, port), (trunk, port), (trunk, box.cy), (end, box.cy))
+            spokes.append(tuple((round(x, 2), round(y, 2)) for x, y in points))
+        return spokes
+
+
+def _connector(edge: LayoutEdge, host_of: dict[str, str], spokes: dict[str, tuple[Point, ...]]) -> EdgeRoute:
+    """The route of a satellite edge: its spoke, reversed when it runs satellite → host."""
+    inward = edge.source in spokes
+    satellite_id, host_id = (edge.source, edge.target) if inward else (edge.target, edge.source)
+    if host_of.get(satellite_id) != host_id:
+        raise LayoutError(f"edge {edge.source!r} -> {edge.target!r} does not join a satellite to its host")
+    points = spokes[satellite_id]
+    return EdgeRoute(edge.source, edge.target, tuple(reversed(points)) if inward else points, key=edge.key)
 
 
 def _satellites_by_host(graph: LayoutGraph) -> dict[str, tuple[LayoutNode, ...]]:
