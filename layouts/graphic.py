@@ -9,8 +9,9 @@ Guarantees: every node gets one box; a child's box lies inside its parent's box,
 the parent's header strip, with ``padding`` all round; siblings never overlap (``gap``
 apart); the children of a container, and the roots, are wrapped into rows, in their
 order, so that their block comes near ``aspect``; the containers of a row are stretched
-to the row's height and share the width left at its end, so frames line up. Parents come before their children in
-``Layout.nodes`` (so frames are drawn first). Deterministic; iterative, so deep
+to the row's height and share the width left at its end, so frames line up. A
+container's ``NodeBox.box`` is its header strip and ``frame`` its whole box, so no
+overlay lies inside another. Parents come before their children in ``Layout.nodes``. Deterministic; iterative, so deep
 hierarchies cannot exhaust the stack.
 """
 from __future__ import annotations
@@ -53,7 +54,7 @@ class GraphicLayout:
                 self._place(children[node.id], packings[node.id], box.x + self.padding,
                             box.y + node.height + self.padding, box.w - 2 * self.padding, sizes, boxes)
         return Layout(round(top.width + 2 * options.margin, 2), round(top.height + 2 * options.margin, 2),
-                      tuple(NodeBox(node.id, boxes[node.id]) for node in order))
+                      tuple(_node_box(node, boxes[node.id]) for node in order))
 
     def _pack(self, nodes: list[LayoutNode], sizes: dict[str, tuple[float, float]]) -> Packing:
         return pack_rows([sizes[node.id] for node in nodes], self.gap, self.aspect)
@@ -78,6 +79,13 @@ class GraphicLayout:
                     w, h = w + grow, max(h, row_height)
                     shift += grow
                 boxes[node.id] = Box(round(left, 2), round(y + py, 2), round(w, 2), round(h, 2))
+
+
+def _node_box(node: LayoutNode, box: Box) -> NodeBox:
+    """A container's overlay box is its header strip; the whole box is its frame."""
+    if node.role != "container":
+        return NodeBox(node.id, box)
+    return NodeBox(node.id, Box(box.x, box.y, box.w, min(node.height, box.h)), frame=box)
 
 
 def _forest(graph: LayoutGraph) -> dict[str | None, list[LayoutNode]]:

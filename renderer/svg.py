@@ -355,7 +355,7 @@ def _nodes(dwg: svgwrite.Drawing, name: str, nodes: Sequence[NodeBox],
     group = dwg.g(class_=name)
     for node in nodes:
         view = views[node.id]
-        symbol = symbol_for(view, node.box, text.line_height, text.size)
+        symbol = symbol_for(view, node.box, text.line_height, text.size, node.frame)
         g = dwg.g(class_=f"node symbol-{symbol.kind}")
         for part in symbol.parts:
             g.add(_part(dwg, part))

@@ -111,13 +111,15 @@ def test_a_satellite_host_with_its_own_outside_label_is_refused() -> None:
 # --------------------------------------------------------------------------- graphic
 def test_graphic_nests_the_process_house_below_each_header() -> None:
     graph, scene, layout = laid_out(DEMO["house"], "graphic")
-    boxes = {n.id: n.box for n in layout.nodes}
+    boxes = {n.id: n.frame or n.box for n in layout.nodes}
+    headers = {n.id: n.box for n in layout.nodes}
     roles = {n.id: n.role for n in graph.nodes}
     assert list(roles.values()).count("container") == 8  # house, 3 categories, 4 main processes with children
     for node in graph.nodes:
         if node.parent is not None:
             parent = graph.node(node.parent)
             header = Box(boxes[parent.id].x, boxes[parent.id].y, boxes[parent.id].w, parent.height)
+            assert headers[parent.id] == header  # a container's overlay is its header strip
             assert inside(boxes[node.id], boxes[parent.id])
             assert not intersects(boxes[node.id], header)
     assert 0.75 < layout.width / layout.height < 2.0
