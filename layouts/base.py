@@ -26,6 +26,7 @@ class LayoutOptions:
 
 
 class LayoutStrategy(Protocol):
-    key: str
+    @property
+    def key(self) -> str: ...
 
     def layout(self, graph: LayoutGraph, options: LayoutOptions) -> Layout: ...

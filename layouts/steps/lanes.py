@@ -9,7 +9,7 @@ adjacent swaps from the preferred order until none helps.
 """
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from itertools import permutations
 
 EXHAUSTIVE = 7
@@ -24,7 +24,7 @@ def order_lanes(lane_count: int, node_lane: Sequence[int], edges: Sequence[tuple
             weight[a][b] += 1
             weight[b][a] += 1
 
-    def cost(order: Sequence[int]) -> int:
+    def cost(order: Iterable[int]) -> int:
         position = {lane: i for i, lane in enumerate(order)}
         return sum(weight[a][b] * abs(position[a] - position[b])
                    for a in range(lane_count) for b in range(a + 1, lane_count))
