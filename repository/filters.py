@@ -2,7 +2,7 @@
 
 Both operator forms of CONTRACT section 4 parse to the same tree (`name -eq 'x'` and
 `name eq 'x'`). Keywords and function names are case-insensitive. The result is a SQL
-condition on `Element`; attribute properties become EXISTS sub-queries on the newest
+condition on `Element`; attribute properties become IN sub-queries on the newest
 version's attribute rows, so nothing is filtered in Python.
 
 String comparisons with eq/ne/in/lt... are exact; contains/startswith/endswith ignore
@@ -16,7 +16,7 @@ from typing import Any
 
 from lark import Lark, Token, Transformer, v_args
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, VisitError
-from sqlalchemy import ColumnElement, and_, exists, false, func, not_, or_, select
+from sqlalchemy import ColumnElement, and_, false, func, not_, or_, select
 
 from repository.errors import InvalidInput
 from repository.models import AttributeValue, Element, ElementVersion
@@ -236,14 +236,17 @@ def _is_missing(target: Target, prop: Property) -> ColumnElement[bool]:
 def _attribute_exists(
     target: Target, prop: Property, value_condition: ColumnElement[bool] | None = None
 ) -> ColumnElement[bool]:
-    """A value of the attribute on the element's newest version (matching, if given)."""
-    conditions = [AttributeValue.version_pk == target.version_pk,
-                  AttributeValue.name == prop.name]
+    """A value of the attribute on the target version (matching, if given).
+
+    An uncorrelated IN sub-query rather than a correlated EXISTS: the database evaluates
+    it once, through the (name, value) indexes, instead of once per element."""
+    conditions = [AttributeValue.name == prop.name]
     if prop.culture is not None:
         conditions.append(AttributeValue.culture == prop.culture)
     if value_condition is not None:
         conditions.append(value_condition)
-    return exists(select(AttributeValue.pk).where(*conditions))
+    return target.version_pk.in_(  # type: ignore[no-any-return]
+        select(AttributeValue.version_pk).where(*conditions))
 
 
 __all__ = ["ELEMENTS", "VERSIONS", "Target", "compile_filter"]

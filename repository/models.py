@@ -91,6 +91,11 @@ class AttributeValue(Base):
     __table_args__ = (
         UniqueConstraint("version_pk", "name", "culture"),
         Index("ix_attributes_number", "name", "value_num"),
+        # `$filter` on text values. PostgreSQL's B-tree cannot hold long texts (rich-text
+        # descriptions), so it gets a hash index: equality only, any length.
+        Index("ix_attributes_text", "name", "value_text").ddl_if(dialect="sqlite"),
+        Index("ix_attributes_text_hash", "value_text",
+              postgresql_using="hash").ddl_if(dialect="postgresql"),
     )
 
     pk: Mapped[int] = mapped_column(Integer, primary_key=True)

@@ -48,9 +48,11 @@ class Serializer:
         self.store = store
         self.shaping = shaping
         self.uri_of = uri_of
+        self._versions: dict[int, ElementVersion] = {}
 
     def elements(self, pairs: Sequence[tuple[Element, ElementVersion | None]]) -> list[dict[str, Any]]:
         """Full elements; a None version means the element's newest version."""
+        self._preload_versions([e.current_version_pk for e, v in pairs if v is None])
         resolved = [(e, v or self._version_of(e)) for e, v in pairs]
         version_pks = [v.pk for _, v in resolved]
         wants = self.shaping.resources
@@ -125,7 +127,7 @@ class Serializer:
     def _linked(self, link: Link, refs: dict[int, Element],
                 expanded: dict[int, dict[str, Any]]) -> dict[str, Any]:
         target = refs[link.target_pk]
-        version = (self.store.session.get(ElementVersion, link.target_version_pk)
+        version = (self._version(link.target_version_pk)
                    if link.target_version_pk is not None else None)
         ref = self.reference(target, version)
         if link.context in self.shaping.expand and link.target_version_pk is None:
@@ -139,7 +141,8 @@ class Serializer:
         return entry
 
     def _version_of(self, element: Element) -> ElementVersion:
-        return self.store.current_version(element)
+        assert element.current_version_pk is not None, "every element has a version"
+        return self._version(element.current_version_pk)
 
     def _children(self, pks: Sequence[int]) -> dict[int, list[int]]:
         result: dict[int, list[int]] = {}
@@ -167,12 +170,22 @@ class Serializer:
         pks.update(pk for cs in children.values() for pk in cs)
         pks.update(s.element_pk for ss in shapes.values() for s in ss)
         elements = self.store.elements_by_pk(pks)
-        # Warm the identity map so reference() finds every newest version without a query.
-        version_pks = [e.current_version_pk for e in elements.values()]
-        if version_pks:
-            list(self.store.session.scalars(
-                select(ElementVersion).where(ElementVersion.pk.in_(version_pks))))
+        self._preload_versions([e.current_version_pk for e in elements.values()]
+                               + [link.target_version_pk for per_context in links.values()
+                                  for ls in per_context.values() for link in ls])
         return elements
+
+    def _preload_versions(self, version_pks: Sequence[int | None]) -> None:
+        """Load the versions a response will name in one query (not one per element)."""
+        wanted = {pk for pk in version_pks if pk is not None} - set(self._versions)
+        if wanted:
+            self._versions.update((v.pk, v) for v in self.store.session.scalars(
+                select(ElementVersion).where(ElementVersion.pk.in_(wanted))))
+
+    def _version(self, pk: int) -> ElementVersion:
+        if pk not in self._versions:
+            self._preload_versions([pk])
+        return self._versions[pk]
 
     def _expansions(self, links: dict[int, dict[str, list[Link]]]) -> dict[int, dict[str, Any]]:
         """Attributes and related of every element in an expanded context (one level)."""

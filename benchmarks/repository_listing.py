@@ -1,0 +1,106 @@
+"""Listing speed with a large tenant: bulk-insert N elements (default 100,000) into one
+tenant, then time listing requests through the Flask app (test client, no network).
+
+    python benchmarks/repository_listing.py [--db URL] [--count 100000]
+
+Figures are written up in docs/performance-service.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import func, insert, select
+from sqlalchemy.orm import Session
+
+from repository.app import create_app
+from repository.auth import create_token
+from repository.maintenance import optimize
+from repository.models import AttributeValue, Element, ElementVersion
+from repository.store import create_tenant, encode_value
+
+BATCH = 10_000
+TYPES = ("task", "mainProcess", "subProcess", "evStart", "ruleXor")
+BASE = "/bench/big/_api/rest/facets/processes/views/list/elements"
+
+
+def populate(session: Session, count: int) -> str:
+    """Bulk rows straight into the tables (the store's one-by-one path is for requests)."""
+    tenant = create_tenant(session, "bench", "big")
+    token = create_token(session, tenant, "viewer")
+    first = (session.scalar(select(func.max(Element.pk))) or 0) + 1
+    first_version = (session.scalar(select(func.max(ElementVersion.pk))) or 0) + 1
+    for start in range(0, count, BATCH):
+        numbers = range(start, min(start + BATCH, count))
+        elements: list[dict[str, Any]] = []
+        versions: list[dict[str, Any]] = []
+        attributes: list[dict[str, Any]] = []
+        for n in numbers:
+            name = f"Process {n:06d}"
+            elements.append({"pk": first + n, "tenant_pk": tenant.pk, "id": f"el-{n:06d}",
+                             "facet": "processes", "type": TYPES[n % len(TYPES)],
+                             "versioned": False, "state": None, "sort_name": name.lower(),
+                             "current_version_pk": first_version + n})
+            versions.append({"pk": first_version + n, "element_pk": first + n,
+                             "version_id": f"v-{n:06d}", "seq": 1, "state": None})
+            for attribute, culture, value in (("name", 1033, name),
+                                              ("name", 1031, f"Prozess {n:06d}"),
+                                              ("priority", 127, n % 10)):
+                exact, text, number = encode_value(value)
+                attributes.append({"version_pk": first_version + n, "name": attribute,
+                                   "culture": culture, "value_json": exact,
+                                   "value_text": text, "value_num": number})
+        session.execute(insert(Element), elements)
+        session.execute(insert(ElementVersion), versions)
+        session.execute(insert(AttributeValue), attributes)
+    session.commit()
+    return token
+
+
+def timed(client: Any, token: str, label: str, params: dict[str, str], runs: int = 5) -> None:
+    headers = {"Authorization": f"Bearer {token}"}
+    durations = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        response = client.get(BASE, headers=headers, query_string=params)
+        durations.append(time.perf_counter() - start)
+        assert response.status_code == 200, response.json
+    best, median = min(durations), sorted(durations)[len(durations) // 2]
+    print(f"{label:<58} {response.json['count']:>4} elements  "
+          f"best {best * 1000:7.1f} ms  median {median * 1000:7.1f} ms")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--db", help="SQLAlchemy URL of an empty database (default: a "
+                                     "temporary SQLite file)")
+    parser.add_argument("--count", type=int, default=100_000)
+    args = parser.parse_args()
+    url = args.db or f"sqlite:///{Path(tempfile.mkdtemp()) / 'bench.db'}"
+    app = create_app({"DATABASE_URL": url})
+    start = time.perf_counter()
+    with app.extensions["elrepo.sessions"]() as session:
+        token = populate(session, args.count)
+        optimize(session)  # fresh planner statistics, as maintenance (or autovacuum) gives
+        session.commit()
+    print(f"inserted {args.count} elements in {time.perf_counter() - start:.1f} s ({url})")
+    client = app.test_client()
+    timed(client, token, "first page (100)", {})
+    timed(client, token, "page 500 (100)", {"$page": "500"})
+    timed(client, token, "$pageSelectionKey of element 87,654", {"$pageSelectionKey": "el-087654"})
+    timed(client, token, "filter type eq 'mainProcess' (first page)",
+          {"$filter": "type eq 'mainProcess'"})
+    timed(client, token, "filter name -eq 'Process 042000'",
+          {"$filter": "name -eq 'Process 042000'"})
+    timed(client, token, "filter contains(name, '4242') (whole-tenant scan)",
+          {"$filter": "contains(name, '4242')"})
+    timed(client, token, "filter priority ge 9 and type eq 'task' (first page)",
+          {"$filter": "priority ge 9 and type eq 'task'"})
+
+
+if __name__ == "__main__":
+    main()
