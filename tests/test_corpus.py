@@ -1,5 +1,6 @@
-"""Every diagram of the shared corpus in both flow layouts: the SVG contract holds, no
-overlap, no edge through a shape, and crossings beat the anchors (issue 2's bar)."""
+"""Every diagram of the shared corpus in every layout: the SVG contract holds, no
+overlap, no edge through a shape, no lane violation (issues 2 and 4); in the flow
+layouts every shape and edge is drawn and crossings beat the anchors."""
 from __future__ import annotations
 
 import json
@@ -11,10 +12,12 @@ from typing import Any
 
 import pytest
 
+from layouts.registry import LAYOUT_KEYS
 from renderer.api import render
 from tests.conftest import SHARED
 
 FLOW_LAYOUTS = ("horizontal", "vertical")
+DIRECTION = {"vertical": "TB", "verticalSwimlane": "TB", "detailed": "TB"}
 #: Sum over the corpus of the better of dot and ELK per fixture (BASELINES.md).
 CROSSINGS_BUDGET = 161
 
@@ -35,10 +38,10 @@ def corpus_results() -> dict[tuple[str, str], dict[str, Any]]:
     for path in sorted((SHARED / "corpus").glob("*/fixtures/*.json")):
         fixture = json.loads(path.read_text(encoding="utf-8"))
         key = f"{path.parent.parent.name}/{path.stem}"
-        for layout in FLOW_LAYOUTS:
+        for layout in LAYOUT_KEYS:
             svg = render(fixture, layout)
             geometry = metrics.geometry_from_svg(svg)
-            measured = metrics.compute_metrics(geometry, "LR" if layout == "horizontal" else "TB")
+            measured = metrics.compute_metrics(geometry, DIRECTION.get(layout, "LR"))
             measured["issues"] = geometry["svg_issues"]
             measured["drawn"] = (len(geometry["nodes"]), len(geometry["edges"]))
             measured["expected"] = (len(fixture["values"]), sum(
@@ -48,9 +51,10 @@ def corpus_results() -> dict[tuple[str, str], dict[str, Any]]:
 
 
 def test_corpus_svgs_keep_the_contract(corpus_results: dict[tuple[str, str], dict[str, Any]]) -> None:
-    problems = {key: (m["issues"], m["node_overlaps"], m["edge_node_intersections"])
+    problems = {key: (m["issues"], m["node_overlaps"], m["edge_node_intersections"], m["lane_violations"])
                 for key, m in corpus_results.items()
-                if m["issues"] or m["node_overlaps"] or m["edge_node_intersections"] or m["drawn"] != m["expected"]}
+                if m["issues"] or m["node_overlaps"] or m["edge_node_intersections"] or m["lane_violations"]
+                or (key[1] in FLOW_LAYOUTS and m["drawn"] != m["expected"])}
     assert problems == {}
 
 
@@ -70,10 +74,14 @@ def test_corpus_crossings_beat_dot_and_elk(corpus_results: dict[tuple[str, str],
         assert total <= CROSSINGS_BUDGET, layout
 
 
-def test_svgcheck_quick_passes(shared_dir: Path, tmp_path: Path) -> None:
+@pytest.mark.parametrize("arguments", [
+    ["--quick"],
+    ["--layouts", "horizontalSwimlane", "verticalSwimlane", "--lanes-only"],
+], ids=["quick", "swimlanes"])
+def test_svgcheck_passes(arguments: list[str], shared_dir: Path, tmp_path: Path) -> None:
     """The shared checker, run as CI runs it, through the installed ``elrepo`` command."""
     environment = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"}
-    completed = subprocess.run([sys.executable, str(shared_dir / "tools" / "svgcheck"), "--quick"],
+    completed = subprocess.run([sys.executable, str(shared_dir / "tools" / "svgcheck"), *arguments],
                                capture_output=True, text=True, env=environment, timeout=600, cwd=tmp_path)
     assert completed.returncode == 0, completed.stdout[-3000:] + completed.stderr[-2000:]
     assert "0 SVGs with contract problems" in completed.stdout
