@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from lark import Lark, Token, Transformer, v_args
+from lark import Lark, Token, Transformer, Tree, v_args
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, VisitError
 from sqlalchemy import ColumnElement, and_, false, func, not_, or_, select
 
@@ -59,6 +59,9 @@ CULTURE: /\d+/
 """
 
 _PARSER = Lark(GRAMMAR, parser="lalr")
+MAX_FILTER_LENGTH = 8000
+# Deep enough for any hand-written filter, shallow enough for every SQL parser.
+MAX_FILTER_DEPTH = 64
 _TEXT_FUNCTIONS = {"contains", "startswith", "endswith"}
 
 
@@ -91,24 +94,41 @@ _ELEMENT_PROPERTIES = frozenset({"id", "type", "state", "facetname"})
 
 def compile_filter(text: str, target: Target = ELEMENTS) -> ColumnElement[bool]:
     """The SQL condition for a `$filter` value, or InvalidInput naming the problem."""
+    if len(text) > MAX_FILTER_LENGTH:
+        raise InvalidInput(f"$filter is longer than {MAX_FILTER_LENGTH} characters")
     try:
         tree = _PARSER.parse(text)
     except UnexpectedEOF:
         raise _invalid(text, "the expression ends too early", len(text)) from None
     except UnexpectedCharacters as error:
-        word = text[error.pos_in_stream:].split(maxsplit=1)[0]
-        raise _invalid(text, f"unexpected {word!r}", error.pos_in_stream) from None
+        position = _position(error, text)
+        word = text[position:].split(maxsplit=1)[0]
+        raise _invalid(text, f"unexpected {word!r}", position) from None
     except UnexpectedInput as error:
         token = getattr(error, "token", None)
         if token is None or token.type == "$END":
             raise _invalid(text, "the expression ends too early", len(text)) from None
         raise _invalid(text, f"unexpected {str(token)!r}", _position(error, text)) from None
+    if _depth(tree) > MAX_FILTER_DEPTH:
+        raise InvalidInput(f"$filter is nested more than {MAX_FILTER_DEPTH} levels deep")
     try:
-        return _Compiler(target).transform(tree)  # type: ignore[no-any-return]
+        return _Compiler(target).transform(tree)
     except VisitError as error:
         if isinstance(error.orig_exc, InvalidInput):
             raise error.orig_exc from None
         raise
+
+
+def _depth(tree: Tree[Token]) -> int:
+    """Nesting depth, counted without recursion (the tree may be arbitrarily deep)."""
+    deepest = 0
+    stack: list[tuple[Tree[Token] | Token, int]] = [(tree, 1)]
+    while stack:
+        node, depth = stack.pop()
+        deepest = max(deepest, depth)
+        if isinstance(node, Tree):
+            stack.extend((child, depth + 1) for child in node.children)
+    return deepest
 
 
 def _position(error: UnexpectedInput, text: str) -> int:
@@ -214,17 +234,18 @@ def _condition(column: Any, op: str, value: Any) -> ColumnElement[bool]:
         lowered = func.lower(column)
         needle = str(value).lower()
         if op == "contains":
-            return lowered.contains(needle, autoescape=True)  # type: ignore[no-any-return]
+            return lowered.contains(needle, autoescape=True)
         if op == "startswith":
-            return lowered.startswith(needle, autoescape=True)  # type: ignore[no-any-return]
-        return lowered.endswith(needle, autoescape=True)  # type: ignore[no-any-return]
-    return {
+            return lowered.startswith(needle, autoescape=True)
+        return lowered.endswith(needle, autoescape=True)
+    conditions: dict[str, ColumnElement[bool]] = {
         "eq": column == value,
         "gt": column > value,
         "ge": column >= value,
         "lt": column < value,
         "le": column <= value,
-    }[op]
+    }
+    return conditions[op]
 
 
 def _is_missing(target: Target, prop: Property) -> ColumnElement[bool]:

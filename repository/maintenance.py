@@ -51,18 +51,17 @@ def refresh_caches(session: Session, tenant: Tenant) -> None:
             .order_by(Element.pk).limit(BATCH)).all()
         if not rows:
             break
-        names: dict[int, dict[int, str]] = {}
+        names: dict[int | None, dict[int, str]] = {}
         for version_pk, culture, value in session.execute(
                 select(AttributeValue.version_pk, AttributeValue.culture,
                        AttributeValue.value_text)
                 .where(AttributeValue.version_pk.in_([v for _, v in rows]),
                        AttributeValue.name == "name")):
             names.setdefault(version_pk, {})[culture] = value
-        for element_pk, version_pk in rows:
-            sort_name = sort_key(names.get(version_pk or 0, {}), tenant.default_culture)
-            session.execute(update(Element).where(Element.pk == element_pk)
-                            .values(sort_name=sort_name)
-                            .execution_options(synchronize_session=False))
+        session.execute(update(Element), [
+            {"pk": element_pk, "sort_name": sort_key(names.get(current_pk, {}),
+                                                     tenant.default_culture)}
+            for element_pk, current_pk in rows])
         last_pk = rows[-1][0]
     session.flush()
 

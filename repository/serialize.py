@@ -93,7 +93,8 @@ class Serializer:
 
     # ---- internals -----------------------------------------------------------------
 
-    def _element(self, element: Element, version: ElementVersion, attributes: dict[int, Any],
+    def _element(self, element: Element, version: ElementVersion,
+                 attributes: dict[str, dict[int, Any]],
                  links: dict[str, list[Link]], children: list[int], shapes: list[Shape],
                  refs: dict[int, Element], expanded: dict[int, dict[str, Any]]) -> dict[str, Any]:
         wants = self.shaping.resources

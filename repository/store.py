@@ -264,7 +264,8 @@ class Store:
         self.session.flush()
         version = self._add_version(element, seq=1, state=state)
         stamp = now_timestamp()
-        server = {"createdOn": stamp, "changedOn": stamp, "state1": state or "show"}
+        server: dict[str, Any] = {"createdOn": stamp, "changedOn": stamp,
+                                  "state1": state or "show"}
         if versioned:
             server.update(version=release.FIRST_VERSION, isReleased=False)
         attributes = {**self._client_attributes(data),

@@ -8,7 +8,7 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeGuard
 
 from repository.errors import InvalidInput, TooLarge
 
@@ -16,6 +16,7 @@ MAX_CONTENT_ITEMS = 5000
 MAX_ELEMENTS_PER_UPDATE = 5000
 MAX_NAME_LENGTH = 128
 MAX_ID_LENGTH = 64
+MAX_INTEGER = 2**63 - 1
 _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_.-]*$")
 
 AttributeMap = dict[str, dict[int, Any]]
@@ -137,9 +138,10 @@ def parse_content_body(body: Any) -> list[ContentItem]:
 def _content_item(raw: Any, where: str) -> ContentItem:
     obj = _object(raw, where)
     info = _object(obj.get("shapeInfo"), f"{where}.shapeInfo")
-    index = info.get("index")
-    if not _is_int(index):
+    raw_index = info.get("index")
+    if not _is_int(raw_index):
         raise InvalidInput(f"{where}.shapeInfo.index must be an integer")
+    index = raw_index
     predecessors = info.get("predecessors") or []
     if not isinstance(predecessors, list) or not all(_is_int(p) for p in predecessors):
         raise InvalidInput(f"{where}.shapeInfo.predecessors must be a list of integers")
@@ -235,7 +237,11 @@ def _culture(key: str, where: str) -> int:
 
 def _value(value: Any, where: str) -> Any:
     """Attribute values: text, boolean, number, file lists, or null (removes the value)."""
-    if value is None or isinstance(value, (str, bool, int)):
+    if value is None or isinstance(value, (str, bool)):
+        return value
+    if isinstance(value, int):
+        if abs(value) > MAX_INTEGER:
+            raise InvalidInput(f"{where}: integers must lie within ±{MAX_INTEGER}")
         return value
     if isinstance(value, float):
         if not math.isfinite(value):
@@ -247,5 +253,5 @@ def _value(value: Any, where: str) -> Any:
                        "boolean, number or a list of file entries")
 
 
-def _is_int(value: Any) -> bool:
+def _is_int(value: Any) -> TypeGuard[int]:
     return isinstance(value, int) and not isinstance(value, bool)

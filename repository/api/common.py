@@ -19,6 +19,7 @@ from repository.store import PageRequest, Store, find_tenant
 
 DEFAULT_PAGE_SIZE = 100
 MAX_PAGE_SIZE = 1000
+MAX_PAGE = 10**9  # keeps the SQL offset inside a 64-bit integer
 
 
 def session(write: bool | None = None) -> Session:
@@ -90,7 +91,7 @@ def page_request(facet: str, view: str) -> PageRequest:
     """$filter, $page, $pageSize and $pageSelectionKey as one listing request."""
     raw_filter = request.args.get("$filter")
     condition = compile_filter(raw_filter) if raw_filter is not None else None
-    page = _int_param("$page", 1, minimum=1)
+    page = _int_param("$page", 1, minimum=1, maximum=MAX_PAGE)
     size = _int_param("$pageSize", DEFAULT_PAGE_SIZE, minimum=1, maximum=MAX_PAGE_SIZE)
     return PageRequest(facet, view, condition, page, size)
 
@@ -103,6 +104,8 @@ def json_body() -> Any:
     raw = request.get_data(cache=False)
     try:
         return json.loads(raw)
+    except RecursionError:
+        raise InvalidInput("The body is nested too deeply") from None
     except (UnicodeDecodeError, json.JSONDecodeError) as error:
         where = f" at line {error.lineno} column {error.colno}" if isinstance(
             error, json.JSONDecodeError) else ""

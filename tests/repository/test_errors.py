@@ -55,6 +55,9 @@ def test_wrong_api_version_is_400_everywhere(api: Api, call: object) -> None:
     {"$select": "," * 100}, {"$expandRelated": "nothing"}, {"$pageSelectionKey": ""},
     {"$page": "1e9"}, {"$page": "-1"}, {"$pageSize": "99999999999999999999"},
     {"$filter": "name eq 'a' and " * 200 + "name eq 'b'"},
+    {"$filter": "(" * 1000 + "name eq 'x'" + ")" * 1000}, {"$filter": "not " * 1500 + "id eq 'x'"},
+    {"$filter": "x" * 9000}, {"$page": str(10**12)}, {"$page": "999999999"},
+    {"$filter": "priority gt 1" + "0" * 400},
 ])
 def test_odd_query_parameters_never_500(api: Api, params: dict[str, str]) -> None:
     response = api.get(FACETS + "/processes/views/list/elements", **params)
@@ -73,6 +76,8 @@ def test_odd_query_parameters_never_500(api: Api, params: dict[str, str]) -> Non
     b'{"elements": [{"type": "task", "content": [{}]}]}',
     b'{"elements": [{"type": ["task"]}]}',
     b'{"elements": [{"type": "task", "attributes": {"name": {"99999999999": "x"}}}]}',
+    b'{"elements": [{"type": "task", "attributes": {"n": {"127": 1' + b"0" * 400 + b'}}}]}',
+    b"[" * 100000 + b"]" * 100000,
 ])
 def test_malformed_update_bodies_are_400(api: Api, body: bytes) -> None:
     response = api.post(FACETS + "/processes/views/detail/elements", raw=body, role="editor")
