@@ -14,7 +14,6 @@ from werkzeug.exceptions import HTTPException
 
 from repository.db import create_schema, database_url, make_engine, session_factory
 from repository.errors import RepositoryError
-from repository.wire import MAX_CONTENT_ITEMS
 
 MAX_BODY_BYTES = 10 * 1024 * 1024
 RENDER_BLUEPRINT = "render"
@@ -26,8 +25,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     """`config` may set DATABASE_URL (else ELREPO_DATABASE_URL, else ./elrepo.db) and
     ENGINE_OPTIONS (keyword arguments of sqlalchemy.create_engine)."""
     app = Flask(__name__)
-    app.config.update(MAX_CONTENT_LENGTH=MAX_BODY_BYTES, JSON_SORT_KEYS=False,
-                      MAX_CONTENT_ITEMS=MAX_CONTENT_ITEMS)
+    app.config.update(MAX_CONTENT_LENGTH=MAX_BODY_BYTES)
     app.config.update(config or {})
     app.json.sort_keys = False  # type: ignore[attr-defined]
     engine = make_engine(database_url(app.config.get("DATABASE_URL")),

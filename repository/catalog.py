@@ -11,7 +11,6 @@ from dataclasses import dataclass, field
 GERMAN = 1031
 ENGLISH = 1033
 NEUTRAL = 127
-CULTURES = (GERMAN, ENGLISH, NEUTRAL)
 
 FLAT_VIEWS = ("list", "tree", "detail")
 PROCESS_VIEWS = FLAT_VIEWS + ("diagram", "reporting")
@@ -125,6 +124,19 @@ TYPES: dict[str, ElementType] = {
         ElementType("configCulture", "Sprache", "Culture", "#78909C"),
         ElementType("userGroup", "Benutzergruppe", "User group", "#546E7A"),
     )
+}
+
+# Related context → (facet, element types) it links to, for the configuration endpoint.
+RELATED_TARGETS: dict[str, tuple[str, tuple[str, ...]]] = {
+    **{c: ("organization", ("orgUnit",))
+       for c in ("executedBy", "responsible", "contributes", "informed")},
+    **{c: ("inputsoutputs", ("inOut", "product")) for c in ("hasInput", "hasOutput")},
+    "usesSystem": ("it", ("system",)),
+    "guidelines": ("knowledge", ("knowledgeStructureDocument",)),
+    "requirements": ("requirements", ("requirement",)),
+    **{c: ("users", ("user",))
+       for c in ("author", "owner", "qualityManager", "reviewer", "secondaryAuthors")},
+    "userGroups": ("usergroups", ("userGroup",)),
 }
 
 # Attributes every type offers; name and description are localized, the rest neutral.

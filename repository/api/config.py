@@ -44,8 +44,9 @@ def describe(element_type: catalog.ElementType) -> dict[str, Any]:
             "displayNames": _names(context, context),
             "descriptions": {},
             "tooltips": {},
-            "related": {"relatedTypes": [], "canAddNew": False, "maxOccurrence": -1,
-                        "readOnly": False, "facet": ""},
+            "related": {"relatedTypes": list(catalog.RELATED_TARGETS[context][1]),
+                        "canAddNew": False, "maxOccurrence": -1, "readOnly": False,
+                        "facet": catalog.RELATED_TARGETS[context][0]},
         }
         for context in element_type.related
     ]

@@ -201,6 +201,22 @@ def test_serve_create_content_release_and_render_over_http(server: Server) -> No
     assert status == 200 and content_type.startswith("image/svg+xml") and b"<svg" in body
 
 
+def test_serve_takes_concurrent_writes_without_losing_any(server: Server) -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    def create(n: int) -> int:
+        status, _, _ = server.request(DEMO + "/views/detail/elements/", "POST", {
+            "count": 1, "elements": [{"type": "task",
+                                      "attributes": {"name": {"1033": f"Concurrent write {n}"}}}]})
+        return status
+
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        assert set(pool.map(create, range(24))) == {200}
+    status, _, body = server.request(
+        DEMO + "/views/list/elements?$filter=startswith(name,%20'Concurrent%20write')")
+    assert status == 200 and json.loads(body)["count"] == 24
+
+
 def test_serve_errors_are_json_envelopes(server: Server) -> None:
     for path, expected in ((DEMO + "/views/detail/elements/..%2F..", 404), ("/nothing", 404),
                            (DEMO + "/views/list/elements?$filter=name%20-like%20x", 400),

@@ -114,7 +114,8 @@ def test_config_all_types_of_the_facet_and_one_type_case_insensitive(api: Api) -
     maturity = properties["processMaturity"]["attribute"]
     assert maturity["dataType"] == "SelectionValue"
     assert [v["key"] for v in maturity["selectableValues"]][:2] == ["defined", "implemented"]
-    assert "related" in properties["executedBy"]
+    assert properties["executedBy"]["related"]["relatedTypes"] == ["orgUnit"]
+    assert properties["executedBy"]["related"]["facet"] == "organization"
     assert {layout["key"] for layout in one["values"][0]["layouts"]} == {"detailed", "graphic"}
 
 
