@@ -207,13 +207,13 @@ def test_serve_takes_concurrent_writes_without_losing_any(server: Server) -> Non
     def create(n: int) -> int:
         status, _, _ = server.request(DEMO + "/views/detail/elements/", "POST", {
             "count": 1, "elements": [{"type": "task",
-                                      "attributes": {"name": {"1033": f"Concurrent write {n}"}}}]})
+                                      "attributes": {"name": {"1033": f"Concurrent {n}"}}}]})
         return status
 
     with ThreadPoolExecutor(max_workers=8) as pool:
         assert set(pool.map(create, range(24))) == {200}
     status, _, body = server.request(
-        DEMO + "/views/list/elements?$filter=startswith(name,%20'Concurrent%20write')")
+        DEMO + "/views/list/elements?$filter=startswith(name,%20'Concurrent%20')")
     assert status == 200 and json.loads(body)["count"] == 24
 
 
