@@ -8,6 +8,7 @@ The store never commits: the caller owns the transaction (one per request).
 from __future__ import annotations
 
 import json
+import re
 import uuid
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -34,6 +35,7 @@ OPEN_ENDED = "9999-12-31T23:59:59"
 NEUTRAL = catalog.NEUTRAL
 MAX_TREE_DEPTH = 256
 SORT_NAME_LENGTH = 512
+TENANT_PART = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 
 
 def now_timestamp() -> str:
@@ -63,6 +65,11 @@ def find_tenant(session: Session, collection_id: str, storage_id: str) -> Tenant
 
 
 def create_tenant(session: Session, collection_id: str, storage_id: str) -> Tenant:
+    for part in (collection_id, storage_id):
+        # No dots: the maintenance pool id is `<collection>.<storage>` and must be unique.
+        if not TENANT_PART.match(part):
+            raise InvalidInput(f"Tenant ids use letters, digits, '_' and '-' (at most 64): "
+                               f"{part!r}")
     if find_tenant(session, collection_id, storage_id) is not None:
         raise Conflict(f"Tenant {collection_id}/{storage_id} already exists")
     tenant = Tenant(collection_id=collection_id, storage_id=storage_id,

@@ -47,6 +47,13 @@ def test_tenant_and_token_create(db: str, capsys: pytest.CaptureFixture[str]) ->
     assert response.status_code == 200 and response.json == {"count": 0, "elements": []}
 
 
+@pytest.mark.parametrize("name", ["a.b", "with space", "x" * 65, "../up", ""])
+def test_tenant_create_refuses_unusable_ids(db: str, name: str,
+                                           capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["tenant", "create", name, "main", "--db", db]) == 2
+    assert "Tenant ids use" in capsys.readouterr().err
+
+
 def test_token_create_for_unknown_tenant_fails_cleanly(db: str,
                                                        capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["token", "create", "no", "body", "--role", "viewer", "--db", db]) == 2
@@ -206,8 +213,8 @@ def test_serve_takes_concurrent_writes_without_losing_any(server: Server) -> Non
 
     def create(n: int) -> int:
         status, _, _ = server.request(DEMO + "/views/detail/elements/", "POST", {
-            "count": 1, "elements": [{"type": "task",
-                                      "attributes": {"name": {"1033": f"Concurrent {n}"}}}]})
+            "count": 1,
+            "elements": [{"type": "task", "attributes": {"name": {"1033": f"Concurrent {n}"}}}]})
         return status
 
     with ThreadPoolExecutor(max_workers=8) as pool:
