@@ -4,6 +4,9 @@
 are indices; `elements` holds the diagram's descendants and every element that the
 diagram, its shapes' elements or those descendants reference (one level), so every
 layout key (swimlanes, matrices, graphic, entityRelationship) finds what it draws.
+
+Every element is described by its newest version: attributes, related, children and the
+diagram's content (older, released versions keep theirs but are not rendered).
 """
 
 from __future__ import annotations
@@ -11,16 +14,14 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from sqlalchemy import select
-
-from repository.models import Child, Element
+from repository.models import Element
 from repository.store import Link, Store
 
 MAX_DESCENDANTS = 20000
 
 
 def diagram_fixture(store: Store, diagram: Element) -> dict[str, Any]:
-    shapes = store.shapes(diagram)
+    shapes = store.shapes(store.current_version(diagram))
     descendants = _descendants(store, diagram)
     shape_elements = store.elements_by_pk(s.element_pk for s in shapes)
     described = {diagram.pk: diagram, **shape_elements, **{e.pk: e for e in descendants}}
@@ -54,21 +55,26 @@ def diagram_fixture(store: Store, diagram: Element) -> dict[str, Any]:
 
 
 def _descendants(store: Store, root: Element) -> list[Element]:
-    """Children recursively, breadth first, each once (the hierarchy may not loop, but
-    a defensive `seen` keeps a damaged database from hanging a request)."""
+    """Children (of each newest version) recursively, breadth first, each once (the
+    hierarchy may not loop, but a defensive `seen` keeps a damaged database from hanging
+    a request)."""
     seen = {root.pk}
-    order: list[int] = []
-    frontier = [root.pk]
+    order: list[Element] = []
+    frontier = [root]
     while frontier and len(order) < MAX_DESCENDANTS:
-        rows = store.session.execute(
-            select(Child.parent_pk, Child.child_pk).where(Child.parent_pk.in_(frontier))
-            .order_by(Child.parent_pk, Child.position)).all()
-        frontier = [child for _, child in rows if child not in seen]
-        for pk in frontier:
-            seen.add(pk)
-            order.append(pk)
-    elements = store.elements_by_pk(order)
-    return [elements[pk] for pk in order]
+        children = store.child_pks([_version_pk(e) for e in frontier])
+        fresh = list(dict.fromkeys(pk for e in frontier for pk in children[_version_pk(e)]
+                                   if pk not in seen))
+        seen.update(fresh)
+        loaded = store.elements_by_pk(fresh)
+        frontier = [loaded[pk] for pk in fresh]
+        order.extend(frontier)
+    return order
+
+
+def _version_pk(element: Element) -> int:
+    assert element.current_version_pk is not None, "every element has a version"
+    return element.current_version_pk
 
 
 class _Details:
@@ -83,25 +89,22 @@ class _Details:
         self.load(elements)
 
     def load(self, elements: list[Element]) -> None:
-        version_pks = [e.current_version_pk or 0 for e in elements]
+        version_pks = [_version_pk(e) for e in elements]
         self.attributes.update(self.store.attributes(version_pks))
         self.links.update(self.store.links(version_pks))
-        rows = self.store.session.execute(
-            select(Child.parent_pk, Element.id).join(Element, Element.pk == Child.child_pk)
-            .where(Child.parent_pk.in_([e.pk for e in elements]))
-            .order_by(Child.parent_pk, Child.position)).all()
-        for parent_pk, child_id in rows:
-            self.children.setdefault(parent_pk, []).append(child_id)
+        children = self.store.child_pks(version_pks)
         targets = {link.target_pk for v in version_pks for ls in self.links[v].values()
-                   for link in ls}
+                   for link in ls} | {pk for pks in children.values() for pk in pks}
         self.ids.update({pk: e.id for pk, e in self.store.elements_by_pk(targets).items()})
+        for element in elements:
+            self.children[element.pk] = [self.ids[pk] for pk in children[_version_pk(element)]]
 
     def link_targets(self, element: Element) -> list[int]:
-        per_context = self.links.get(element.current_version_pk or 0, {})
+        per_context = self.links.get(_version_pk(element), {})
         return [link.target_pk for ls in per_context.values() for link in ls]
 
     def describe(self, element: Element, with_children: bool = True) -> dict[str, Any]:
-        version_pk = element.current_version_pk or 0
+        version_pk = _version_pk(element)
         body: dict[str, Any] = {
             "id": element.id,
             "type": element.type,

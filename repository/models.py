@@ -10,7 +10,11 @@ Layout (why it looks like this):
 - `attribute_values` stores one row per (version, name, culture); `$filter` compiles to
   EXISTS sub-queries on it. The JSON text keeps the exact wire value, `value_text` and
   `value_num` are the comparable forms.
-- Children (ordered) and content shapes belong to the element, not the version.
+- Children (ordered) and content shapes belong to a version too, so changing the content
+  of a released diagram changes only its new in-process version. A new version starts as
+  a copy of its predecessor's rows with the same shape ids (overlays stay stable). Both
+  tables also name the owning element (`parent_pk`, `diagram_pk`): "is this the current
+  version's row" is then one primary-key lookup, and tenant checks need no version join.
 """
 
 from __future__ import annotations
@@ -132,11 +136,16 @@ class RelatedLink(Base):
 class Child(Base):
     __tablename__ = "children"
     __table_args__ = (
-        UniqueConstraint("parent_pk", "child_pk"),
+        UniqueConstraint("version_pk", "child_pk"),
+        Index("ix_children_version", "version_pk", "position"),
         Index("ix_children_child", "child_pk"),
     )
 
     pk: Mapped[int] = mapped_column(Integer, primary_key=True)
+    version_pk: Mapped[int] = mapped_column(
+        ForeignKey("element_versions.pk", ondelete="CASCADE")
+    )
+    # The element of `version_pk` (denormalized, see the module docstring).
     parent_pk: Mapped[int] = mapped_column(ForeignKey("elements.pk", ondelete="CASCADE"))
     child_pk: Mapped[int] = mapped_column(ForeignKey("elements.pk", ondelete="CASCADE"))
     position: Mapped[int] = mapped_column(Integer)
@@ -145,13 +154,18 @@ class Child(Base):
 class Shape(Base):
     __tablename__ = "shapes"
     __table_args__ = (
-        Index("ix_shapes_diagram", "diagram_pk", "position"),
+        Index("ix_shapes_version", "version_pk", "position"),
         Index("ix_shapes_shape_id", "shape_id"),
         Index("ix_shapes_element", "element_pk"),
     )
 
     pk: Mapped[int] = mapped_column(Integer, primary_key=True)
+    # Stable across the versions of a diagram: a new version copies its shapes with their ids.
     shape_id: Mapped[str] = mapped_column(String(ID_LENGTH))
+    version_pk: Mapped[int] = mapped_column(
+        ForeignKey("element_versions.pk", ondelete="CASCADE")
+    )
+    # The element of `version_pk` (denormalized, see the module docstring).
     diagram_pk: Mapped[int] = mapped_column(ForeignKey("elements.pk", ondelete="CASCADE"))
     element_pk: Mapped[int] = mapped_column(ForeignKey("elements.pk", ondelete="CASCADE"))
     position: Mapped[int] = mapped_column(Integer)

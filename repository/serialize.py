@@ -1,6 +1,7 @@
 """Elements → wire dicts (seed "Element"), loading everything a page needs in a fixed
 number of batched queries (attributes, links, children, shapes, referenced elements)
-rather than one query per element.
+rather than one query per element. Everything but the references comes from the version
+being shown, so a released version shows its own content and children.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from typing import Any
 from sqlalchemy import select
 
 from repository import catalog
-from repository.models import Child, Element, ElementVersion, Shape
+from repository.models import Element, ElementVersion, Shape
 from repository.store import Link, Store
 
 RESOURCES = frozenset({"attributes", "related", "children", "content", "displayNames",
@@ -59,12 +60,12 @@ class Serializer:
         attributes = self.store.attributes(version_pks) if "attributes" in wants else {}
         need_links = bool({"related", "stereotype"} & wants)
         links = self.store.links(version_pks) if need_links else {}
-        children = self._children([e.pk for e, _ in resolved]) if "children" in wants else {}
-        shapes = self._shapes([e.pk for e, _ in resolved]) if "content" in wants else {}
+        children = self.store.child_pks(version_pks) if "children" in wants else {}
+        shapes = self.store.shapes_of(version_pks) if "content" in wants else {}
         refs = self._references(links, children, shapes)
         expanded = self._expansions(links)
         return [self._element(e, v, attributes.get(v.pk, {}), links.get(v.pk, {}),
-                              children.get(e.pk, []), shapes.get(e.pk, []), refs, expanded)
+                              children.get(v.pk, []), shapes.get(v.pk, []), refs, expanded)
                 for e, v in resolved]
 
     def reference(self, element: Element, version: ElementVersion | None = None) -> dict[str, Any]:
@@ -144,24 +145,6 @@ class Serializer:
     def _version_of(self, element: Element) -> ElementVersion:
         assert element.current_version_pk is not None, "every element has a version"
         return self._version(element.current_version_pk)
-
-    def _children(self, pks: Sequence[int]) -> dict[int, list[int]]:
-        result: dict[int, list[int]] = {}
-        rows = self.store.session.execute(
-            select(Child.parent_pk, Child.child_pk).where(Child.parent_pk.in_(pks))
-            .order_by(Child.parent_pk, Child.position))
-        for parent_pk, child_pk in rows:
-            result.setdefault(parent_pk, []).append(child_pk)
-        return result
-
-    def _shapes(self, pks: Sequence[int]) -> dict[int, list[Shape]]:
-        result: dict[int, list[Shape]] = {}
-        rows = self.store.session.scalars(
-            select(Shape).where(Shape.diagram_pk.in_(pks)).order_by(Shape.diagram_pk,
-                                                                     Shape.position))
-        for shape in rows:
-            result.setdefault(shape.diagram_pk, []).append(shape)
-        return result
 
     def _references(self, links: dict[int, dict[str, list[Link]]],
                     children: dict[int, list[int]],

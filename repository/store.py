@@ -15,8 +15,22 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, NamedTuple
 
-from sqlalchemy import ColumnElement, and_, delete, exists, func, insert, not_, or_, select, update
-from sqlalchemy.orm import Session
+from sqlalchemy import (
+    ColumnElement,
+    Exists,
+    Integer,
+    and_,
+    delete,
+    exists,
+    func,
+    insert,
+    literal,
+    not_,
+    or_,
+    select,
+    update,
+)
+from sqlalchemy.orm import InstrumentedAttribute, Session, aliased
 
 from repository import catalog, release
 from repository.errors import Conflict, InvalidInput, NotFound
@@ -57,6 +71,21 @@ def encode_value(value: Any) -> tuple[str, str, float | None]:
     if isinstance(value, str):
         return exact, value, None
     return exact, exact, None
+
+
+def with_content() -> Exists:
+    """Elements (the outer query's `Element`) whose newest version has shapes."""
+    return exists(select(Shape.pk).where(Shape.version_pk == Element.current_version_pk))
+
+
+def _listed_in_a_current_version(member: InstrumentedAttribute[int],
+                                 owner: InstrumentedAttribute[int],
+                                 version: InstrumentedAttribute[int]) -> Exists:
+    """The outer query's `Element` is the `member` of a child or shape row that belongs to
+    the newest version of its `owner` (rows of older versions do not count)."""
+    owner_element = aliased(Element)
+    return exists(select(version).join(owner_element, owner_element.pk == owner).where(
+        member == Element.pk, version == owner_element.current_version_pk))
 
 
 def find_tenant(session: Session, collection_id: str, storage_id: str) -> Tenant | None:
@@ -168,22 +197,39 @@ class Store:
         conditions = [Element.tenant_pk == self.tenant.pk, Element.facet == request.facet]
         if request.view == "tree":
             # Roots of the hierarchy: nobody's child and not merely a shape of a diagram.
-            conditions.append(not_(exists(select(Child.pk).where(Child.child_pk == Element.pk))))
-            conditions.append(not_(exists(select(Shape.pk).where(Shape.element_pk == Element.pk))))
+            conditions.append(not_(_listed_in_a_current_version(
+                Child.child_pk, Child.parent_pk, Child.version_pk)))
+            conditions.append(not_(_listed_in_a_current_version(
+                Shape.element_pk, Shape.diagram_pk, Shape.version_pk)))
         elif request.view == "diagram":
-            conditions.append(exists(select(Shape.pk).where(Shape.diagram_pk == Element.pk)))
+            conditions.append(with_content())
         if request.condition is not None:
             conditions.append(request.condition)
         return and_(*conditions)
 
-    def children(self, element: Element) -> list[Element]:
+    def children(self, version: ElementVersion) -> list[Element]:
+        """The version's children, in order."""
         return list(self.session.scalars(
             select(Element).join(Child, Child.child_pk == Element.pk)
-            .where(Child.parent_pk == element.pk).order_by(Child.position)))
+            .where(Child.version_pk == version.pk).order_by(Child.position)))
+
+    def child_pks(self, version_pks: Sequence[int]) -> dict[int, list[int]]:
+        """The ordered child element pks of each version, in one query."""
+        result: dict[int, list[int]] = {pk: [] for pk in version_pks}
+        if not version_pks:
+            return result
+        rows = self.session.execute(
+            select(Child.version_pk, Child.child_pk).where(Child.version_pk.in_(version_pks))
+            .order_by(Child.version_pk, Child.position))
+        for version_pk, child_pk in rows:
+            result[version_pk].append(child_pk)
+        return result
 
     def parent(self, element: Element) -> Element | None:
+        """The first element whose newest version has `element` as a child."""
         return self.session.scalar(
-            select(Element).join(Child, Child.parent_pk == Element.pk)
+            select(Element).join(Child, and_(Child.parent_pk == Element.pk,
+                                             Child.version_pk == Element.current_version_pk))
             .where(Child.child_pk == element.pk).order_by(Child.pk).limit(1))
 
     def root_path(self, element: Element) -> list[Element]:
@@ -197,18 +243,34 @@ class Store:
             current = self.parent(current)
         return path
 
-    def shapes(self, diagram: Element) -> list[Shape]:
-        return list(self.session.scalars(
-            select(Shape).where(Shape.diagram_pk == diagram.pk).order_by(Shape.position)))
+    def shapes(self, version: ElementVersion) -> list[Shape]:
+        """The version's content, in order."""
+        return self.shapes_of([version.pk])[version.pk]
+
+    def shapes_of(self, version_pks: Sequence[int]) -> dict[int, list[Shape]]:
+        """The ordered shapes of each version, in one query."""
+        result: dict[int, list[Shape]] = {pk: [] for pk in version_pks}
+        if not version_pks:
+            return result
+        rows = self.session.scalars(
+            select(Shape).where(Shape.version_pk.in_(version_pks))
+            .order_by(Shape.version_pk, Shape.position))
+        for shape in rows:
+            result[shape.version_pk].append(shape)
+        return result
 
     def has_content(self, element: Element) -> bool:
-        return bool(self.session.scalar(
-            select(exists(select(Shape.pk).where(Shape.diagram_pk == element.pk)))))
+        """Whether the element's newest version has shapes."""
+        return bool(self.session.scalar(select(exists(
+            select(Shape.pk).where(Shape.version_pk == element.current_version_pk)))))
 
     def shape_ids_of(self, element: Element) -> list[str]:
-        """Shape ids through which the element appears in any diagram."""
+        """Shape ids through which the element appears in the newest version of a diagram."""
         return list(self.session.scalars(
-            select(Shape.shape_id).where(Shape.element_pk == element.pk).order_by(Shape.pk)))
+            select(Shape.shape_id)
+            .join(Element, and_(Element.pk == Shape.diagram_pk,
+                                Element.current_version_pk == Shape.version_pk))
+            .where(Shape.element_pk == element.pk).order_by(Shape.pk)))
 
     def attributes(self, version_pks: Sequence[int]) -> dict[int, AttributeMap]:
         result: dict[int, AttributeMap] = {pk: {} for pk in version_pks}
@@ -283,29 +345,30 @@ class Store:
             links.update(createdBy=[actor_pk], changedBy=[actor_pk])
         for context, target_pks in links.items():
             self._set_links(version, context, target_pks, fresh=True)
-        self._set_structure(element, data)
+        self._set_structure(element, version, data)
         element.sort_name = sort_key(attributes.get("name", {}), self.tenant.default_culture)
         return element
 
     def update(self, element: Element, data: ElementInput, actor_pk: int | None) -> Element:
         """Merge `data` into the element (CONTRACT 5); frozen versions get a successor."""
-        version = self.current_version(element)
-        if data.version_id is not None and data.version_id != version.version_id:
+        newest = self.current_version(element)
+        if data.version_id is not None and data.version_id != newest.version_id:
             raise Conflict(f"versionId {data.version_id!r} is not the newest version of "
-                           f"{element.id!r} (that is {version.version_id!r}); reload and retry")
+                           f"{element.id!r} (that is {newest.version_id!r}); reload and retry")
         if data.type is not None and data.type.lower() != element.type.lower():
             raise InvalidInput(f"The type of {element.id!r} is {element.type!r} and cannot "
                                "change")
-        if element.versioned and version.state in release.FROZEN_STATES:
-            version = self._start_revision(element, version)
+        version = self._writable_version(element)
         self.touch(element, version, actor_pk)
         self._apply(element, version, data)
         return element
 
     def append_content(self, diagram: Element, items: Sequence[ContentItem],
                        actor_pk: int | None) -> list[tuple[str, int]]:
-        """Append shapes to the diagram; returns (shape id, request index) per item."""
-        existing = {s.shape_id: s for s in self.shapes(diagram)}
+        """Append shapes to the diagram's writable version (a released diagram gets a new
+        in-process version first, as on update); returns (shape id, request index) per item."""
+        version = self._writable_version(diagram)
+        existing = {s.shape_id: s for s in self.shapes(version)}
         shapes_by_index: dict[int, Shape] = {}
         position = max((s.position for s in existing.values()), default=-1) + 1
         for item in items:
@@ -316,8 +379,8 @@ class Store:
                                        f"shape of diagram {diagram.id!r}")
             else:
                 target = self._content_element(diagram, item, actor_pk)
-                shape = Shape(shape_id=new_id(), diagram_pk=diagram.pk, element_pk=target.pk,
-                              position=position, predecessors="[]")
+                shape = Shape(shape_id=new_id(), version_pk=version.pk, diagram_pk=diagram.pk,
+                              element_pk=target.pk, position=position, predecessors="[]")
                 position += 1
                 self.session.add(shape)
             shapes_by_index[item.index] = shape
@@ -329,7 +392,7 @@ class Store:
                 if predecessor_id not in predecessors:
                     predecessors.append(predecessor_id)
             shape.predecessors = json.dumps(predecessors)
-        self.touch(diagram, self.current_version(diagram), actor_pk)
+        self.touch(diagram, version, actor_pk)
         self.session.flush()
         return [(shapes_by_index[item.index].shape_id, item.index) for item in items]
 
@@ -381,11 +444,19 @@ class Store:
         element.current_version_pk = version.pk
         return version
 
+    def _writable_version(self, element: Element) -> ElementVersion:
+        """The version a change goes to: the newest one, or a new in-process revision of it
+        when it is frozen (released, requestToExpire, expired; CONTRACT 5)."""
+        version = self.current_version(element)
+        if element.versioned and version.state in release.FROZEN_STATES:
+            return self._start_revision(element, version)
+        return version
+
     def _apply(self, element: Element, version: ElementVersion, data: ElementInput) -> None:
         self._write_attributes(version, self._client_attributes(data))
         for context, target_pks in self._client_links(data).items():
             self._set_links(version, context, target_pks)
-        self._set_structure(element, data)
+        self._set_structure(element, version, data)
         names = self.attributes([version.pk])[version.pk].get("name", {})
         element.sort_name = sort_key(names, self.tenant.default_culture)
 
@@ -400,11 +471,12 @@ class Store:
                 for context, ids in (data.related or {}).items()
                 if context not in catalog.SERVER_RELATED}
 
-    def _set_structure(self, element: Element, data: ElementInput) -> None:
+    def _set_structure(self, element: Element, version: ElementVersion,
+                       data: ElementInput) -> None:
         if data.children is not None:
-            self._set_children(element, data.children)
+            self._set_children(element, version, data.children)
         if data.content is not None:
-            self._replace_content(element, data.content)
+            self._replace_content(element, version, data.content)
 
     def _write_attributes(self, version: ElementVersion, values: AttributeMap,
                           fresh: bool = False) -> None:
@@ -465,7 +537,8 @@ class Store:
             raise InvalidInput(f"{where}: unknown element id(s) {', '.join(map(repr, missing))}")
         return [found[i] for i in ids]
 
-    def _set_children(self, element: Element, child_ids: Sequence[str]) -> None:
+    def _set_children(self, element: Element, version: ElementVersion,
+                      child_ids: Sequence[str]) -> None:
         if len(set(child_ids)) != len(child_ids):
             raise InvalidInput("children: an element is listed twice")
         child_pks = self._existing_pks(child_ids, "children")
@@ -474,14 +547,16 @@ class Store:
             if pk in ancestors:
                 raise InvalidInput(f"children: {child_id!r} is {element.id!r} itself or one "
                                    "of its parents; the hierarchy cannot loop")
-        self.session.execute(delete(Child).where(Child.parent_pk == element.pk))
-        self.session.add_all(Child(parent_pk=element.pk, child_pk=pk, position=i)
+        self.session.execute(delete(Child).where(Child.version_pk == version.pk))
+        self.session.add_all(Child(version_pk=version.pk, parent_pk=element.pk, child_pk=pk,
+                                   position=i)
                              for i, pk in enumerate(child_pks))
         self.session.flush()
 
-    def _replace_content(self, diagram: Element, entries: Sequence[ContentEntry]) -> None:
+    def _replace_content(self, diagram: Element, version: ElementVersion,
+                         entries: Sequence[ContentEntry]) -> None:
         """Keep the named shapes in the given order, add shapes for bare ids, drop the rest."""
-        existing = {s.shape_id: s for s in self.shapes(diagram)}
+        existing = {s.shape_id: s for s in self.shapes(version)}
         kept: list[Shape] = []
         for i, entry in enumerate(entries):
             if entry.shape_id is not None:
@@ -494,8 +569,8 @@ class Store:
             else:
                 assert entry.element_id is not None
                 target_pk = self._existing_pks([entry.element_id], f"content[{i}].id")[0]
-                shape = Shape(shape_id=new_id(), diagram_pk=diagram.pk, element_pk=target_pk,
-                              predecessors="[]")
+                shape = Shape(shape_id=new_id(), version_pk=version.pk, diagram_pk=diagram.pk,
+                              element_pk=target_pk, predecessors="[]")
                 self.session.add(shape)
             shape.position = i
             kept.append(shape)
@@ -539,7 +614,8 @@ class Store:
         self._write_attributes(version, {"state1": {NEUTRAL: state}})
 
     def _start_revision(self, element: Element, frozen: ElementVersion) -> ElementVersion:
-        """A new in-process version copying the frozen one's attributes and links."""
+        """A new in-process version copying the frozen one's attributes, links, children
+        and content (same shape ids)."""
         revision = self._add_version(element, seq=frozen.seq + 1, state=release.IN_PROCESS)
         element.state = release.IN_PROCESS
         attributes = self.attributes([frozen.pk])[frozen.pk]
@@ -556,7 +632,21 @@ class Store:
             if context != "relBy":
                 self._set_links(revision, context, [l.target_pk for l in links],
                                 [l.target_version_pk for l in links])
+        self._copy_structure(frozen, revision)
         return revision
+
+    def _copy_structure(self, source: ElementVersion, target: ElementVersion) -> None:
+        """Copy the children and shapes of `source` to the (empty) `target`, in SQL."""
+        target_pk = literal(target.pk, Integer)
+        self.session.execute(insert(Child).from_select(
+            ["version_pk", "parent_pk", "child_pk", "position"],
+            select(target_pk, Child.parent_pk, Child.child_pk, Child.position)
+            .where(Child.version_pk == source.pk)))
+        self.session.execute(insert(Shape).from_select(
+            ["shape_id", "version_pk", "diagram_pk", "element_pk", "position", "predecessors"],
+            select(Shape.shape_id, target_pk, Shape.diagram_pk, Shape.element_pk,
+                   Shape.position, Shape.predecessors)
+            .where(Shape.version_pk == source.pk)))
 
     def _release(self, element: Element, version: ElementVersion, stamp: str,
                  actor_pk: int | None) -> None:

@@ -75,8 +75,8 @@ def list_children(collection_id: str, storage_id: str, facet: str, view: str,
                   element_id: str) -> dict[str, Any]:
     req = tenant_request(collection_id, storage_id, "4.0")
     check_facet(facet, view)
-    element, _ = matching_element(req, element_id, facet, apply_filter=False)
-    children = req.store.children(element)
+    _, version = matching_element(req, element_id, facet, apply_filter=False)
+    children = req.store.children(version)
     return elements_envelope(serializer(req, shaping()).elements([(c, None) for c in children]))
 
 
