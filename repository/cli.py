@@ -14,14 +14,14 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
-from sqlalchemy import exists, select
+from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from repository import auth, catalog
 from repository.db import create_schema, database_url, make_engine, session_factory
 from repository.errors import RepositoryError
-from repository.models import Element, Shape
-from repository.store import Store, create_tenant, find_tenant
+from repository.models import Element
+from repository.store import Store, create_tenant, find_tenant, with_content
 
 EXIT_FAILURE = 1
 EXIT_BAD_INPUT = 2
@@ -218,10 +218,10 @@ def _export(args: argparse.Namespace) -> int:
 
 
 def _diagrams(store: Store) -> list[Element]:
-    """Every element of the tenant with content, in listing order."""
+    """Every element whose newest version has content, in listing order."""
     return list(store.session.scalars(
         select(Element).where(Element.tenant_pk == store.tenant.pk,
-                              exists(select(Shape.pk).where(Shape.diagram_pk == Element.pk)))
+                              with_content())
         .order_by(Element.sort_name, Element.id)))
 
 
