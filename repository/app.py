@@ -14,6 +14,7 @@ from werkzeug.exceptions import HTTPException
 
 from repository.db import create_schema, database_url, make_engine, session_factory
 from repository.errors import RepositoryError
+from repository.render_cache import DEFAULT_NAMESPACE, make_render_cache, redis_url
 
 MAX_BODY_BYTES = 10 * 1024 * 1024
 RENDER_BLUEPRINT = "render"
@@ -22,17 +23,24 @@ _log = logging.getLogger(__name__)
 
 
 def create_app(config: dict[str, Any] | None = None) -> Flask:
-    """`config` may set DATABASE_URL (else ELREPO_DATABASE_URL, else ./elrepo.db) and
-    ENGINE_OPTIONS (keyword arguments of sqlalchemy.create_engine)."""
+    """`config` may set DATABASE_URL (else ELREPO_DATABASE_URL, else ./elrepo.db),
+    ENGINE_OPTIONS (keyword arguments of sqlalchemy.create_engine), and the render cache:
+    REDIS_URL (else ELREPO_REDIS_URL, else an in-memory cache per process) with
+    RENDER_CACHE_NAMESPACE, or RENDER_CACHE, a ready `RenderCache` (tests)."""
     app = Flask(__name__)
     app.config.update(MAX_CONTENT_LENGTH=MAX_BODY_BYTES)
     app.config.update(config or {})
     app.json.sort_keys = False  # type: ignore[attr-defined]
+    cache = app.config.get("RENDER_CACHE")
+    if cache is None:
+        cache = make_render_cache(redis_url(app.config.get("REDIS_URL")),
+                                  app.config.get("RENDER_CACHE_NAMESPACE", DEFAULT_NAMESPACE))
     engine = make_engine(database_url(app.config.get("DATABASE_URL")),
                          **app.config.get("ENGINE_OPTIONS", {}))
     create_schema(engine)
     app.extensions["elrepo.engine"] = engine
     app.extensions["elrepo.sessions"] = session_factory(engine)
+    app.extensions["elrepo.render_cache"] = cache
     app.url_map.strict_slashes = False
     _register_blueprints(app)
     _register_transactions(app)

@@ -21,6 +21,7 @@ from repository import auth, catalog
 from repository.db import create_schema, database_url, make_engine, session_factory
 from repository.errors import RepositoryError
 from repository.models import Element
+from repository.render_cache import RedisRenderCache, redis_url
 from repository.store import Store, create_tenant, find_tenant, with_content
 
 EXIT_FAILURE = 1
@@ -67,6 +68,9 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument("--no-demo", action="store_true",
                        help="do not load the demo tenant on an empty database")
     serve.add_argument("--workers", type=int, default=2, help="worker processes (default 2)")
+    serve.add_argument("--redis", metavar="URL",
+                       help="share rendered diagrams through Redis (default: "
+                            "ELREPO_REDIS_URL, else an in-memory cache per worker)")
     serve.set_defaults(command=_serve)
 
     tenant = commands.add_parser("tenant", help="manage tenants")
@@ -129,6 +133,8 @@ def _serve(args: argparse.Namespace) -> int:
     from repository.demo import create_role_tokens, is_empty, load_demo
     from repository.server import run
 
+    cache_url = redis_url(args.redis)
+    _check_render_cache(cache_url)
     url = database_url(args.db)
     with _session(url) as session:
         if not args.no_demo and is_empty(session):
@@ -141,8 +147,27 @@ def _serve(args: argparse.Namespace) -> int:
         else:
             print("Database not empty: no demo loaded. Create a token with: elrepo token "
                   "create COLLECTION STORAGE --role ROLE", file=sys.stderr)
-    run(url, args.host, args.port, args.workers)
+    run(url, args.host, args.port, args.workers, cache_url)
     return 0
+
+
+def _check_render_cache(url: str | None) -> None:
+    """Refuses an unusable Redis URL before anything starts; an unreachable Redis is only
+    a hint, since the service renders without the cache until Redis answers."""
+    if url is None:
+        print("Render cache: in memory, per worker", file=sys.stderr)
+        return
+    try:
+        cache = RedisRenderCache(url)
+    except ValueError as error:
+        raise CommandError(f"render cache: {error}") from None
+    try:
+        reachable = cache.ping()
+    finally:
+        cache.close()
+    print("Render cache: Redis" if reachable else
+          "Render cache: Redis does not answer now; rendering without the cache until it "
+          "does", file=sys.stderr)
 
 
 def _tenant_create(args: argparse.Namespace) -> int:

@@ -1,13 +1,15 @@
 """Pool maintenance (seed endpoint 17): one pool per tenant, id `<collection>.<storage>`.
 
 Per pool: drop stale caches (recompute the denormalized listing columns `state` and
-`sort_name` from the version records), check integrity (database check plus the links
-of the tenant staying inside the tenant), and optimize the query planner's statistics
-(SQLite `PRAGMA optimize`, PostgreSQL `ANALYZE`). A pool succeeds when the integrity
-check finds nothing wrong.
+`sort_name` from the version records, and drop the pool's render cache entries), check
+integrity (database check plus the links of the tenant staying inside the tenant), and
+optimize the query planner's statistics (SQLite `PRAGMA optimize`, PostgreSQL
+`ANALYZE`). A pool succeeds when the integrity check finds nothing wrong.
 """
 
 from __future__ import annotations
+
+import logging
 
 from sqlalchemy import and_, func, select, text, update
 from sqlalchemy.orm import Session, aliased
@@ -21,17 +23,20 @@ from repository.models import (
     Shape,
     Tenant,
 )
+from repository.render_cache import RenderCache
 from repository.store import sort_key
 
 BATCH = 1000
+_log = logging.getLogger(__name__)
 
 
 def pool_id(tenant: Tenant) -> str:
     return f"{tenant.collection_id}.{tenant.storage_id}"
 
 
-def maintain_pool(session: Session, tenant: Tenant) -> bool:
+def maintain_pool(session: Session, tenant: Tenant, render_cache: RenderCache) -> bool:
     refresh_caches(session, tenant)
+    drop_renders(render_cache, tenant)
     healthy = database_ok(session) and tenant_consistent(session, tenant)
     optimize(session)
     return healthy
@@ -64,6 +69,14 @@ def refresh_caches(session: Session, tenant: Tenant) -> None:
             for element_pk, current_pk in rows])
         last_pk = rows[-1][0]
     session.flush()
+
+
+def drop_renders(render_cache: RenderCache, tenant: Tenant) -> None:
+    """Render entries are keyed by content and never go stale; dropping them frees the
+    memory of pictures of data that has changed since. An in-memory cache is the calling
+    worker's own; a Redis cache is every worker's."""
+    dropped = render_cache.clear(pool_id(tenant))
+    _log.info("maintenance %s: dropped %d cached render(s)", pool_id(tenant), dropped)
 
 
 def database_ok(session: Session) -> bool:

@@ -239,6 +239,11 @@ def _paths() -> dict[str, Schema]:
                          ("$filter", "$expandRelated"))
     maintain = {"get": {**_operation("Maintain pools", "4.0", _ref("PoolResults")),
                         "security": [{"serviceToken": []}]}}
+    render = _operation("Render a diagram as SVG", "2.0", _STRING, error="RenderError",
+                        ok_media="image/svg+xml")
+    render["responses"]["200"]["headers"] = {"X-Render-Cache": {
+        "description": "hit: answered from the render cache; miss: rendered now",
+        "schema": {"type": "string", "enum": ["hit", "miss"]}}}
     paths: dict[str, Schema] = {
         _F + "/views": {"get": _operation("List views", "4.0", _ref("FacetViews"))},
         _F + "/views/{viewId}/elements": {
@@ -269,8 +274,7 @@ def _paths() -> dict[str, Schema]:
         _F + "/reporting/{elementId}": {"get": _operation("Reporting of an element", "4.0",
                                                           _ref("ElementValues"), _SHAPING)},
         _T + "/_api/rest/diagram/{diagramId}/render/{cultureId}/{layoutKey}": {
-            "get": _operation("Render a diagram as SVG", "2.0", _STRING, error="RenderError",
-                              ok_media="image/svg+xml")},
+            "get": render},
         "/_sysadmin/_admin/_api/rest/maintain": maintain,
         "/_sysadmin/_admin/_api/rest/maintain/{pool}": maintain,
     }

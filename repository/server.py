@@ -1,7 +1,7 @@
 """Running the app under gunicorn, a multi-process production WSGI server.
 
-Each worker builds its own app (and so its own database engine) after the fork, so no
-connection is ever shared between processes.
+Each worker builds its own app (and so its own database engine and render cache client)
+after the fork, so no connection is ever shared between processes.
 """
 
 from __future__ import annotations
@@ -14,8 +14,10 @@ from repository.app import create_app
 
 
 class _Server(BaseApplication):  # type: ignore[misc]
-    def __init__(self, database_url: str, options: dict[str, Any]) -> None:
+    def __init__(self, database_url: str, redis_url: str | None,
+                 options: dict[str, Any]) -> None:
         self.database_url = database_url
+        self.redis_url = redis_url
         self.options = options
         super().__init__()
 
@@ -24,12 +26,14 @@ class _Server(BaseApplication):  # type: ignore[misc]
             self.cfg.set(key, value)
 
     def load(self) -> Any:
-        return create_app({"DATABASE_URL": self.database_url})
+        return create_app({"DATABASE_URL": self.database_url, "REDIS_URL": self.redis_url})
 
 
-def run(database_url: str, host: str, port: int, workers: int) -> None:
-    """Serve until interrupted; access log to standard error."""
-    _Server(database_url, {
+def run(database_url: str, host: str, port: int, workers: int,
+        redis_url: str | None = None) -> None:
+    """Serve until interrupted; access log to standard error. Without `redis_url` each
+    worker caches renders in its own memory."""
+    _Server(database_url, redis_url, {
         "bind": f"{host}:{port}",
         "workers": max(1, workers),
         "accesslog": "-",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from flask import Blueprint, request
+from flask import Blueprint, current_app, request
 from sqlalchemy import select
 
 from repository import auth
@@ -27,5 +27,6 @@ def maintain(pool: str | None = None) -> dict[str, Any]:
                if pool is None or pool_id(t) == pool]
     if pool is not None and not tenants:
         raise NotFound(f"Pool {pool!r} not found")
-    return values_envelope([{"item1": pool_id(t), "item2": maintain_pool(db, t)}
+    render_cache = current_app.extensions["elrepo.render_cache"]
+    return values_envelope([{"item1": pool_id(t), "item2": maintain_pool(db, t, render_cache)}
                             for t in tenants])

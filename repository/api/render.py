@@ -2,17 +2,23 @@
 
 Errors here use the render error shape (no `output`); app.error_response decides that
 by this blueprint's name.
+
+The render cache (repository/render_cache.py) is consulted only after the caller passed
+every check and the diagram's fixture is built, because the fixture is the key: a
+changed element is a new key, never a stale picture. Only successful renders are stored,
+and a hit answers exactly the bytes a fresh render would; `X-Render-Cache` says which.
 """
 
 from __future__ import annotations
 
-from flask import Blueprint, Response
+from flask import Blueprint, Response, current_app
 
 from repository import catalog
 from repository.api.common import tenant_request
 from repository.api.routes import TENANT
 from repository.errors import InvalidInput
 from repository.fixtures import diagram_fixture
+from repository.render_cache import RenderCache, render_key
 
 blueprint = Blueprint("render", __name__)
 
@@ -27,9 +33,20 @@ def render_diagram(collection_id: str, storage_id: str, diagram_id: str, culture
     if layout_key not in catalog.LAYOUT_KEYS:
         raise InvalidInput(f"Unknown layout key {layout_key!r}; layout keys: "
                            f"{', '.join(catalog.LAYOUT_KEYS)}")
-    diagram = req.store.element(diagram_id)
-    svg = render_fixture(diagram_fixture(req.store, diagram), layout_key, int(culture_id))
-    return Response(svg, mimetype="image/svg+xml")
+    culture = int(culture_id)
+    fixture = diagram_fixture(req.store, req.store.element(diagram_id))
+    cache: RenderCache = current_app.extensions["elrepo.render_cache"]
+    tenant = req.store.tenant  # its stored ids, as maintenance names the pool
+    key = render_key(tenant.collection_id, tenant.storage_id, fixture, layout_key, culture)
+    svg = cache.get(key)
+    outcome = "hit"
+    if svg is None:
+        svg = render_fixture(fixture, layout_key, culture).encode("utf-8")
+        cache.put(key, svg)
+        outcome = "miss"
+    response = Response(svg, mimetype="image/svg+xml")
+    response.headers["X-Render-Cache"] = outcome
+    return response
 
 
 def render_fixture(fixture: dict[str, object], layout_key: str, culture: int) -> str:

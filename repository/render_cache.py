@@ -1,0 +1,290 @@
+"""The render cache: finished SVG by content-addressed key, shared when Redis is configured.
+
+Rendering is the service's expensive call (half a second for a 540-shape diagram) and
+`renderer.api.render` is pure: the same fixture, layout key and culture give the same
+bytes. So the key is a SHA-256 over exactly that input (plus the tenant and the engine
+version) and an entry never needs invalidating: any change of the data, of the request
+or of the engine gives a new key, and old entries only age out (LRU in memory, TTL in
+Redis). Keys start with the pool id `<collection>.<storage>` so maintenance can drop one
+tenant's entries, and because the tenant is hashed in too, no tenant can ever be served
+another tenant's picture.
+
+Two implementations of one small protocol: `MemoryRenderCache`, the default, embedded
+and private to each process (each gunicorn worker has its own), and `RedisRenderCache`,
+shared by every worker and server that points at the same Redis. A Redis that does not
+answer never fails a request: the cache reads as empty, writes are skipped, one warning
+is logged per outage, and Redis is tried again after a pause.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import json
+import logging
+import os
+import re
+import threading
+import time
+from collections import OrderedDict
+from importlib import metadata
+from typing import TYPE_CHECKING, Any, Protocol
+
+if TYPE_CHECKING:
+    import redis
+
+__all__ = [
+    "DEFAULT_MEMORY_BYTES",
+    "DEFAULT_NAMESPACE",
+    "DEFAULT_TTL_SECONDS",
+    "KEY_PREFIX",
+    "REDIS_URL_ENV",
+    "MemoryRenderCache",
+    "RedisRenderCache",
+    "RenderCache",
+    "engine_version",
+    "make_render_cache",
+    "redis_url",
+    "render_key",
+]
+
+REDIS_URL_ENV = "ELREPO_REDIS_URL"
+KEY_PREFIX = "elrepo:render:"
+DEFAULT_NAMESPACE = "default"
+DEFAULT_MEMORY_BYTES = 64 * 1024 * 1024
+DEFAULT_TTL_SECONDS = 24 * 60 * 60
+#: Bump when the SVG for the same input changes without a new `elrepo` version (a
+#: development checkout keeps its version number while the renderer changes).
+RENDER_REVISION = 1
+#: Distributions whose versions shape the bytes: the engine itself, the layout solver
+#: (HiGHS in scipy), the font and its metrics reader, and the SVG serializer. Servers
+#: sharing one Redis with different versions of these then never mix their pictures.
+_OUTPUT_DISTRIBUTIONS = ("elrepo", "scipy", "fonttools", "font-source-sans-pro", "svgwrite")
+#: Pool ids and namespaces are made of these, never ':' or glob characters, so one
+#: namespace's or pool's SCAN pattern cannot match another's keys.
+_NAME = re.compile(r"[A-Za-z0-9_.-]+")
+_SCAN_BATCH = 500
+
+_log = logging.getLogger(__name__)
+
+
+class RenderCache(Protocol):
+    """Finished SVG by `render_key`; a miss is None. `clear` drops every entry of one
+    pool (or all entries of this cache) and answers how many it dropped."""
+
+    def get(self, key: str) -> bytes | None: ...
+
+    def put(self, key: str, svg: bytes) -> None: ...
+
+    def clear(self, pool: str | None = None) -> int: ...
+
+
+@functools.cache
+def engine_version() -> str:
+    """The versions that decide the rendered bytes, read once per process."""
+    parts = [f"render-revision={RENDER_REVISION}"]
+    for name in _OUTPUT_DISTRIBUTIONS:
+        try:
+            parts.append(f"{name}={metadata.version(name)}")
+        except metadata.PackageNotFoundError:  # a checkout run without installing
+            parts.append(f"{name}=unknown")
+    return ";".join(parts)
+
+
+def render_key(collection_id: str, storage_id: str, fixture: dict[str, Any],
+               layout_key: str, culture: int) -> str:
+    """`<collection>.<storage>:<sha256>` over the canonical JSON of everything the
+    renderer reads, the tenant and the engine version."""
+    payload = json.dumps(
+        {"collection": collection_id, "storage": storage_id, "layout": layout_key,
+         "culture": culture, "engine": engine_version(), "fixture": fixture},
+        sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    digest = hashlib.sha256(payload.encode("utf-8")).hexdigest()
+    return f"{collection_id}.{storage_id}:{digest}"
+
+
+def _pool_prefix(pool: str) -> str:
+    if not _NAME.fullmatch(pool):
+        raise ValueError(f"not a pool id: {pool!r}")
+    return pool + ":"
+
+
+class MemoryRenderCache:
+    """A least-recently-used cache bounded by the SVG bytes it holds (keys are not
+    counted), safe to share between the threads of one process."""
+
+    def __init__(self, max_bytes: int = DEFAULT_MEMORY_BYTES) -> None:
+        if max_bytes < 0:
+            raise ValueError("max_bytes must not be negative")
+        self.max_bytes = max_bytes
+        self._entries: OrderedDict[str, bytes] = OrderedDict()
+        self._bytes = 0
+        self._lock = threading.Lock()
+
+    @property
+    def total_bytes(self) -> int:
+        return self._bytes
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def get(self, key: str) -> bytes | None:
+        with self._lock:
+            svg = self._entries.get(key)
+            if svg is not None:
+                self._entries.move_to_end(key)
+            return svg
+
+    def put(self, key: str, svg: bytes) -> None:
+        """Stores and evicts the least recently used entries until the bound holds; an
+        SVG larger than the whole bound is not stored (it would evict everything)."""
+        if len(svg) > self.max_bytes:
+            return
+        with self._lock:
+            old = self._entries.pop(key, None)
+            if old is not None:
+                self._bytes -= len(old)
+            self._entries[key] = svg
+            self._bytes += len(svg)
+            while self._bytes > self.max_bytes:
+                _, evicted = self._entries.popitem(last=False)
+                self._bytes -= len(evicted)
+
+    def clear(self, pool: str | None = None) -> int:
+        with self._lock:
+            if pool is None:
+                dropped = len(self._entries)
+                self._entries.clear()
+                self._bytes = 0
+                return dropped
+            prefix = _pool_prefix(pool)
+            keys = [key for key in self._entries if key.startswith(prefix)]
+            for key in keys:
+                self._bytes -= len(self._entries.pop(key))
+            return len(keys)
+
+
+class RedisRenderCache:
+    """Entries as Redis strings `elrepo:render:<namespace>:<key>` with a TTL.
+
+    Every Redis error is absorbed: the request renders without the cache. After an error
+    Redis is left alone for a few seconds, so an outage costs one failed connection
+    attempt per pause instead of two per request; a warning is logged when an outage
+    starts and a note when Redis answers again. `clear` deletes by SCAN over this
+    namespace's own prefix (never FLUSHDB: the database may hold other data).
+    """
+
+    def __init__(self, url: str, namespace: str = DEFAULT_NAMESPACE,
+                 ttl_seconds: int = DEFAULT_TTL_SECONDS, connect_timeout: float = 1.0,
+                 timeout: float = 2.0, retry_seconds: float = 5.0) -> None:
+        """Raises ValueError for a URL redis-py cannot use or a bad namespace; does not
+        connect (a worker connects on its first render, after gunicorn's fork).
+        `retry_seconds` is the pause after a Redis error."""
+        try:
+            import redis
+            from redis.backoff import NoBackoff
+            from redis.retry import Retry
+        except ImportError:
+            raise ValueError(f"{REDIS_URL_ENV} or --redis needs the redis package: "
+                             "pip install 'elrepo[redis]'") from None
+        if not _NAME.fullmatch(namespace):
+            raise ValueError(f"render cache namespace {namespace!r}: use letters, digits, "
+                             "'_', '.' and '-'")
+        if ttl_seconds < 1:
+            raise ValueError("ttl_seconds must be at least 1")
+        self.prefix = f"{KEY_PREFIX}{namespace}:"
+        self.ttl_seconds = ttl_seconds
+        self.retry_seconds = retry_seconds
+        # No retries inside redis-py (its default retries up to 10 times): the pause
+        # after an error below is the retry policy, and a request must not wait long.
+        self._client: redis.Redis = redis.Redis.from_url(
+            url, socket_connect_timeout=connect_timeout, socket_timeout=timeout,
+            retry=Retry(NoBackoff(), 0))
+        self._errors: tuple[type[BaseException], ...] = (redis.RedisError, OSError)
+        self._lock = threading.Lock()
+        self._down_until: float | None = None  # set while Redis is thought unreachable
+
+    def get(self, key: str) -> bytes | None:
+        if self._paused():
+            return None
+        try:
+            value = self._client.get(self.prefix + key)
+        except self._errors as error:
+            self._failed("read", error)
+            return None
+        self._answered()
+        return value if isinstance(value, bytes) else None
+
+    def put(self, key: str, svg: bytes) -> None:
+        if self._paused():
+            return
+        try:
+            self._client.set(self.prefix + key, svg, ex=self.ttl_seconds)
+        except self._errors as error:
+            self._failed("write", error)
+            return
+        self._answered()
+
+    def clear(self, pool: str | None = None) -> int:
+        """Tried even during a pause (maintenance is explicit); when Redis fails midway
+        it answers what was dropped until then."""
+        pattern = self.prefix + (_pool_prefix(pool) if pool is not None else "") + "*"
+        dropped = 0
+        try:
+            batch: list[bytes] = []
+            for key in self._client.scan_iter(match=pattern, count=_SCAN_BATCH):
+                batch.append(key)
+                if len(batch) == _SCAN_BATCH:
+                    dropped += int(self._client.unlink(*batch))
+                    batch = []
+            if batch:
+                dropped += int(self._client.unlink(*batch))
+        except self._errors as error:
+            self._failed("clear", error)
+            return dropped
+        self._answered()
+        return dropped
+
+    def ping(self) -> bool:
+        """Whether Redis answers now (for the hint `elrepo serve` prints at start)."""
+        try:
+            return bool(self._client.ping())
+        except self._errors:
+            return False
+
+    def close(self) -> None:
+        self._client.close()
+
+    def _paused(self) -> bool:
+        down_until = self._down_until
+        return down_until is not None and time.monotonic() < down_until
+
+    def _failed(self, action: str, error: BaseException) -> None:
+        with self._lock:
+            starting = self._down_until is None
+            self._down_until = time.monotonic() + self.retry_seconds
+        if starting:
+            _log.warning("render cache: Redis %s failed (%s: %s); rendering without the "
+                         "cache, retrying every %.0f s", action, type(error).__name__, error,
+                         self.retry_seconds)
+
+    def _answered(self) -> None:
+        if self._down_until is None:
+            return
+        with self._lock:
+            recovered = self._down_until is not None
+            self._down_until = None
+        if recovered:
+            _log.info("render cache: Redis answers again")
+
+
+def redis_url(explicit: str | None = None) -> str | None:
+    """`--redis` wins, then ELREPO_REDIS_URL; None means the in-memory cache."""
+    return explicit or os.environ.get(REDIS_URL_ENV) or None
+
+
+def make_render_cache(url: str | None, namespace: str = DEFAULT_NAMESPACE) -> RenderCache:
+    """Redis when a URL is given, else memory. ValueError for an unusable configuration."""
+    if url is None:
+        return MemoryRenderCache()
+    return RedisRenderCache(url, namespace)

@@ -1,0 +1,442 @@
+"""The render cache: memory LRU, content-addressed keys, the render endpoint with the
+cache (hit/miss, identical bytes, permissions first), maintenance, and Redis — against a
+real server when ELREPO_TEST_REDIS_URL is set, each test in its own namespace."""
+
+from __future__ import annotations
+
+import logging
+import os
+import random
+import threading
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from repository import render_cache
+from repository.api import render as render_api
+from repository.app import create_app
+from repository.cli import main
+from repository.errors import InvalidInput
+from repository.fixtures import diagram_fixture
+from repository.render_cache import (
+    KEY_PREFIX,
+    MemoryRenderCache,
+    RedisRenderCache,
+    engine_version,
+    render_key,
+)
+from tests.repository.conftest import TENANT, Api, Prepared, assert_error, sqlite_only
+from tests.repository.standin import CREDIT, ORDER
+
+REDIS_ENV = "ELREPO_TEST_REDIS_URL"
+UNREACHABLE_REDIS = "redis://127.0.0.1:1/0"
+RENDER = TENANT + "/_api/rest/diagram/{}/render/{}/{}"
+ORDER_SVG = RENDER.format(ORDER, 1033, "horizontal")
+MAINTAIN = "/_sysadmin/_admin/_api/rest/maintain"
+SERVICE_TOKEN = "service-secret"
+
+
+class RecordingCache:
+    """A memory cache that records every call, to see when the endpoint touches it."""
+
+    def __init__(self) -> None:
+        self.inner = MemoryRenderCache()
+        self.calls: list[tuple[str, str | None]] = []
+
+    def get(self, key: str) -> bytes | None:
+        self.calls.append(("get", key))
+        return self.inner.get(key)
+
+    def put(self, key: str, svg: bytes) -> None:
+        self.calls.append(("put", key))
+        self.inner.put(key, svg)
+
+    def clear(self, pool: str | None = None) -> int:
+        self.calls.append(("clear", pool))
+        return self.inner.clear(pool)
+
+
+def make_api(prepared: Prepared, **config: Any) -> Api:
+    app = create_app({**prepared.config, **config})
+    return Api(app, app.test_client(), prepared.tokens, prepared.other_tokens)
+
+
+@pytest.fixture
+def recording() -> RecordingCache:
+    return RecordingCache()
+
+
+@pytest.fixture
+def cached(prepared: Prepared, recording: RecordingCache) -> Iterator[Api]:
+    """The API with a recording memory cache (never ELREPO_REDIS_URL of the caller)."""
+    api = make_api(prepared, RENDER_CACHE=recording)
+    yield api
+    api.app.extensions["elrepo.engine"].dispose()
+
+
+@pytest.fixture
+def service_token(monkeypatch: pytest.MonkeyPatch) -> str:
+    monkeypatch.setenv("ELREPO_SERVICE_AUTH_TOKEN", SERVICE_TOKEN)
+    return SERVICE_TOKEN
+
+
+def maintain(api: Api, pool: str | None = None) -> Any:
+    response = api.client.get(MAINTAIN + (f"/{pool}" if pool else ""),
+                              headers={"service-auth-token": SERVICE_TOKEN})
+    assert response.status_code == 200, response.data
+    return response.json
+
+
+def fresh_svg(api: Api, diagram_id: str, layout: str = "horizontal",
+              culture: int = 1033) -> bytes:
+    """What the engine draws for the stored diagram now, with no cache anywhere."""
+    from renderer.api import render
+
+    with api.store() as store:
+        fixture = diagram_fixture(store, store.element(diagram_id))
+    return render(fixture, layout, culture).encode("utf-8")
+
+
+# ---- memory cache ---------------------------------------------------------------------
+
+def test_memory_cache_evicts_least_recently_used_by_bytes() -> None:
+    cache = MemoryRenderCache(max_bytes=10)
+    cache.put("p.s:a", b"aaaa")
+    cache.put("p.s:b", b"bbbb")
+    assert cache.get("p.s:a") == b"aaaa"  # now b is the least recently used
+    cache.put("p.s:c", b"cccc")
+    assert cache.get("p.s:b") is None
+    assert cache.get("p.s:a") == b"aaaa" and cache.get("p.s:c") == b"cccc"
+    assert cache.total_bytes == 8 and len(cache) == 2
+    cache.put("p.s:a", b"aaaaaaa")  # replacing counts the new size only, evicts c
+    assert cache.total_bytes == 7 and cache.get("p.s:c") is None
+    cache.put("p.s:huge", b"x" * 11)  # larger than the bound: not stored, nothing evicted
+    assert cache.get("p.s:huge") is None and cache.get("p.s:a") == b"aaaaaaa"
+
+
+def test_memory_cache_default_bound_is_64_mib() -> None:
+    assert MemoryRenderCache().max_bytes == 64 * 1024 * 1024
+
+
+def test_memory_cache_clears_one_pool_or_all() -> None:
+    cache = MemoryRenderCache()
+    for key in ("demo.default:1", "demo.default:2", "demo.default2:1", "other.default:1"):
+        cache.put(key, b"<svg/>")
+    assert cache.clear("demo.default") == 2
+    assert cache.get("demo.default2:1") == b"<svg/>"  # a pool id that merely starts alike
+    assert cache.clear() == 2 and cache.total_bytes == 0 and len(cache) == 0
+    with pytest.raises(ValueError):
+        cache.clear("demo:default")
+
+
+def test_memory_cache_keeps_its_accounting_under_concurrent_use() -> None:
+    cache = MemoryRenderCache(max_bytes=4000)
+    wrong: list[tuple[str, bytes]] = []
+
+    def value_of(key: str) -> bytes:
+        return key.encode() * (1 + int(key.rsplit(":", 1)[1]) % 7)
+
+    def work(seed: int) -> None:
+        rng = random.Random(seed)
+        for _ in range(2000):
+            key = f"demo.default:{rng.randrange(200)}"
+            if rng.random() < 0.5:
+                cache.put(key, value_of(key))
+            else:
+                got = cache.get(key)
+                if got is not None and got != value_of(key):
+                    wrong.append((key, got))
+            if rng.random() < 0.01:
+                cache.clear("demo.default")
+
+    threads = [threading.Thread(target=work, args=(seed,)) for seed in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert wrong == []
+    held = {key: cache.get(key) for key in (f"demo.default:{n}" for n in range(200))}
+    assert cache.total_bytes == sum(len(v) for v in held.values() if v is not None)
+    assert cache.total_bytes <= cache.max_bytes
+
+
+# ---- keys -----------------------------------------------------------------------------
+
+def test_key_is_canonical_and_covers_tenant_request_and_data() -> None:
+    fixture = {"diagram": {"id": "d", "attributes": {"name": {"1033": "Ä"}}}, "values": []}
+    reordered = {"values": [], "diagram": {"attributes": {"name": {"1033": "Ä"}}, "id": "d"}}
+    key = render_key("demo", "default", fixture, "horizontal", 1033)
+    assert key == render_key("demo", "default", reordered, "horizontal", 1033)
+    assert key.startswith("demo.default:") and len(key.split(":")[1]) == 64
+    renamed = {"diagram": {"id": "d", "attributes": {"name": {"1033": "B"}}}, "values": []}
+    others = {render_key("demo", "default", renamed, "horizontal", 1033),
+              render_key("demo", "other", fixture, "horizontal", 1033),
+              render_key("demo", "default", fixture, "vertical", 1033),
+              render_key("demo", "default", fixture, "horizontal", 1031)}
+    assert len(others) == 4 and key not in others
+
+
+def test_engine_version_names_the_distribution_and_the_revision() -> None:
+    from importlib.metadata import version
+
+    assert f"elrepo={version('elrepo')}" in engine_version()
+    assert f"render-revision={render_cache.RENDER_REVISION}" in engine_version()
+
+
+# ---- the render endpoint with the cache -------------------------------------------------
+
+def test_second_render_is_a_hit_with_the_same_bytes(cached: Api,
+                                                    recording: RecordingCache) -> None:
+    first = cached.get(ORDER_SVG)
+    second = cached.get(ORDER_SVG, role="viewer")
+    assert first.status_code == second.status_code == 200
+    assert first.headers["X-Render-Cache"] == "miss"
+    assert second.headers["X-Render-Cache"] == "hit"
+    assert first.data == second.data == fresh_svg(cached, ORDER)
+    assert first.mimetype == second.mimetype == "image/svg+xml"
+    assert first.headers["Content-Length"] == second.headers["Content-Length"]
+    assert [call for call, _ in recording.calls] == ["get", "put", "get"]
+
+
+def test_layout_and_culture_are_separate_entries(cached: Api) -> None:
+    assert cached.get(ORDER_SVG).headers["X-Render-Cache"] == "miss"
+    german = cached.get(RENDER.format(ORDER, 1031, "horizontal"))
+    vertical = cached.get(RENDER.format(ORDER, 1033, "vertical"))
+    assert german.headers["X-Render-Cache"] == vertical.headers["X-Render-Cache"] == "miss"
+    assert german.data == fresh_svg(cached, ORDER, culture=1031)
+    assert vertical.data == fresh_svg(cached, ORDER, layout="vertical")
+
+
+def test_a_renamed_element_is_a_miss_and_a_new_picture(cached: Api) -> None:
+    before = cached.get(ORDER_SVG)
+    assert b"Credit check" in before.data
+    response = cached.post(TENANT + "/_api/rest/facets/processes/views/detail/elements/", {
+        "count": 1, "elements": [{"id": CREDIT, "attributes": {"name": {"1033": "Vetting"}}}]},
+        role="editor")
+    assert response.status_code == 200, response.json
+    after = cached.get(ORDER_SVG)
+    assert after.headers["X-Render-Cache"] == "miss"
+    assert b"Vetting" in after.data and b"Credit check" not in after.data
+    assert after.data == fresh_svg(cached, ORDER)
+    assert cached.get(ORDER_SVG).headers["X-Render-Cache"] == "hit"
+
+
+@sqlite_only
+def test_permissions_are_checked_before_the_cache(cached: Api,
+                                                  recording: RecordingCache) -> None:
+    assert cached.get(ORDER_SVG).status_code == 200
+    touched = len(recording.calls)
+    assert_error(cached.get(ORDER_SVG, token=cached.other_tokens["viewer"]), 403, render=True)
+    assert_error(cached.get(ORDER_SVG, role=None), 401, render=True)
+    assert_error(cached.get(ORDER_SVG, token="not-a-token"), 401, render=True)
+    assert_error(cached.get(RENDER.format("ghost", 1033, "horizontal")), 404, render=True)
+    assert_error(cached.get(RENDER.format(ORDER, 1033, "spiral")), 400, render=True)
+    assert len(recording.calls) == touched
+    assert cached.get(ORDER_SVG, role="viewer").headers["X-Render-Cache"] == "hit"
+
+
+@sqlite_only
+def test_failed_renders_are_not_cached(cached: Api, recording: RecordingCache,
+                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    def refuse(*_: Any) -> str:
+        raise InvalidInput("layout refused this input")
+
+    with monkeypatch.context() as patch:
+        patch.setattr(render_api, "render_fixture", refuse)
+        assert_error(cached.get(ORDER_SVG), 400, render=True)
+    assert [call for call, _ in recording.calls] == ["get"]
+    assert cached.get(ORDER_SVG).headers["X-Render-Cache"] == "miss"
+
+
+def test_maintenance_drops_the_pools_renders(cached: Api, recording: RecordingCache,
+                                             service_token: str) -> None:
+    cached.get(ORDER_SVG)
+    recording.inner.put("other.default:" + "0" * 64, b"<svg/>")
+    maintain(cached, "demo.default")
+    assert ("clear", "demo.default") in recording.calls
+    assert cached.get(ORDER_SVG).headers["X-Render-Cache"] == "miss"
+    assert recording.inner.get("other.default:" + "0" * 64) == b"<svg/>"
+    maintain(cached)
+    assert len(recording.inner) == 0
+
+
+@sqlite_only
+def test_openapi_documents_the_cache_header(api: Api) -> None:
+    paths = api.get("/openapi.json", role=None).json["paths"]
+    render = paths["/{collectionId}/{storageId}/_api/rest/diagram/{diagramId}/render/"
+                   "{cultureId}/{layoutKey}"]
+    header = render["get"]["responses"]["200"]["headers"]["X-Render-Cache"]
+    assert header["schema"]["enum"] == ["hit", "miss"]
+
+
+# ---- configuration and elrepo serve ---------------------------------------------------
+
+def test_memory_is_the_default_and_redis_comes_from_config_or_environment(
+        prepared: Prepared, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv(render_cache.REDIS_URL_ENV, raising=False)
+    apps = [create_app(prepared.config)]
+    assert isinstance(apps[0].extensions["elrepo.render_cache"], MemoryRenderCache)
+    apps.append(create_app({**prepared.config, "REDIS_URL": UNREACHABLE_REDIS}))
+    monkeypatch.setenv(render_cache.REDIS_URL_ENV, UNREACHABLE_REDIS)
+    apps.append(create_app(prepared.config))
+    for app in apps[1:]:
+        cache = app.extensions["elrepo.render_cache"]
+        assert isinstance(cache, RedisRenderCache)
+        assert cache.prefix == KEY_PREFIX + "default:"
+        assert cache.ttl_seconds == 24 * 60 * 60
+    for app in apps:
+        app.extensions["elrepo.engine"].dispose()
+
+
+@pytest.mark.parametrize("prepared", ["sqlite"], indirect=True)
+def test_unreachable_redis_still_renders_and_warns_once(
+        prepared: Prepared, caplog: pytest.LogCaptureFixture) -> None:
+    api = make_api(prepared, REDIS_URL=UNREACHABLE_REDIS)
+    with caplog.at_level(logging.WARNING, logger=render_cache.__name__):
+        responses = [api.get(ORDER_SVG), api.get(ORDER_SVG)]
+    assert [r.status_code for r in responses] == [200, 200]
+    assert {r.headers["X-Render-Cache"] for r in responses} == {"miss"}
+    assert all(r.data == fresh_svg(api, ORDER) for r in responses)
+    assert len(caplog.records) == 1
+    assert "rendering without the cache" in caplog.records[0].getMessage()
+    api.app.extensions["elrepo.engine"].dispose()
+
+
+def test_redis_outage_pauses_redis_and_warns_once_per_outage(
+        caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch) -> None:
+    key = "demo.default:" + "0" * 64
+    paused = RedisRenderCache(UNREACHABLE_REDIS)
+    retrying = RedisRenderCache(UNREACHABLE_REDIS, retry_seconds=0)
+    with caplog.at_level(logging.WARNING, logger=render_cache.__name__):
+        assert paused.get(key) is None
+        attempts: list[str] = []
+        monkeypatch.setattr(paused._client, "set", lambda *_, **__: attempts.append("set"))
+        paused.put(key, b"<svg/>")
+        assert paused.get(key) is None and attempts == []  # within the pause: no attempt
+        for _ in range(3):
+            assert retrying.get(key) is None
+            retrying.put(key, b"<svg/>")
+        assert retrying.clear("demo.default") == 0
+    assert len(caplog.records) == 2  # one per cache, however often Redis failed
+    for cache in (paused, retrying):
+        cache.close()
+
+
+def test_serve_takes_redis_from_option_or_environment(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    import repository.server
+
+    started: list[str | None] = []
+    monkeypatch.setattr(repository.server, "run",
+                        lambda url, host, port, workers, redis_url=None: started.append(
+                            redis_url))
+    monkeypatch.delenv(render_cache.REDIS_URL_ENV, raising=False)
+    db = f"sqlite:///{tmp_path / 'serve.db'}"
+    assert main(["serve", "--db", db, "--no-demo"]) == 0
+    assert main(["serve", "--db", db, "--no-demo", "--redis", UNREACHABLE_REDIS]) == 0
+    assert "Redis does not answer now" in capsys.readouterr().err
+    monkeypatch.setenv(render_cache.REDIS_URL_ENV, UNREACHABLE_REDIS)
+    assert main(["serve", "--db", db, "--no-demo"]) == 0
+    assert started == [None, UNREACHABLE_REDIS, UNREACHABLE_REDIS]
+
+
+def test_serve_refuses_an_unusable_redis_url(tmp_path: Path,
+                                            capsys: pytest.CaptureFixture[str]) -> None:
+    db = tmp_path / "never.db"
+    assert main(["serve", "--db", f"sqlite:///{db}", "--redis", "http://x"]) == 2
+    error = capsys.readouterr().err
+    assert error.startswith("elrepo: render cache:") and error.count("\n") == 1
+    assert not db.exists()
+
+
+# ---- Redis ----------------------------------------------------------------------------
+
+@pytest.fixture
+def redis_url() -> str:
+    url = os.environ.get(REDIS_ENV)
+    if not url:
+        pytest.skip(f"{REDIS_ENV} is not set; Redis runs are skipped")
+    return url
+
+
+@pytest.fixture
+def namespace() -> str:
+    return f"test-{uuid.uuid4().hex[:12]}"
+
+
+@pytest.fixture
+def redis_cache(redis_url: str, namespace: str) -> Iterator[RedisRenderCache]:
+    cache = RedisRenderCache(redis_url, namespace, ttl_seconds=120)
+    yield cache
+    cache.clear()
+    cache.close()
+
+
+def redis_client(url: str) -> Any:
+    import redis
+
+    return redis.Redis.from_url(url)
+
+
+def test_redis_round_trip_with_prefix_and_ttl(redis_cache: RedisRenderCache, redis_url: str,
+                                              namespace: str) -> None:
+    key = "demo.default:" + "a" * 64
+    assert redis_cache.get(key) is None
+    redis_cache.put(key, "<svg>ü</svg>".encode())
+    assert redis_cache.get(key) == "<svg>ü</svg>".encode()
+    client = redis_client(redis_url)
+    try:
+        stored = f"elrepo:render:{namespace}:{key}"
+        assert client.exists(stored) == 1 and 0 < client.ttl(stored) <= 120
+    finally:
+        client.close()
+
+
+def test_redis_clear_deletes_only_its_namespace_and_pool(redis_cache: RedisRenderCache,
+                                                         redis_url: str) -> None:
+    neighbour = RedisRenderCache(redis_url, f"{uuid.uuid4().hex[:12]}-neighbour")
+    client = redis_client(redis_url)
+    foreign = f"not-elrepo:{uuid.uuid4().hex}"
+    try:
+        client.set(foreign, b"keep", ex=120)
+        for n in range(3):
+            redis_cache.put(f"demo.default:{n}", b"<svg/>")
+        redis_cache.put("demo.default2:0", b"<svg/>")
+        redis_cache.put("other.default:0", b"<svg/>")
+        neighbour.put("demo.default:0", b"<svg/>")
+        assert redis_cache.clear("demo.default") == 3
+        assert redis_cache.get("demo.default2:0") == b"<svg/>"
+        assert redis_cache.clear() == 2
+        assert neighbour.get("demo.default:0") == b"<svg/>"
+        assert client.get(foreign) == b"keep"
+    finally:
+        neighbour.clear()
+        neighbour.close()
+        client.delete(foreign)
+        client.close()
+
+
+def test_workers_share_renders_through_redis(prepared: Prepared, redis_url: str,
+                                             namespace: str, service_token: str) -> None:
+    config = {"REDIS_URL": redis_url, "RENDER_CACHE_NAMESPACE": namespace}
+    first, second = make_api(prepared, **config), make_api(prepared, **config)
+    try:
+        miss = first.get(ORDER_SVG)
+        hit = second.get(ORDER_SVG, role="viewer")
+        assert (miss.headers["X-Render-Cache"], hit.headers["X-Render-Cache"]) == (
+            "miss", "hit")
+        assert miss.data == hit.data == fresh_svg(first, ORDER)
+        assert_error(second.get(ORDER_SVG, token=second.other_tokens["viewer"]), 403,
+                     render=True)
+        maintain(second, "demo.default")
+        assert first.get(ORDER_SVG).headers["X-Render-Cache"] == "miss"
+    finally:
+        for api in (first, second):
+            api.app.extensions["elrepo.render_cache"].clear()
+            api.app.extensions["elrepo.render_cache"].close()
+            api.app.extensions["elrepo.engine"].dispose()
+
