@@ -14,6 +14,7 @@ from fontTools.ttLib import TTFont
 
 FONT_FAMILY = "'Source Sans Pro', 'Source Sans 3', 'Segoe UI', Arial, Helvetica, sans-serif"
 ELLIPSIS = "\u2026"
+HYPHEN = "-"
 
 
 def default_font_path() -> Path:
@@ -81,14 +82,17 @@ class FontMetrics:
         return lines
 
     def _split_long_word(self, word: str, max_width: float, size: float) -> list[str]:
+        """``word`` in pieces that fit ``max_width``, each but the last ending in a
+        hyphen, so a broken word still reads as one."""
         if self.text_width(word, size) <= max_width:
             return [word]
+        budget = max_width - self.text_width(HYPHEN, size)
         pieces: list[str] = []
         start, width = 0, 0.0
         for index, ch in enumerate(word):
             advance = self._advance.get(ord(ch), self._fallback) * size
-            if width + advance > max_width and index > start:
-                pieces.append(word[start:index])
+            if width + advance > budget and index > start:
+                pieces.append(word[start:index] + HYPHEN)
                 start, width = index, 0.0
             width += advance
         pieces.append(word[start:])
