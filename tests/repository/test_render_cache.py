@@ -7,6 +7,7 @@ from __future__ import annotations
 import logging
 import os
 import random
+import sys
 import threading
 import uuid
 from collections.abc import Iterator
@@ -179,11 +180,23 @@ def test_key_is_canonical_and_covers_tenant_request_and_data() -> None:
     assert len(others) == 4 and key not in others
 
 
-def test_engine_version_names_the_distribution_and_the_revision() -> None:
+def test_engine_version_names_the_distribution_and_the_engine_source(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from importlib.metadata import version
 
     assert f"elrepo={version('elrepo')}" in engine_version()
-    assert f"render-revision={render_cache.RENDER_REVISION}" in engine_version()
+    source = render_cache._source_digest()
+    assert f"engine-source={source}" in engine_version() and len(source) == 16
+    for package in ("renderer", "layouts"):  # a copy of the engine with one line changed
+        (tmp_path / package).mkdir()
+        (tmp_path / package / "__init__.py").write_text("")
+    (tmp_path / "layouts" / "step.py").write_text("GAP = 10\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    for package in ("renderer", "layouts"):
+        monkeypatch.delitem(sys.modules, package, raising=False)
+    before = render_cache._source_digest()
+    (tmp_path / "layouts" / "step.py").write_text("GAP = 12\n")
+    assert render_cache._source_digest() != before
 
 
 # ---- the render endpoint with the cache -------------------------------------------------
