@@ -35,3 +35,12 @@ def test_attribute_filters_use_the_attribute_indexes(api: Api) -> None:
     assert "ix_attributes_text" in steps and "ix_elements_page" in steps
     numeric = plan(api, PageRequest("processes", "list", compile_filter("priority ge 3"), 1, 100))
     assert "ix_attributes_number" in numeric
+
+
+@sqlite_only
+def test_tree_and_diagram_views_probe_the_child_and_shape_indexes(api: Api) -> None:
+    tree = plan(api, PageRequest("processes", "tree", None, 1, 100))
+    assert "ix_elements_page" in tree and "TEMP B-TREE" not in tree
+    assert "ix_children_child" in tree and "ix_shapes_element" in tree
+    diagram = plan(api, PageRequest("processes", "diagram", None, 1, 100))
+    assert "ix_shapes_version" in diagram and "ix_elements_page" in diagram
