@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import socket
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -133,6 +134,7 @@ def _serve(args: argparse.Namespace) -> int:
     from repository.demo import create_role_tokens, is_empty, load_demo
     from repository.server import run
 
+    _check_port_free(args.host, args.port)
     cache_url = redis_url(args.redis)
     _check_render_cache(cache_url)
     url = database_url(args.db)
@@ -149,6 +151,17 @@ def _serve(args: argparse.Namespace) -> int:
                   "create COLLECTION STORAGE --role ROLE", file=sys.stderr)
     run(url, args.host, args.port, args.workers, cache_url)
     return 0
+
+
+def _check_port_free(host: str, port: int) -> None:
+    """Refuses a taken address before the demo is loaded and a token printed, so a
+    second ``elrepo serve`` says why it cannot start instead of retrying to bind."""
+    try:
+        with socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET) as probe:
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            probe.bind((host, port))
+    except OSError as error:
+        raise CommandError(f"cannot listen on {host}:{port}: {error.strerror or error}") from None
 
 
 def _check_render_cache(url: str | None) -> None:

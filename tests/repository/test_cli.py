@@ -261,3 +261,16 @@ def test_serve_on_postgresql(tmp_path: Path) -> None:
         with admin.connect() as connection:
             connection.execute(text(f'DROP SCHEMA "{schema}" CASCADE'))
         admin.dispose()
+
+
+def test_serve_on_a_taken_port_says_so_and_loads_nothing(tmp_path: Path,
+                                                          capsys: pytest.CaptureFixture[str]) -> None:
+    database = tmp_path / "taken.db"
+    with socket.socket() as holder:
+        holder.bind(("127.0.0.1", 0))
+        holder.listen()
+        port = holder.getsockname()[1]
+        assert main(["serve", "--port", str(port), "--db", f"sqlite:///{database}"]) == 2
+    captured = capsys.readouterr()
+    assert f"cannot listen on 127.0.0.1:{port}" in captured.err
+    assert captured.out == "" and not database.exists()
