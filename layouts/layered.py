@@ -25,12 +25,14 @@ from layouts.graph import LayoutGraph
 from layouts.steps.acyclic import feedback_edges
 from layouts.steps.channels import ChannelSegment, assign_slots
 from layouts.steps.lanes import order_lanes
+from layouts.steps.main_path import main_path_edges
 from layouts.steps.layering import minimal_length_ranks
 from layouts.steps.ordering import order_layers
 from layouts.steps.placement import Bands, place_across
 from layouts.steps.proper import ProperGraph, make_proper
 
 LABEL_GAP = 4.0
+MAIN_PATH_WEIGHT = 4.0
 START_KINDS = ("evStart",)
 
 
@@ -76,6 +78,7 @@ class _Work:
     route_chains: list[list[int]] = field(default_factory=list)
     turn_of: dict[tuple[int, int], int] = field(default_factory=dict)  # (edge, node) → turn vertex
     turn_above: set[int] = field(default_factory=set)  # turn vertices placed before their node
+    main_path: frozenset[int] = frozenset()  # edges of the longest forward chain
     lane_ids: list[str] = field(default_factory=list)  # lanes in drawing order
     lane_bounds: list[float] = field(default_factory=list)
     label_before: set[int] = field(default_factory=set)  # nodes whose outside label precedes the symbol
@@ -93,6 +96,7 @@ def layered_layout(graph: LayoutGraph, options: LayoutOptions, direction: Direct
     proper = make_proper(ranks, edges, reversed_edges, node_lanes)
     work = _measure(graph, proper, direction)
     work.lane_ids = lane_ids
+    work.main_path = main_path_edges(len(graph.nodes), dag, ranks, skip=reversed_edges)
     work.layers = order_layers(proper, roots, options.ordering_sweeps)
     _insert_turns(work)
     work.order_pos = _place(work, options, graph)
@@ -209,9 +213,10 @@ def _place(work: _Work, options: LayoutOptions, layout_graph: LayoutGraph) -> li
         return max(options.edge_spacing, options.node_spacing / 2)
 
     links: list[tuple[int, int, float]] = []
-    for chain in work.route_chains:
+    for edge, chain in enumerate(work.route_chains):
+        boost = MAIN_PATH_WEIGHT if edge in work.main_path else 1.0
         for a, b in zip(chain, chain[1:]):
-            links.append((a, b, float((1, 2, 8)[is_point(a) + is_point(b)])))
+            links.append((a, b, boost * (1, 2, 8)[is_point(a) + is_point(b)]))
     # a light pull keeps each loop hugging its node without bending the flow towards it
     pulls = [(turn, node, 0.25) if turn in work.turn_above else (node, turn, 0.25)
              for (_, node), turn in work.turn_of.items()]

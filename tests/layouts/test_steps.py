@@ -9,6 +9,7 @@ from layouts.steps.acyclic import feedback_edges
 from layouts.steps.channels import ChannelSegment, assign_slots
 from layouts.steps.exact_order import exact_order
 from layouts.steps.layering import minimal_length_ranks
+from layouts.steps.main_path import main_path_edges
 from layouts.steps.ordering import initial_order, order_layers, total_crossings
 from layouts.steps.placement import place_across
 from layouts.steps.proper import make_proper
@@ -108,3 +109,11 @@ def test_channel_straight_segments_need_no_slot_and_disjoint_ones_share() -> Non
                                 ChannelSegment(2, 20.0, 30.0)])
     assert slots == [-1, 0, 0]
     assert used == 1
+
+
+def test_main_path_is_the_longest_forward_chain_per_component() -> None:
+    # start → a → gateway → b → c → join → end, gateway → join (short branch); plus a 2-node component
+    edges = [(0, 1), (1, 2), (2, 3), (3, 4), (4, 5), (2, 5), (5, 6), (7, 8)]
+    ranks = [0, 1, 2, 3, 4, 5, 6, 0, 1]
+    assert main_path_edges(9, edges, ranks) == frozenset({0, 1, 2, 3, 4, 6, 7})
+    assert main_path_edges(9, edges, ranks, skip={3}) == frozenset({0, 1, 5, 6, 7})
