@@ -16,6 +16,8 @@ import numpy as np
 from scipy.optimize import linprog
 from scipy.sparse import coo_matrix
 
+from layouts.steps.components import weak_components
+
 
 def minimal_length_ranks(node_count: int, edges: Sequence[tuple[int, int]]) -> list[int]:
     if node_count == 0:
@@ -43,18 +45,8 @@ def minimal_length_ranks(node_count: int, edges: Sequence[tuple[int, int]]) -> l
 def _normalize_components(
     node_count: int, edges: Sequence[tuple[int, int]], ranks: list[int]
 ) -> list[int]:
-    parent = list(range(node_count))
-
-    def find(v: int) -> int:
-        while parent[v] != v:
-            parent[v] = parent[parent[v]]
-            v = parent[v]
-        return v
-
-    for source, target in edges:
-        parent[find(source)] = find(target)
+    component = weak_components(node_count, edges)
     lowest: dict[int, int] = {}
     for v in range(node_count):
-        root = find(v)
-        lowest[root] = min(lowest.get(root, ranks[v]), ranks[v])
-    return [ranks[v] - lowest[find(v)] for v in range(node_count)]
+        lowest[component[v]] = min(lowest.get(component[v], ranks[v]), ranks[v])
+    return [ranks[v] - lowest[component[v]] for v in range(node_count)]

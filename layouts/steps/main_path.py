@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from collections.abc import Collection, Sequence
 
+from layouts.steps.components import weak_components
+
 
 def main_path_edges(
     node_count: int, edges: Sequence[tuple[int, int]], ranks: Sequence[int], skip: Collection[int] = ()
@@ -26,7 +28,7 @@ def main_path_edges(
             source = edges[index][0]
             if length[source] + 1 > length[node]:
                 length[node], via[node] = length[source] + 1, index
-    component = _components(node_count, edges)
+    component = weak_components(node_count, edges)
     best_end: dict[int, int] = {}
     for node in range(node_count):
         root = component[node]
@@ -40,16 +42,3 @@ def main_path_edges(
             step = via[edges[step][0]]
     return frozenset(chosen)
 
-
-def _components(node_count: int, edges: Sequence[tuple[int, int]]) -> list[int]:
-    parent = list(range(node_count))
-
-    def find(v: int) -> int:
-        while parent[v] != v:
-            parent[v] = parent[parent[v]]
-            v = parent[v]
-        return v
-
-    for source, target in edges:
-        parent[find(source)] = find(target)
-    return [find(v) for v in range(node_count)]
