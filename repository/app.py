@@ -13,7 +13,7 @@ from flask import Flask, Response, g, jsonify, request
 from werkzeug.exceptions import HTTPException
 
 from repository.db import create_schema, database_url, make_engine, session_factory
-from repository.errors import RepositoryError
+from repository.errors import RepositoryError, ServiceUnavailable
 from repository.render_cache import DEFAULT_NAMESPACE, make_render_cache, redis_url
 
 MAX_BODY_BYTES = 10 * 1024 * 1024
@@ -109,7 +109,10 @@ def _is_render_request() -> bool:
 def _register_error_handlers(app: Flask) -> None:
     @app.errorhandler(RepositoryError)
     def repository_error(error: RepositoryError) -> Response:
-        return error_response(error.status, error.result_type, error.message, error.details)
+        response = error_response(error.status, error.result_type, error.message, error.details)
+        if isinstance(error, ServiceUnavailable):
+            response.headers["Retry-After"] = str(error.retry_after)
+        return response
 
     @app.errorhandler(HTTPException)
     def http_error(error: HTTPException) -> Response:

@@ -43,3 +43,21 @@ class Conflict(RepositoryError):
 
 class TooLarge(RepositoryError):
     status = 413
+
+
+class PreconditionFailed(RepositoryError):
+    """An `If-Match` naming a revision that is no longer the current one."""
+
+    status = 412
+
+
+class ServiceUnavailable(RepositoryError):
+    """A temporary refusal (a render past its deadline, a write that could not get the
+    lock): the client may try again after `retry_after` seconds."""
+
+    status = 503
+    result_type = "critical"
+
+    def __init__(self, message: str, retry_after: int, details: list[str] | None = None) -> None:
+        super().__init__(message, details)
+        self.retry_after = retry_after
