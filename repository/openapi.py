@@ -208,24 +208,90 @@ _T = "/{collectionId}/{storageId}"
 _F = _T + "/_api/rest/facets/{facetId}"
 _E = _F + "/views/{viewId}/elements/{elementId}"
 
+CONTENT_SECURITY_POLICY = "default-src 'none'; style-src 'unsafe-inline'; font-src data:"
+
+# Response headers, referenced by name from the operations that answer them.
+HEADERS: dict[str, Schema] = {
+    "ETag": {"description": "The current revision: of the element (it changes on every "
+                            "write to it, content and children included) or of the "
+                            "rendered picture", "required": True, "schema": _STRING},
+    "Retry-After": {"description": "Seconds to wait before trying again", "required": True,
+                    "schema": {"type": "integer", "minimum": 0}},
+    "X-Render-Cache": {"description": "hit: answered from the render cache; miss: rendered "
+                                      "now", "required": True,
+                       "schema": {"type": "string", "enum": ["hit", "miss"]}},
+    "Content-Security-Policy": {"required": True, "schema": {
+        "type": "string", "enum": [CONTENT_SECURITY_POLICY]}},
+    "X-Content-Type-Options": {"required": True,
+                               "schema": {"type": "string", "enum": ["nosniff"]}},
+    "Cache-Control": {"description": "Keep it, but ask again (If-None-Match) before reuse",
+                      "required": True,
+                      "schema": {"type": "string", "enum": ["private, no-cache"]}},
+}
+_RENDER_HEADERS = ("ETag", "Content-Security-Policy", "X-Content-Type-Options",
+                   "Cache-Control", "X-Render-Cache")
+
+# Refusals any operation may answer (CONTRACT sections 2, 3 and 9).
+_REFUSALS = (
+    (400, "Bad request: malformed JSON, a bad query parameter, an invalid filter, invalid "
+          "Unicode (lone surrogates, NUL), a number outside the 64-bit range, a culture id "
+          "that is not ASCII digits"),
+    (401, "No or unknown token"),
+    (403, "Other tenant or missing permission"),
+    (404, "Not found"),
+    (409, "Conflict: transition not allowed now, or a stale versionId"),
+    (413, "Too large: a body over 10 MiB, over 5,000 content items, over 20,000 links in "
+          "one diagram, or an attribute value over 100,000 characters"),
+    (414, "URL over 8 KiB"),
+    (431, "Request headers over 16 KiB"),
+    (500, "Internal error; nothing was written"),
+)
+# Conditional request headers and the refusal that goes with each.
+_CONDITIONS = {
+    "If-Match": (412, "If-Match names an older revision than the element's ETag; nothing "
+                      "was written", "The element's ETag from its GET: write only if it is "
+                                     "still the current revision"),
+    "If-None-Match": (304, "If-None-Match names the current ETag; empty body",
+                      "The ETag of a picture the client holds"),
+}
+
+
+def _header_ref(name: str) -> Schema:
+    return {"$ref": "#/components/headers/" + name}
+
 
 def _operation(summary: str, version: str, ok: Schema, query: tuple[str, ...] = (),
-               body: str | None = None, error: str = "Error",
-               ok_media: str = "application/json") -> Schema:
+               body: str | None = None, *, error: str = "Error",
+               ok_media: str = "application/json", ok_headers: tuple[str, ...] = (),
+               condition: str | None = None, may_be_busy: bool = False) -> Schema:
+    """One operation: `ok_headers` names HEADERS on its 200; `condition` is the
+    conditional request header it honours; `may_be_busy` adds 503 with Retry-After (a
+    write waiting on the database lock, a render past its deadline)."""
     parameters: list[Schema] = [{"name": "api-version", "in": "query", "required": False,
                                  "schema": {"type": "string", "enum": [version]}}]
     parameters += [_QUERY[name] for name in query]
-    errors = {str(code): {"description": text, "content": {"application/json": {
-        "schema": _ref(error)}}} for code, text in (
-        (400, "Bad request"), (401, "No or unknown token"),
-        (403, "Other tenant or missing permission"), (404, "Not found"),
-        (409, "Conflict"), (413, "Too large"), (500, "Internal error"))}
-    operation: Schema = {
-        "summary": summary,
-        "parameters": parameters,
-        "responses": {"200": {"description": "Success", "content": {ok_media: {"schema": ok}}},
-                      **errors},
-    }
+    error_body = {"application/json": {"schema": _ref(error)}}
+    success: Schema = {"description": "Success", "content": {ok_media: {"schema": ok}}}
+    if ok_headers:
+        success["headers"] = {name: _header_ref(name) for name in ok_headers}
+    responses: Schema = {"200": success, **{
+        str(code): {"description": text, "content": error_body} for code, text in _REFUSALS}}
+    if condition is not None:
+        status, answer, meaning = _CONDITIONS[condition]
+        parameters.append({"name": condition, "in": "header", "required": False,
+                           "schema": _STRING, "description": meaning})
+        # 304 has no body; 412 is a refusal like the others.
+        responses[str(status)] = ({"description": answer,
+                                   "headers": {"ETag": _header_ref("ETag")}}
+                                  if status == 304 else
+                                  {"description": answer, "content": error_body})
+    if may_be_busy:
+        responses["503"] = {"description": "Try again later: the database is busy, or the "
+                                           "render passed its deadline",
+                            "headers": {"Retry-After": _header_ref("Retry-After")},
+                            "content": error_body}
+    operation: Schema = {"summary": summary, "parameters": parameters,
+                         "responses": dict(sorted(responses.items()))}
     if body is not None:
         operation["requestBody"] = {"required": True, "content": {"application/json": {
             "schema": _ref(body)}}}
@@ -233,25 +299,27 @@ def _operation(summary: str, version: str, ok: Schema, query: tuple[str, ...] = 
 
 
 def _paths() -> dict[str, Schema]:
-    transitions = _operation("List transitions allowed now", "1.0", _ref("Transitions"))
-    change = _operation("Change state", "4.0", _ref("ElementList"), ("ignoreWarnings",))
-    related = _operation("Related get", "1.0", _ref("RelatedValues"),
-                         ("$filter", "$expandRelated"))
-    maintain = {"get": {**_operation("Maintain pools", "4.0", _ref("PoolResults")),
-                        "security": [{"serviceToken": []}]}}
+    # Every POST takes the write lock (repository/api/common.py session), so may be busy.
+    transitions_get = _operation("List transitions allowed now", "1.0", _ref("Transitions"))
+    transitions_post = _operation("List transitions allowed now", "1.0", _ref("Transitions"),
+                                  may_be_busy=True)
+    change = _operation("Change state", "4.0", _ref("ElementList"), ("ignoreWarnings",),
+                        may_be_busy=True)
+    related = ("Related get", "1.0", _ref("RelatedValues"), ("$filter", "$expandRelated"))
+    maintain = {**_operation("Maintain pools", "4.0", _ref("PoolResults"), may_be_busy=True),
+                "security": [{"serviceToken": []}]}
     render = _operation("Render a diagram as SVG", "2.0", _STRING, error="RenderError",
-                        ok_media="image/svg+xml")
-    render["responses"]["200"]["headers"] = {"X-Render-Cache": {
-        "description": "hit: answered from the render cache; miss: rendered now",
-        "schema": {"type": "string", "enum": ["hit", "miss"]}}}
+                        ok_media="image/svg+xml", ok_headers=_RENDER_HEADERS,
+                        condition="If-None-Match", may_be_busy=True)
     paths: dict[str, Schema] = {
         _F + "/views": {"get": _operation("List views", "4.0", _ref("FacetViews"))},
         _F + "/views/{viewId}/elements": {
             "get": _operation("List elements", "4.0", _ref("ElementList"), _LISTING),
             "post": _operation("Update or create elements", "4.0", _ref("ElementList"),
-                               body="UpdateBody"),
+                               body="UpdateBody", condition="If-Match", may_be_busy=True),
         },
-        _E: {"get": _operation("Get element", "4.0", _ref("ElementList"), _SHAPING)},
+        _E: {"get": _operation("Get element", "4.0", _ref("ElementList"), _SHAPING,
+                               ok_headers=("ETag",))},
         _E + "/children": {"get": _operation("Children", "4.0", _ref("ElementList"),
                                              _SHAPING)},
         _E + "/versions": {"get": _operation("Versions", "4.0", _ref("ElementList"),
@@ -260,7 +328,8 @@ def _paths() -> dict[str, Schema]:
                                                ("$filter", "$select"))},
         _E + "/attributes/{attributeId}": {
             "get": _operation("Attribute get", "1.0", _ref("AttributeValues"))},
-        _E + "/related/{relatedId}": {"get": related, "post": related},
+        _E + "/related/{relatedId}": {"get": _operation(*related),
+                                      "post": _operation(*related, may_be_busy=True)},
         _E + "/info": {"get": _operation("Element info", "1.0", _ref("ElementInfoValues"))},
         _F + "/views/{viewId}/config": {
             "get": _operation("All element types of the view", "1.0", _ref("ElementTypes"))},
@@ -268,28 +337,31 @@ def _paths() -> dict[str, Schema]:
             "get": _operation("One element type", "1.0", _ref("ElementTypes"))},
         _F + "/views/diagram/elements/{elementId}/content": {
             "post": _operation("Content create", "3.0", _ref("ContentResult"),
-                               body="ContentBody")},
+                               body="ContentBody", condition="If-Match", may_be_busy=True)},
         _F + "/reporting": {"get": _operation("Reporting of a facet", "4.0",
                                               _ref("ElementValues"), _LISTING)},
         _F + "/reporting/{elementId}": {"get": _operation("Reporting of an element", "4.0",
                                                           _ref("ElementValues"), _SHAPING)},
         _T + "/_api/rest/diagram/{diagramId}/render/{cultureId}/{layoutKey}": {
             "get": render},
-        "/_sysadmin/_admin/_api/rest/maintain": maintain,
-        "/_sysadmin/_admin/_api/rest/maintain/{pool}": maintain,
+        "/_sysadmin/_admin/_api/rest/maintain": {"get": maintain},
+        "/_sysadmin/_admin/_api/rest/maintain/{pool}": {"get": maintain},
     }
     for prefix in ("/_api/release", "/_api/rest/release"):
-        paths[_T + prefix + "/{elementId}/transitions"] = {"get": transitions,
-                                                           "post": transitions}
+        paths[_T + prefix + "/{elementId}/transitions"] = {"get": transitions_get,
+                                                           "post": transitions_post}
         paths[_T + prefix + "/{elementId}/transitions/{transitionId}"] = {"post": change}
     for path, item in paths.items():
-        item["parameters"] = [
-            {"name": name, "in": "path", "required": True,
-             "schema": {"type": "string", "enum": list(catalog.LAYOUT_KEYS)}
-             if name == "layoutKey" else _STRING}
-            for name in _path_names(path)
-        ]
+        item["parameters"] = [_path_parameter(name) for name in _path_names(path)]
     return paths
+
+
+def _path_parameter(name: str) -> Schema:
+    """Names the catalog fixes are enums, so clients (and fuzzers) can tell them."""
+    enums = {"facetId": list(catalog.FACETS), "layoutKey": list(catalog.LAYOUT_KEYS),
+             "viewId": sorted({v for f in catalog.FACETS.values() for v in f.views})}
+    schema = {"type": "string", "enum": enums[name]} if name in enums else _STRING
+    return {"name": name, "in": "path", "required": True, "schema": schema}
 
 
 def _path_names(path: str) -> list[str]:
@@ -306,6 +378,7 @@ def document() -> Schema:
         "paths": _paths(),
         "components": {
             "schemas": SCHEMAS,
+            "headers": HEADERS,
             "securitySchemes": {
                 "bearer": {"type": "http", "scheme": "bearer"},
                 "serviceToken": {"type": "apiKey", "in": "header",

@@ -7,6 +7,7 @@ from typing import Any
 
 import jsonschema
 import pytest
+from openapi_spec_validator import OpenAPIV30SpecValidator
 
 from repository.app import create_app
 from tests.repository.conftest import FACETS, TENANT, Api, sqlite_only
@@ -58,6 +59,42 @@ def test_document_is_openapi_3_with_every_endpoint(document: dict[str, Any]) -> 
         operation_for(document, call.method, TENANT + call.path)
     operation_for(document, "GET", "/_sysadmin/_admin/_api/rest/maintain")
     operation_for(document, "GET", "/_sysadmin/_admin/_api/rest/maintain/demo.default")
+
+
+def test_document_passes_the_openapi_spec_validator(document: dict[str, Any]) -> None:
+    assert [error.message for error in OpenAPIV30SpecValidator(document).iter_errors()] == []
+
+
+def test_document_describes_limits_conditions_and_busy_answers(document: dict[str, Any]) -> None:
+    element = f"{FACETS}/processes/views/detail/elements/{ORDER}"
+    content = f"{FACETS}/processes/views/diagram/elements/{ORDER}/content"
+    render = f"{TENANT}/_api/rest/diagram/{ORDER}/render/1033/horizontal"
+    for call in CALLS:
+        responses = operation_for(document, call.method, TENANT + call.path)["responses"]
+        assert {"400", "413", "414", "431"} <= set(responses), call
+        assert ("503" in responses) is (call.method == "POST" or "/render/" in call.path), call
+    assert set(header_names(document, "GET", element, "200")) == {"ETag"}
+    for method, path in (("POST", f"{FACETS}/processes/views/detail/elements"),
+                         ("POST", content)):
+        assert "If-Match" in request_headers(document, method, path)
+        assert "412" in operation_for(document, method, path)["responses"]
+    assert set(header_names(document, "GET", render, "200")) == {
+        "ETag", "Content-Security-Policy", "X-Content-Type-Options", "Cache-Control",
+        "X-Render-Cache"}
+    assert "If-None-Match" in request_headers(document, "GET", render)
+    not_modified = operation_for(document, "GET", render)["responses"]["304"]
+    assert "content" not in not_modified and set(not_modified["headers"]) == {"ETag"}
+    assert set(header_names(document, "GET", render, "503")) == {"Retry-After"}
+
+
+def header_names(document: dict[str, Any], method: str, path: str, status: str) -> list[str]:
+    response = operation_for(document, method, path)["responses"][status]
+    return list(response.get("headers", {}))
+
+
+def request_headers(document: dict[str, Any], method: str, path: str) -> list[str]:
+    return [p["name"] for p in operation_for(document, method, path)["parameters"]
+            if p["in"] == "header"]
 
 
 @sqlite_only
