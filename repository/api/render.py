@@ -7,11 +7,18 @@ The render cache (repository/render_cache.py) is consulted only after the caller
 every check and the diagram's fixture is built, because the fixture is the key: a
 changed element is a new key, never a stale picture. Only successful renders are stored,
 and a hit answers exactly the bytes a fresh render would; `X-Render-Cache` says which.
+
+The key is content-addressed (data, layout, culture, tenant and engine), so its digest is
+the answer's strong `ETag`: a client naming it in `If-None-Match` gets 304 without any
+render or cache lookup. Renders run in this worker's render processes under a deadline
+(repository/render_pool.py): past it 503 with `Retry-After`, and the worker lives on.
+Every answer of this blueprint, refusals included, carries headers that keep an SVG from
+running script or being sniffed as another type.
 """
 
 from __future__ import annotations
 
-from flask import Blueprint, Response, current_app
+from flask import Blueprint, Response, current_app, request
 
 from repository import catalog
 from repository.api.common import tenant_request
@@ -19,44 +26,72 @@ from repository.api.routes import TENANT
 from repository.errors import InvalidInput
 from repository.fixtures import diagram_fixture
 from repository.render_cache import RenderCache, render_key
+from repository.render_pool import render_timeout, shared_pool
 
 blueprint = Blueprint("render", __name__)
+
+SECURITY_HEADERS = {
+    # Inline styles and the embedded font are all an SVG of ours needs; no script, no fetch.
+    "Content-Security-Policy": "default-src 'none'; style-src 'unsafe-inline'; font-src data:",
+    "X-Content-Type-Options": "nosniff",
+    # Revalidate every time: the ETag makes that a cheap 304.
+    "Cache-Control": "private, no-cache",
+}
+
+
+@blueprint.after_request
+def add_security_headers(response: Response) -> Response:
+    response.headers.update(SECURITY_HEADERS)
+    return response
 
 
 @blueprint.get(TENANT + "/_api/rest/diagram/<diagram_id>/render/<culture_id>/<layout_key>")
 def render_diagram(collection_id: str, storage_id: str, diagram_id: str, culture_id: str,
                    layout_key: str) -> Response:
     req = tenant_request(collection_id, storage_id, "2.0")
-    if not culture_id.isdigit():
-        raise InvalidInput(f"cultureId must be a numeric culture id such as 1033, got "
-                           f"{culture_id!r}")
+    culture = parse_culture(culture_id)
     if layout_key not in catalog.LAYOUT_KEYS:
         raise InvalidInput(f"Unknown layout key {layout_key!r}; layout keys: "
                            f"{', '.join(catalog.LAYOUT_KEYS)}")
-    culture = int(culture_id)
     fixture = diagram_fixture(req.store, req.store.element(diagram_id))
-    cache: RenderCache = current_app.extensions["elrepo.render_cache"]
     tenant = req.store.tenant  # its stored ids, as maintenance names the pool
     key = render_key(tenant.collection_id, tenant.storage_id, fixture, layout_key, culture)
+    etag = key.rpartition(":")[2]
+    conditions = request.if_none_match
+    if conditions.is_strong(etag) or conditions.is_weak(etag):  # weak comparison, RFC 9110
+        return not_modified(etag)
+    cache: RenderCache = current_app.extensions["elrepo.render_cache"]
     svg = cache.get(key)
     outcome = "hit"
     if svg is None:
-        svg = render_fixture(fixture, layout_key, culture).encode("utf-8")
+        svg = render_fixture(key, fixture, layout_key, culture).encode("utf-8")
         cache.put(key, svg)
         outcome = "miss"
+    if conditions.star_tag:  # "any current picture": known only once one was drawn
+        return not_modified(etag)
     response = Response(svg, mimetype="image/svg+xml")
+    response.set_etag(etag)
     response.headers["X-Render-Cache"] = outcome
     return response
 
 
-def render_fixture(fixture: dict[str, object], layout_key: str, culture: int) -> str:
-    """The engine's SVG; its input errors (unknown or unfinished layouts included) → 400."""
-    try:
-        # Imported here: the engine is built alongside and may be absent in this build.
-        from renderer.api import RenderInputError, render
-    except ImportError:
-        raise InvalidInput(f"Layout {layout_key!r} is not available in this build") from None
-    try:
-        return render(fixture, layout_key, culture)
-    except RenderInputError as error:
-        raise InvalidInput(str(error)) from None
+def parse_culture(culture_id: str) -> int:
+    # ASCII digits only: str.isdigit accepts '²', which int() then refuses.
+    if not (culture_id.isascii() and culture_id.isdigit()):
+        raise InvalidInput(f"cultureId must be a numeric culture id such as 1033, got "
+                           f"{culture_id!r}")
+    return int(culture_id)
+
+
+def not_modified(etag: str) -> Response:
+    response = Response(status=304)
+    response.set_etag(etag)
+    return response
+
+
+def render_fixture(key: str, fixture: dict[str, object], layout_key: str,
+                   culture: int) -> str:
+    """The engine's SVG, drawn in a render process of this worker within the deadline;
+    its input errors (unknown or unfinished layouts included) → 400."""
+    return shared_pool().render(key, fixture, layout_key, culture,
+                                render_timeout(current_app.config))
