@@ -95,14 +95,20 @@ def authenticate(session: Session, authorization: str | None) -> Caller:
 
 
 def check_service_token(presented: str | None) -> None:
-    """Maintenance: the header must equal ELREPO_SERVICE_AUTH_TOKEN (unset: nobody)."""
+    """Maintenance: the header must equal ELREPO_SERVICE_AUTH_TOKEN (unset: nobody).
+    Service tokens are ASCII, like bearer tokens; compared as bytes because compare_digest
+    raises on non-ASCII text (os.environ may hold undecodable bytes as escapes)."""
     expected = os.environ.get(SERVICE_TOKEN_ENV)
-    if not expected or not presented or not hmac.compare_digest(presented, expected):
+    if not expected or not presented or not presented.isascii() or not hmac.compare_digest(
+            presented.encode(), expected.encode("utf-8", "surrogateescape")):
         raise Unauthenticated("A valid service-auth-token header is required")
 
 
 def _bearer(authorization: str | None) -> str:
+    """Issued tokens are ASCII (token_urlsafe), so other text is no token of ours."""
     scheme, _, token = (authorization or "").partition(" ")
     if scheme.lower() != "bearer" or not token.strip():
         raise Unauthenticated("Send 'Authorization: Bearer <token>'")
+    if not token.isascii():
+        raise Unauthenticated("Unknown or revoked bearer token")
     return token.strip()

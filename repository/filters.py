@@ -20,6 +20,7 @@ from sqlalchemy import ColumnElement, and_, false, func, not_, or_, select
 
 from repository.errors import InvalidInput
 from repository.models import AttributeValue, Element, ElementVersion
+from repository.wire import parse_culture_id, parse_finite, parse_integer
 
 GRAMMAR = r"""
 ?start: disjunction
@@ -52,8 +53,8 @@ _FALSE.2: /false(?![A-Za-z0-9_])/i
 _NULL.2: /null(?![A-Za-z0-9_])/i
 NAME: /[A-Za-z_][A-Za-z0-9_]*/
 STRING: /'(?:[^']|'')*'/
-NUMBER: /-?\d+(\.\d+)?/
-CULTURE: /\d+/
+NUMBER: /-?[0-9]+(\.[0-9]+)?/
+CULTURE: /[0-9]+/
 %import common.WS
 %ignore WS
 """
@@ -163,8 +164,8 @@ class _Compiler(Transformer[Token, ColumnElement[bool]]):
             if key in _ELEMENT_PROPERTIES:
                 return Property(key, is_attribute=False)
             return Property(parts[0])
-        if len(parts) == 3 and parts[0].lower() == "attributes" and parts[2].isdigit():
-            return Property(parts[1], int(parts[2]))
+        if len(parts) == 3 and parts[0].lower() == "attributes":
+            return Property(parts[1], parse_culture_id(parts[2], "$filter"))
         raise InvalidInput(
             f"Invalid $filter property {'/'.join(parts)!r}: use id, type, state, facetName, "
             "an attribute name or attributes/<name>/<culture>"
@@ -174,7 +175,11 @@ class _Compiler(Transformer[Token, ColumnElement[bool]]):
         return str(token)[1:-1].replace("''", "'")
 
     def number(self, token: Token) -> float:
-        return float(token)
+        """Compared with the stored double, after the range checks of every number."""
+        text = str(token)
+        if "." in text:
+            return parse_finite(text, "$filter")
+        return float(parse_integer(text, "$filter"))
 
     def true(self) -> bool:
         return True

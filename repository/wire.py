@@ -1,14 +1,21 @@
-"""Inbound JSON → typed inputs, with every check a client can fail (400/413).
+"""Inbound text and JSON → typed inputs, with every check a client can fail (400/413).
 
-The store receives only these dataclasses, so it never guesses at the shape of a body.
+The input rules of CONTRACT section 9 live here, once: text is valid Unicode (no NUL, no
+lone surrogates), integers lie within 64-bit range and other numbers are finite, culture
+ids are ASCII digits within range, attribute values and predecessor links are bounded.
+`load_json` applies them to a whole body, `check_text` to any other text a request
+carries; the store receives only the dataclasses below, so it never guesses at the shape
+of a body, and SQLite and PostgreSQL never see text one of them would refuse.
 """
 
 from __future__ import annotations
 
+import json
 import math
 import re
+from collections import Counter
 from dataclasses import dataclass
-from typing import Any, TypeGuard
+from typing import Any, NoReturn, TypeGuard
 
 from repository.errors import InvalidInput, TooLarge
 
@@ -16,10 +23,75 @@ MAX_CONTENT_ITEMS = 5000
 MAX_ELEMENTS_PER_UPDATE = 5000
 MAX_NAME_LENGTH = 128
 MAX_ID_LENGTH = 64
+MIN_INTEGER = -(2**63)
 MAX_INTEGER = 2**63 - 1
+# Culture ids are Windows LCIDs (1031, 1033, 127); every LCID fits the 32-bit integer
+# column that stores them on every database.
+MAX_CULTURE_ID = 2**31 - 1
+# Characters of one attribute value in one culture (a file list: all its text together).
+MAX_ATTRIBUTE_VALUE_LENGTH = 100_000
+MAX_PREDECESSOR_LINKS = 20_000
 _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_.-]*$")
+# NUL, which PostgreSQL cannot store in text, and lone surrogates, which no encoding can.
+_INVALID_TEXT = re.compile("[\x00\ud800-\udfff]")
+_INTEGER = re.compile(r"-?[0-9]+")
+_SHOWN_INPUT = 40  # characters of a refused input echoed in its message
 
 AttributeMap = dict[str, dict[int, Any]]
+
+
+def load_json(raw: bytes) -> Any:
+    """A request body as JSON, every number and every string in it (keys included, at any
+    depth) held to the input rules; 400 otherwise."""
+    try:
+        document = json.loads(raw, parse_int=_json_integer, parse_float=_json_float,
+                              parse_constant=_json_constant)
+    except RecursionError:
+        raise InvalidInput("The body is nested too deeply") from None
+    except (UnicodeDecodeError, json.JSONDecodeError) as error:
+        where = f" at line {error.lineno} column {error.colno}" if isinstance(
+            error, json.JSONDecodeError) else ""
+        raise InvalidInput(f"The body is not valid JSON{where}") from None
+    _check_json_text(document)
+    return document
+
+
+def check_text(text: str, where: str) -> None:
+    """Text must be valid Unicode: NUL and lone surrogates are refused (400) before any
+    database sees them, so every database answers alike."""
+    if _INVALID_TEXT.search(text):
+        raise InvalidInput(f"{where}: text must be valid Unicode without NUL or lone "
+                           "surrogate characters")
+
+
+def parse_integer(text: str, where: str) -> int:
+    """A decimal integer in ASCII digits within 64-bit range, or 400."""
+    if not _INTEGER.fullmatch(text):
+        raise InvalidInput(f"{where} must be an integer, got {_shown(text)}")
+    digits = text.lstrip("-").lstrip("0")
+    # Length first: int() refuses very long digit strings with a ValueError of its own.
+    if len(digits) > len(str(MAX_INTEGER)) or not MIN_INTEGER <= int(text) <= MAX_INTEGER:
+        raise InvalidInput(f"{where}: integers must lie within {MIN_INTEGER}..{MAX_INTEGER}, "
+                           f"got {_shown(text)}")
+    return int(text)
+
+
+def parse_finite(text: str, where: str) -> float:
+    """A decimal number that is a finite double, or 400."""
+    value = float(text)
+    if not math.isfinite(value):
+        raise InvalidInput(f"{where}: numbers must be finite, got {_shown(text)}")
+    return value
+
+
+def parse_culture_id(text: str, where: str) -> int:
+    """A culture id as text (an attribute key, a path or `$filter` segment): ASCII digits
+    without a leading zero, 1..MAX_CULTURE_ID; 400 naming `where` otherwise."""
+    if (not (text.isascii() and text.isdigit()) or text.startswith("0")
+            or len(text) > len(str(MAX_CULTURE_ID)) or int(text) > MAX_CULTURE_ID):
+        raise InvalidInput(f"{where}: culture {_shown(text)} must be a culture id "
+                           f"1..{MAX_CULTURE_ID} in ASCII digits, such as 1031, 1033 or 127")
+    return int(text)
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,7 +167,8 @@ def parse_attributes(raw: Any, where: str) -> AttributeMap:
         _check_name(name, f"{where} name")
         cultures = _object(per_culture, f"{where}.{name}")
         result[name] = {
-            _culture(key, f"{where}.{name}"): _value(value, f"{where}.{name}.{key}")
+            parse_culture_id(key, f"{where}.{name}"):
+                _value(value, f"{where}.{name}.{key}")
             for key, value in cultures.items()
         }
     return result
@@ -118,12 +191,13 @@ def parse_content_body(body: Any) -> list[ContentItem]:
         raise TooLarge(f"At most {MAX_CONTENT_ITEMS} content items per request, "
                        f"got {len(values)}")
     items = [_content_item(raw, f"values[{i}]") for i, raw in enumerate(values)]
-    indices = [item.index for item in items]
+    _check_links(sum(len(item.predecessors) for item in items), "this request")
     for item in items:
         if item.index < 0 or item.index >= len(items):
             raise InvalidInput(f"shapeInfo.index {item.index} is out of range 0..{len(items) - 1}")
-    if len(set(indices)) != len(indices):
-        duplicated = sorted({i for i in indices if indices.count(i) > 1})
+    indices = Counter(item.index for item in items)
+    duplicated = sorted(index for index, times in indices.items() if times > 1)
+    if duplicated:
         raise InvalidInput(f"shapeInfo.index duplicated: {duplicated}")
     for item in items:
         for predecessor in item.predecessors:
@@ -184,7 +258,14 @@ def _content_entries(raw: Any, where: str) -> list[ContentEntry]:
             raise InvalidInput(f"{where}[{i}].predecessors must be a list of shape ids")
         entries.append(ContentEntry(shape_id, element_id,
                                     None if predecessors is None else tuple(predecessors)))
+    _check_links(sum(len(entry.predecessors or ()) for entry in entries), where)
     return entries
+
+
+def _check_links(links: int, where: str) -> None:
+    if links > MAX_PREDECESSOR_LINKS:
+        raise TooLarge(f"A diagram holds at most {MAX_PREDECESSOR_LINKS:,} predecessor "
+                       f"links; {where} has {links:,}")
 
 
 def _references(raw: Any, where: str) -> list[str]:
@@ -228,29 +309,85 @@ def _check_name(name: str, where: str) -> None:
         raise InvalidInput(f"{where}: {name!r} is not a valid name (letters, digits, _ . -)")
 
 
-def _culture(key: str, where: str) -> int:
-    if not key.isdigit() or not 0 < int(key) < 100000:
-        raise InvalidInput(f"{where}: culture {key!r} must be a numeric culture id such as "
-                           "1031, 1033 or 127")
-    return int(key)
-
-
 def _value(value: Any, where: str) -> Any:
-    """Attribute values: text, boolean, number, file lists, or null (removes the value)."""
-    if value is None or isinstance(value, (str, bool)):
+    """Attribute values: text, boolean, number, file lists, or null (removes the value).
+    Numbers were held to their range by `load_json`."""
+    if value is None or isinstance(value, (bool, int, float)):
         return value
-    if isinstance(value, int):
-        if abs(value) > MAX_INTEGER:
-            raise InvalidInput(f"{where}: integers must lie within ±{MAX_INTEGER}")
-        return value
-    if isinstance(value, float):
-        if not math.isfinite(value):
-            raise InvalidInput(f"{where}: numbers must be finite")
-        return value
-    if isinstance(value, list) and all(isinstance(v, (dict, str)) for v in value):
+    if isinstance(value, str) or (
+            isinstance(value, list) and all(isinstance(v, (dict, str)) for v in value)):
+        length = _text_length(value)
+        if length > MAX_ATTRIBUTE_VALUE_LENGTH:
+            raise TooLarge(f"{where}: an attribute value holds at most "
+                           f"{MAX_ATTRIBUTE_VALUE_LENGTH:,} characters, got {length:,}")
         return value
     raise InvalidInput(f"{where}: unsupported value {type(value).__name__}; use text, "
                        "boolean, number or a list of file entries")
+
+
+def _text_length(value: Any) -> int:
+    """Characters of all the text in a JSON value, keys included."""
+    length = 0
+    pending = [value]
+    while pending:
+        item = pending.pop()
+        if isinstance(item, str):
+            length += len(item)
+        elif isinstance(item, list):
+            pending.extend(item)
+        elif isinstance(item, dict):
+            pending.extend(item)
+            pending.extend(item.values())
+    return length
+
+
+# A place in a JSON document as a linked list (parent, key or index): cheap to extend
+# for every node, spelled out only for a refusal.
+_Place = tuple["_Place", str | int] | None
+
+
+def _check_json_text(document: Any) -> None:
+    """`check_text` on every string of a parsed body, without recursion; the message
+    names the first bad one's place."""
+    pending: list[tuple[Any, _Place]] = [(document, None)]
+    while pending:
+        value, place = pending.pop()
+        if isinstance(value, str):
+            if _INVALID_TEXT.search(value):
+                check_text(value, _where(place))
+        elif isinstance(value, list):
+            pending.extend((item, (place, i)) for i, item in enumerate(value))
+        elif isinstance(value, dict):
+            for key, item in value.items():
+                check_text(key, f"a key in {_where(place)}")
+                pending.append((item, (place, key)))
+
+
+def _where(place: _Place) -> str:
+    steps: list[str] = []
+    while place is not None:
+        place, step = place
+        steps.append(f"[{step}]" if isinstance(step, int) else f".{_shown(step)}")
+    return "body" + "".join(reversed(steps))
+
+
+def _json_integer(text: str) -> int:
+    return parse_integer(text, "body")
+
+
+def _json_float(text: str) -> float:
+    return parse_finite(text, "body")
+
+
+def _json_constant(text: str) -> NoReturn:
+    raise InvalidInput(f"body: numbers must be finite, got {text}")
+
+
+def _shown(text: str) -> str:
+    """A refused input as its message shows it: quoted, cut short, escapes visible."""
+    if len(text) > _SHOWN_INPUT:
+        return repr(text[:_SHOWN_INPUT]) + f"... ({len(text):,} characters)"
+    return repr(text)
 
 
 def _is_int(value: Any) -> TypeGuard[int]:

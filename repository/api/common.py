@@ -3,7 +3,6 @@ query-parameter parsing, the request's session, and the response envelopes."""
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from typing import Any
 
@@ -16,6 +15,7 @@ from repository.errors import InvalidInput, NotFound
 from repository.filters import compile_filter
 from repository.serialize import DEFAULT_RESOURCES, RESOURCES, Shaping
 from repository.store import PageRequest, Store, find_tenant
+from repository.wire import check_text, load_json, parse_integer
 
 DEFAULT_PAGE_SIZE = 100
 MAX_PAGE_SIZE = 1000
@@ -101,15 +101,19 @@ def page_selection_key() -> str | None:
 
 
 def json_body() -> Any:
-    raw = request.get_data(cache=False)
-    try:
-        return json.loads(raw)
-    except RecursionError:
-        raise InvalidInput("The body is nested too deeply") from None
-    except (UnicodeDecodeError, json.JSONDecodeError) as error:
-        where = f" at line {error.lineno} column {error.colno}" if isinstance(
-            error, json.JSONDecodeError) else ""
-        raise InvalidInput(f"The body is not valid JSON{where}") from None
+    return load_json(request.get_data(cache=False))
+
+
+def refuse_invalid_text() -> None:
+    """A request hook: the text rule of CONTRACT section 9 on every query parameter, path
+    parameter and header, before any endpoint (tenant or not) reads one."""
+    for name, value in request.args.items(multi=True):
+        check_text(name, "A query parameter name")
+        check_text(value, f"Query parameter {name}")
+    for name, value in (request.view_args or {}).items():
+        check_text(value, f"Path parameter {name}")
+    for name, value in request.headers.items():
+        check_text(value, f"Header {name}")
 
 
 def elements_envelope(elements: list[dict[str, Any]]) -> dict[str, Any]:
@@ -131,10 +135,7 @@ def _int_param(name: str, default: int, minimum: int, maximum: int | None = None
     raw = request.args.get(name)
     if raw is None or raw == "":
         return default
-    try:
-        value = int(raw)
-    except ValueError:
-        raise InvalidInput(f"{name} must be an integer, got {raw!r}") from None
+    value = parse_integer(raw, name)
     if value < minimum or (maximum is not None and value > maximum):
         upper = f" and at most {maximum}" if maximum is not None else ""
         raise InvalidInput(f"{name} must be at least {minimum}{upper}, got {value}")

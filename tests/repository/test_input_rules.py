@@ -1,0 +1,268 @@
+"""CONTRACT section 9, input rules: valid Unicode only, numbers within 64-bit range, culture
+keys of ASCII digits, attribute values up to 100,000 characters, 20,000 predecessor links
+per diagram. Each refusal is a 4xx envelope naming the rule, with nothing written, and the
+same on SQLite and PostgreSQL (issue 7: each of these was a 500 or a backend difference)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from sqlalchemy import func, select
+
+from repository.errors import InvalidInput, TooLarge
+from repository.models import AttributeValue, Element, Shape
+from repository.wire import (
+    MAX_ATTRIBUTE_VALUE_LENGTH,
+    MAX_CULTURE_ID,
+    MAX_PREDECESSOR_LINKS,
+    load_json,
+    parse_content_body,
+    parse_culture_id,
+    parse_update_body,
+)
+from tests.repository.conftest import FACETS, TENANT, Api, assert_error
+from tests.repository.standin import DRAFT, ORDER
+
+UPDATE = FACETS + "/processes/views/detail/elements"
+CONTENT = FACETS + f"/processes/views/diagram/elements/{DRAFT}/content"
+LIST = FACETS + "/processes/views/list/elements"
+MAINTAIN = "/_sysadmin/_admin/_api/rest/maintain"
+
+
+def rows(api: Api) -> tuple[int, int, int]:
+    """Elements, attribute values and shapes stored: any write changes one of them."""
+    with api.app.extensions["elrepo.sessions"]() as session:
+        return tuple(session.scalar(select(func.count()).select_from(table))  # type: ignore[return-value]
+                     for table in (Element, AttributeValue, Shape))
+
+
+@pytest.fixture
+def unchanged(api: Api) -> Iterator[None]:
+    """The test's refusals leave the database as it was."""
+    before = rows(api), api.element(DRAFT)
+    yield
+    assert (rows(api), api.element(DRAFT)) == before
+
+
+def rename(name_json: str) -> bytes:
+    """An update of DRAFT's English name, the value spliced in as raw JSON text."""
+    return ('{"count": 1, "elements": [{"id": "%s", "attributes": {"name": {"1033": %s}}}]}'
+            % (DRAFT, name_json)).encode()
+
+
+def new_shape(attributes_json: str) -> bytes:
+    return ('{"values": [{"shapeInfo": {"index": 0, "predecessors": []}, '
+            '"element": {"type": "task", "attributes": %s}}]}' % attributes_json).encode()
+
+
+def post_update(api: Api, raw: bytes) -> Any:
+    return api.post(UPDATE, raw=raw, role="editor")
+
+
+def post_content(api: Api, raw: bytes) -> Any:
+    return api.post(CONTENT, raw=raw, role="editor")
+
+
+# --- valid Unicode: lone surrogates and NUL --------------------------------------------
+
+BAD_TEXT = [r'"\ud800"', r'"tail \udfff"', r'"a\u0000b"']
+
+
+@pytest.mark.usefixtures("unchanged")
+@pytest.mark.parametrize("text", BAD_TEXT)
+def test_invalid_unicode_in_a_name_is_400_on_update(api: Api, text: str) -> None:
+    body = assert_error(post_update(api, rename(text)), 400)
+    assert "Unicode" in body["message"]
+
+
+@pytest.mark.usefixtures("unchanged")
+@pytest.mark.parametrize("text", BAD_TEXT)
+def test_invalid_unicode_in_a_name_is_400_on_content_create(api: Api, text: str) -> None:
+    assert_error(post_content(api, new_shape('{"name": {"1033": %s}}' % text)), 400)
+
+
+@pytest.mark.usefixtures("unchanged")
+@pytest.mark.parametrize("raw", [
+    # in a key the parser would otherwise ignore, at the top and deep inside
+    b'{"count": 0, "elements": [], "x\\ud800": 1}',
+    ('{"count": 1, "elements": [{"id": "%s", "attributes": {"files": {"127": '
+     '[{"name": "a\\u0000", "nested": [["\\udbff"]]}]}}}]}' % DRAFT).encode(),
+    ('{"count": 1, "elements": [{"id": "%s\\u0000"}]}' % DRAFT).encode(),
+])
+def test_invalid_unicode_anywhere_in_a_body_is_400(api: Api, raw: bytes) -> None:
+    assert_error(post_update(api, raw), 400)
+
+
+def test_a_surrogate_pair_is_valid_text(api: Api) -> None:
+    response = post_update(api, rename(r'"\ud83d\ude00 ok"'))
+    assert response.status_code == 200, response.json
+    assert api.element(DRAFT)["attributes"]["name"]["1033"] == "\U0001F600 ok"
+
+
+@pytest.mark.parametrize(("path", "params"), [
+    (f"{LIST}", {"$filter": "name eq 'a\x00b'"}),
+    (f"{LIST}", {"$pageSelectionKey": "mp\x00order"}),
+    (f"{LIST}", {"$select": "name\x00"}),
+    (f"{UPDATE}/a%00b", {}),
+    (f"{UPDATE}/{ORDER}/attributes/na%00me", {}),
+    (f"{TENANT}/_api/release/a%00b/transitions", {}),
+    (f"{MAINTAIN}/demo%00.default", {}),
+])
+def test_nul_in_a_query_or_path_parameter_is_400(api: Api, path: str,
+                                                  params: dict[str, str]) -> None:
+    body = assert_error(api.get(path, **params), 400)
+    assert "NUL" in body["message"]
+
+
+# --- tokens --------------------------------------------------------------------------
+
+def test_a_non_ascii_service_token_is_401(api: Api, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("ELREPO_SERVICE_AUTH_TOKEN", "service-secret")
+    for presented in ("s\u00e9rvice-secret", "\u00ff" * 14):
+        response = api.client.get(MAINTAIN, headers={"service-auth-token": presented})
+        assert_error(response, 401)
+
+
+def test_a_non_ascii_bearer_token_is_401(api: Api) -> None:
+    assert_error(api.get(LIST, token="t\u00f6ken"), 401)
+
+
+# --- numbers -------------------------------------------------------------------------
+
+@pytest.mark.usefixtures("unchanged")
+@pytest.mark.parametrize("number", ["1" * 5000, "-" + "9" * 5000, str(2**63), str(-2**63 - 1),
+                                    "1e999", "-1e999", "NaN", "Infinity"])
+def test_a_number_outside_64_bit_range_is_400(api: Api, number: str) -> None:
+    body = assert_error(post_update(api, rename(number)), 400)
+    assert str(2**63 - 1) in body["message"] or "finite" in body["message"]
+
+
+@pytest.mark.usefixtures("unchanged")
+def test_a_huge_integer_anywhere_in_a_content_body_is_400(api: Api) -> None:
+    raw = b'{"values": [{"shapeInfo": {"index": 1' + b"0" * 5000 + b'}, "element": {"id": "x"}}]}'
+    assert_error(post_content(api, raw), 400)
+
+
+def test_both_ends_of_the_64_bit_range_are_stored(api: Api) -> None:
+    for number in (2**63 - 1, -2**63):
+        response = post_update(api, rename(str(number)))
+        assert response.status_code == 200, response.json
+        assert api.element(DRAFT)["attributes"]["name"]["1033"] == number
+
+
+@pytest.mark.parametrize("expression", [
+    "attributes/name/9223372036854775808 eq 'x'",
+    "attributes/name/" + "9" * 5000 + " eq 'x'",
+    "attributes/name/\u0661\u0660\u0663\u0663 eq 'x'",  # Arabic-Indic digits: not ASCII
+    "attributes/name/0 eq 'x'",
+    "priority eq 9223372036854775808",
+    "priority eq -9223372036854775809",
+    "priority gt " + "9" * 5000,
+    "priority gt " + "9" * 400 + ".5",
+])
+def test_a_filter_number_outside_range_is_400(api: Api, expression: str) -> None:
+    assert_error(api.get(LIST, **{"$filter": expression}), 400)
+
+
+def test_filter_numbers_at_the_ends_of_the_range_are_answered(api: Api) -> None:
+    for expression in ("priority lt 9223372036854775807", "priority gt -9223372036854775808",
+                       f"attributes/name/{MAX_CULTURE_ID} eq 'x'"):
+        response = api.get(LIST, **{"$filter": expression})
+        assert response.status_code == 200, response.json
+
+
+# --- culture keys --------------------------------------------------------------------
+
+@pytest.mark.usefixtures("unchanged")
+@pytest.mark.parametrize("culture", ["\u00b2", "\u0661\u0660\u0663\u0663", "0", "01033", "",
+                                     " 1033", "+1033", "-1", str(MAX_CULTURE_ID + 1),
+                                     "9" * 5000])
+def test_a_culture_key_that_is_not_ascii_digits_in_range_is_400(api: Api, culture: str) -> None:
+    raw = json.dumps({"count": 1, "elements": [{"id": DRAFT, "attributes": {
+        "name": {culture: "x"}}}]}).encode()
+    body = assert_error(post_update(api, raw), 400)
+    assert str(MAX_CULTURE_ID) in body["message"]
+
+
+@pytest.mark.parametrize(("text", "expected"), [("1033", 1033), ("127", 127), ("1", 1),
+                                                (str(MAX_CULTURE_ID), MAX_CULTURE_ID)])
+def test_parse_culture_id_accepts_ascii_digits_in_range(text: str, expected: int) -> None:
+    assert parse_culture_id(text, "cultureId") == expected
+
+
+@pytest.mark.parametrize("text", ["\u00b2", "\u0661", "0", "007", "1033 ", "2147483648", "x"])
+def test_parse_culture_id_names_where_and_the_range(text: str) -> None:
+    with pytest.raises(InvalidInput, match=r"cultureId.*1\.\.2147483647"):
+        parse_culture_id(text, "cultureId")
+
+
+# --- attribute values up to 100,000 characters ---------------------------------------
+
+@pytest.mark.usefixtures("unchanged")
+@pytest.mark.parametrize("value", [
+    "x" * (MAX_ATTRIBUTE_VALUE_LENGTH + 1),
+    "x" * 5_000_000,
+    [{"name": "a.pdf", "data": "x" * (MAX_ATTRIBUTE_VALUE_LENGTH // 2)}] * 2,
+])
+def test_an_attribute_value_over_the_limit_is_413(api: Api, value: Any) -> None:
+    body = assert_error(post_update(api, rename(json.dumps(value))), 413)
+    assert f"{MAX_ATTRIBUTE_VALUE_LENGTH:,}" in body["message"]
+
+
+@pytest.mark.usefixtures("unchanged")
+def test_an_attribute_value_over_the_limit_is_413_on_content_create(api: Api) -> None:
+    long_name = json.dumps("x" * (MAX_ATTRIBUTE_VALUE_LENGTH + 1))
+    assert_error(post_content(api, new_shape('{"name": {"1033": %s}}' % long_name)), 413)
+
+
+def test_an_attribute_value_at_the_limit_is_stored(api: Api) -> None:
+    value = "\u00e9" * MAX_ATTRIBUTE_VALUE_LENGTH
+    assert post_update(api, rename(json.dumps(value))).status_code == 200
+    assert api.element(DRAFT)["attributes"]["name"]["1033"] == value
+
+
+# --- predecessor links per diagram ---------------------------------------------------
+
+def dense_content(links: int) -> dict[str, Any]:
+    """Two items, the second listing the first `links` times: the limit counts links as
+    sent, so the body stays small."""
+    return {"values": [{"shapeInfo": {"index": 0}, "element": {"type": "task"}},
+                       {"shapeInfo": {"index": 1, "predecessors": [0] * links},
+                        "element": {"type": "task"}}]}
+
+
+@pytest.mark.usefixtures("unchanged")
+def test_content_create_over_the_link_limit_is_413(api: Api) -> None:
+    response = api.post(CONTENT, dense_content(MAX_PREDECESSOR_LINKS + 1), role="editor")
+    body = assert_error(response, 413)
+    assert f"{MAX_PREDECESSOR_LINKS:,}" in body["message"]
+
+
+@pytest.mark.usefixtures("unchanged")
+def test_an_update_whose_content_is_over_the_link_limit_is_413(api: Api) -> None:
+    shapes = [c["shapeId"] for c in api.element(ORDER)["content"]]
+    per_entry = MAX_PREDECESSOR_LINKS // len(shapes) + 1
+    content = [{"shapeId": s, "predecessors": shapes[:1] * per_entry} for s in shapes]
+    body = {"count": 1, "elements": [{"id": ORDER, "content": content}]}
+    assert_error(api.post(UPDATE, body, role="editor"), 413)
+
+
+def test_the_link_limit_is_inclusive() -> None:
+    items = parse_content_body(dense_content(MAX_PREDECESSOR_LINKS))
+    assert len(items[1].predecessors) == MAX_PREDECESSOR_LINKS
+    with pytest.raises(TooLarge):
+        parse_content_body(dense_content(MAX_PREDECESSOR_LINKS + 1))
+    entries = [{"shapeId": "s", "predecessors": ["p"] * MAX_PREDECESSOR_LINKS}]
+    assert parse_update_body({"elements": [{"id": ORDER, "content": entries}]})
+
+
+# --- the parser itself ---------------------------------------------------------------
+
+def test_load_json_refuses_what_json_loads_would_crash_on_or_accept() -> None:
+    assert load_json(b'{"a": [1, -2.5, "\\ud83d\\ude00"]}') == {"a": [1, -2.5, "\U0001F600"]}
+    for raw in (b"1" * 5000, b'["\\ud800"]', b'{"\\u0000": 1}', b"NaN", b"1e400"):
+        with pytest.raises(InvalidInput):
+            load_json(raw)
