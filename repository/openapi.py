@@ -8,6 +8,7 @@ from functools import cache
 from typing import Any
 
 from repository import catalog
+from repository.api.render import SECURITY_HEADERS
 
 Schema = dict[str, Any]
 
@@ -208,8 +209,6 @@ _T = "/{collectionId}/{storageId}"
 _F = _T + "/_api/rest/facets/{facetId}"
 _E = _F + "/views/{viewId}/elements/{elementId}"
 
-CONTENT_SECURITY_POLICY = "default-src 'none'; style-src 'unsafe-inline'; font-src data:"
-
 # Response headers, referenced by name from the operations that answer them.
 HEADERS: dict[str, Schema] = {
     "ETag": {"description": "The current revision: of the element (it changes on every "
@@ -220,16 +219,10 @@ HEADERS: dict[str, Schema] = {
     "X-Render-Cache": {"description": "hit: answered from the render cache; miss: rendered "
                                       "now", "required": True,
                        "schema": {"type": "string", "enum": ["hit", "miss"]}},
-    "Content-Security-Policy": {"required": True, "schema": {
-        "type": "string", "enum": [CONTENT_SECURITY_POLICY]}},
-    "X-Content-Type-Options": {"required": True,
-                               "schema": {"type": "string", "enum": ["nosniff"]}},
-    "Cache-Control": {"description": "Keep it, but ask again (If-None-Match) before reuse",
-                      "required": True,
-                      "schema": {"type": "string", "enum": ["private, no-cache"]}},
+    **{name: {"required": True, "schema": {"type": "string", "enum": [value]}}
+       for name, value in SECURITY_HEADERS.items()},
 }
-_RENDER_HEADERS = ("ETag", "Content-Security-Policy", "X-Content-Type-Options",
-                   "Cache-Control", "X-Render-Cache")
+_RENDER_HEADERS = ("ETag", *SECURITY_HEADERS, "X-Render-Cache")
 
 # Refusals any operation may answer (CONTRACT sections 2, 3 and 9).
 _REFUSALS = (

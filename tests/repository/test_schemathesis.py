@@ -1,0 +1,171 @@
+"""schemathesis over /openapi.json against a live `elrepo serve` (issue 7): no generated
+request gets a server error, and every answer matches the document (status code, content
+type, headers, body schema).
+
+The run is bounded and repeatable: a fixed seed, a fixed number of fuzzed cases per
+operation plus the coverage phase's deterministic boundary cases, no example database,
+one worker, and a time limit on the whole run. Path parameters are mostly drawn from the
+demo tenant (its diagrams, the catalog's names), so requests reach the endpoints' logic
+instead of stopping at 404; the rest are generated from the document.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import subprocess
+import sys
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from repository import catalog, release
+from repository.cli import main
+from repository.openapi import document
+from tests.repository.test_cli import Server
+
+SEED = 20261123
+FUZZED_CASES_PER_OPERATION = 10
+RUN_TIMEOUT_SECONDS = 100
+REQUEST_TIMEOUT_SECONDS = 30
+# A drawn path parameter comes from the tenant this often, else from the document.
+KNOWN_VALUE_PROBABILITY = 0.85
+CHECKS = ("not_a_server_error", "status_code_conformance", "content_type_conformance",
+          "response_headers_conformance", "response_schema_conformance")
+SERVICE_TOKEN = "svc"  # what tests.repository.test_cli.Server gives the server
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Server, Path]]:
+    directory = tmp_path_factory.mktemp("schemathesis")
+    server = Server(server_database(directory), directory)
+    # Server pipes the server's output (the access log too) without reading it after the
+    # token line; a thousand requests would fill the pipes and block the workers.
+    drains = [threading.Thread(target=stream.readlines, daemon=True)
+              for stream in (server.process.stdout, server.process.stderr)
+              if stream is not None]
+    for drain in drains:
+        drain.start()
+    yield server, directory
+    server.process.terminate()
+    for drain in drains:
+        drain.join(timeout=30)
+    server.stop()
+
+
+def administrator_token(database: str) -> str:
+    """`elrepo token create` prints the token alone on its last line."""
+    printed = io.StringIO()
+    with contextlib.redirect_stdout(printed):
+        assert main(["token", "create", "demo", "default", "--role", "administrator",
+                     "--db", database]) == 0
+    return printed.getvalue().strip().splitlines()[-1]
+
+
+def demo_diagram_ids(server: Server) -> list[str]:
+    status, _, body = server.request(
+        "/demo/default/_api/rest/facets/processes/views/diagram/elements"
+        "?$resources=attributes&$select=name")
+    assert status == 200, body
+    return sorted(element["id"] for element in json.loads(body)["elements"])
+
+
+def config_text(token: str, diagrams: list[str]) -> str:
+    """schemathesis.toml: auth for every request, the checks, the bounds, and the
+    tenant's values for path parameters."""
+    dictionaries = {
+        "diagrams": diagrams,
+        "facets": ["processes"],
+        "views": ["detail", "diagram", "list"],
+        "cultures": [str(c) for c in (catalog.ENGLISH, catalog.GERMAN, catalog.NEUTRAL)],
+        "attributes": [key for key, *_ in catalog.COMMON_ATTRIBUTES],
+        "related": sorted(catalog.RELATED_TARGETS),
+        "types": sorted(catalog.TYPES),
+        "transitions": [t.transition_id for t in release.TRANSITIONS],
+    }
+    drawn = {"elementId": "diagrams", "diagramId": "diagrams", "facetId": "facets",
+             "viewId": "views", "cultureId": "cultures", "attributeId": "attributes",
+             "relatedId": "related", "type": "types", "transitionId": "transitions"}
+    lines = [
+        f"seed = {SEED}",
+        "workers = 1",
+        "continue-on-failure = true",
+        f"request-timeout = {REQUEST_TIMEOUT_SECONDS}",
+        f"headers = {{ Authorization = {json.dumps('Bearer ' + token)}, "
+        f"service-auth-token = {json.dumps(SERVICE_TOKEN)} }}",
+        "[generation]",
+        f"max-examples = {FUZZED_CASES_PER_OPERATION}",
+        'database = "none"',
+        "[phases]",
+        "examples.enabled = false",
+        "stateful.enabled = false",
+        "[checks]",
+        "enabled = false",
+        *(f"{check}.enabled = true" for check in CHECKS),
+        *(f"[dictionaries.{name}]\nvalues = {json.dumps(values)}"
+          for name, values in dictionaries.items()),
+        "[parameters]",
+        '"path.collectionId" = "demo"',
+        '"path.storageId" = "default"',
+        '"path.pool" = "demo.default"',
+        *(f'"path.{name}" = {{ dictionary = "{dictionary}", '
+          f"probability = {KNOWN_VALUE_PROBABILITY} }}"
+          for name, dictionary in drawn.items()),
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def run_schemathesis(server: Server, directory: Path) -> tuple[dict[str, Any], str, int]:
+    """The CLI as a subprocess: its JSON report, its terminal output and exit code."""
+    config = directory / "schemathesis.toml"
+    config.write_text(config_text(administrator_token(server_database(directory)),
+                                  demo_diagram_ids(server)), encoding="utf-8")
+    report = directory / "report.json"
+    try:
+        finished = subprocess.run(
+            [sys.executable, "-m", "schemathesis.cli", "--config-file", str(config), "run",
+             f"http://127.0.0.1:{server.port}/openapi.json", "--report", "json",
+             "--report-json-path", str(report), "--no-color"],
+            capture_output=True, text=True, cwd=directory, timeout=RUN_TIMEOUT_SECONDS)
+    except subprocess.TimeoutExpired as timeout:
+        partial = (timeout.stdout or b"").decode("utf-8", "replace")  # bytes, even with text
+        pytest.fail(f"schemathesis did not finish within {RUN_TIMEOUT_SECONDS} s:\n"
+                    f"{partial[-3000:]}")
+    output = finished.stdout + finished.stderr
+    assert report.exists(), output[-3000:]
+    return json.loads(report.read_text(encoding="utf-8")), output, finished.returncode
+
+
+def server_database(directory: Path) -> str:
+    return f"sqlite:///{directory / 'fuzzed.db'}"
+
+
+def failures_section(output: str) -> str:
+    """The CLI's FAILURES block: each failing case with its response and a curl line."""
+    start = output.find("FAILURES")
+    end = output.find("SUMMARY", start)
+    return output[start:end][:20000] if start >= 0 else output[-3000:]
+
+
+def documented_operations() -> int:
+    return sum(method != "parameters" for item in document()["paths"].values()
+               for method in item)
+
+
+def test_schemathesis_finds_no_server_error_and_no_mismatch_with_the_document(
+        served: tuple[Server, Path]) -> None:
+    server, directory = served
+    report, output, exit_code = run_schemathesis(server, directory)
+    assert report["complete"] and not report["errors"], (report["errors"], output[-3000:])
+    operations = documented_operations()
+    assert report["operations"]["tested"] == report["operations"]["total"] == operations
+    failures = [f"{f['code']} {f['title']} (x{f['count']}): {'; '.join(f['operations'])}"
+                for f in report["failures"]]
+    assert failures == [], "\n".join(failures) + "\n\n" + failures_section(output)
+    assert exit_code == 0, output[-3000:]
+    # Bounded: the coverage phase's boundary cases plus the fuzzed ones.
+    assert operations * FUZZED_CASES_PER_OPERATION <= report["test_cases"]["generated"] <= 5000
