@@ -7,8 +7,10 @@ from __future__ import annotations
 from functools import cache
 from typing import Any
 
-from repository import catalog
+from repository import catalog, wire
+from repository.api.common import DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE
 from repository.api.render import SECURITY_HEADERS
+from repository.app import MAX_BODY_BYTES
 
 Schema = dict[str, Any]
 
@@ -196,7 +198,8 @@ _QUERY = {
         ("$select", _STRING, "Attribute and related-context names to include"),
         ("$expandRelated", _STRING, "Related contexts whose elements carry attributes"),
         ("$page", {"type": "integer", "minimum": 1}, "1-based page"),
-        ("$pageSize", {"type": "integer", "minimum": 1, "maximum": 1000}, "Default 100"),
+        ("$pageSize", {"type": "integer", "minimum": 1, "maximum": MAX_PAGE_SIZE,
+                       "default": DEFAULT_PAGE_SIZE}, "Elements per page"),
         ("$pageSelectionKey", _STRING, "Element id whose page is returned"),
         ("ignoreWarnings", {"type": "boolean"}, "Ignore validation warnings"),
     )
@@ -232,9 +235,12 @@ _REFUSALS = (
     (401, "No or unknown token"),
     (403, "Other tenant or missing permission"),
     (404, "Not found"),
+    (408, "The request head did not arrive in time"),
     (409, "Conflict: transition not allowed now, or a stale versionId"),
-    (413, "Too large: a body over 10 MiB, over 5,000 content items, over 20,000 links in "
-          "one diagram, or an attribute value over 100,000 characters"),
+    (413, f"Too large: a body over {MAX_BODY_BYTES // 2**20} MiB, over "
+          f"{wire.MAX_CONTENT_ITEMS:,} content items, over {wire.MAX_PREDECESSOR_LINKS:,} "
+          f"links in one diagram, or an attribute value over "
+          f"{wire.MAX_ATTRIBUTE_VALUE_LENGTH:,} characters"),
     (414, "URL over 8 KiB"),
     (431, "Request headers over 16 KiB"),
     (500, "Internal error; nothing was written"),

@@ -8,11 +8,12 @@ from typing import Any
 import jsonschema
 import pytest
 from openapi_spec_validator import OpenAPIV30SpecValidator
+from werkzeug.test import TestResponse
 
 from repository.app import create_app
 from tests.repository.conftest import FACETS, TENANT, Api, sqlite_only
 from tests.repository.endpoints import CALLS, Call
-from tests.repository.standin import HIRE, ORDER
+from tests.repository.standin import DRAFT, HIRE, ORDER
 
 
 def to_json_schema(node: Any) -> Any:
@@ -126,6 +127,57 @@ def test_error_responses_match_the_document(api: Api, document: dict[str, Any], 
     response = api.get(url, **params) if method == "GET" else api.post(url)
     assert response.status_code == status
     validate(document, method, url, status, response.json)
+
+
+def assert_conforms(document: dict[str, Any], method: str, path: str,
+                    response: TestResponse) -> None:
+    """What schemathesis checks, for answers it does not provoke: the status is
+    documented, the headers it requires are there and valid, the body matches."""
+    responses = operation_for(document, method, path)["responses"]
+    documented = responses.get(str(response.status_code))
+    assert documented is not None, (response.status_code, sorted(responses))
+    for name, reference in documented.get("headers", {}).items():
+        header = document["components"]["headers"][reference["$ref"].rpartition("/")[2]]
+        value = response.headers.get(name)
+        assert value is not None or not header["required"], f"{name} is missing"
+        if value is not None:
+            schema = header["schema"]
+            jsonschema.validate(int(value) if schema["type"] == "integer" else value, schema)
+    if "content" not in documented:
+        assert response.data == b""
+        return
+    assert response.mimetype in documented["content"]
+    if response.mimetype == "application/json":
+        validate(document, method, path, response.status_code, response.json)
+
+
+UPDATE = f"{FACETS}/processes/views/detail/elements"
+CONTENT = f"{FACETS}/processes/views/diagram/elements/{DRAFT}/content"
+ORDER_SVG = f"{TENANT}/_api/rest/diagram/{ORDER}/render/1033/horizontal"
+
+
+def touch(attributes: dict[str, Any]) -> dict[str, Any]:
+    return {"count": 1, "elements": [{"id": DRAFT, "attributes": attributes}]}
+
+
+@sqlite_only
+@pytest.mark.parametrize(("method", "path", "body", "headers", "status"), [
+    ("GET", f"{FACETS}/processes/views/detail/elements/{ORDER}", None, {}, 200),
+    ("POST", UPDATE, touch({"authorNote": {"1033": "x" * 100_001}}), {}, 413),
+    ("POST", UPDATE, touch({"name": {"1033": "nul \u0000"}}), {}, 400),
+    ("POST", UPDATE, touch({"name": {"1033": "late"}}), {"If-Match": '"stale"'}, 412),
+    ("POST", CONTENT, {"values": []}, {"If-Match": '"stale"'}, 412),
+    ("GET", ORDER_SVG, None, {}, 200),
+    ("GET", ORDER_SVG, None, {"If-None-Match": "*"}, 304),
+], ids=["element ETag", "attribute too long", "NUL", "stale If-Match update",
+        "stale If-Match content", "render headers", "render 304"])
+def test_limit_and_condition_answers_match_the_document(
+        api: Api, document: dict[str, Any], method: str, path: str, body: Any,
+        headers: dict[str, str], status: int) -> None:
+    response = api.client.open(path, method=method, json=body,
+                               headers={**api.headers("administrator", None), **headers})
+    assert response.status_code == status, response.data[:300]
+    assert_conforms(document, method, path, response)
 
 
 @sqlite_only
