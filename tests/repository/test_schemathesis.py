@@ -26,7 +26,8 @@ import pytest
 from repository import catalog, release
 from repository.cli import main
 from repository.openapi import document
-from tests.repository.test_cli import Server
+from tests.repository.test_cli import DEMO, Server
+from tests.repository.test_openapi import validate
 
 SEED = 20261123
 FUZZED_CASES_PER_OPERATION = 10
@@ -169,3 +170,26 @@ def test_schemathesis_finds_no_server_error_and_no_mismatch_with_the_document(
     assert exit_code == 0, output[-3000:]
     # Bounded: the coverage phase's boundary cases plus the fuzzed ones.
     assert operations * FUZZED_CASES_PER_OPERATION <= report["test_cases"]["generated"] <= 5000
+
+
+LIST = DEMO + "/views/list/elements"
+RENDER = "/demo/default/_api/rest/diagram/{}/render/1033/horizontal"
+LONG_QUERY = "?$filter=" + "x" * 9000
+BIG_HEADERS = {f"X-Padding-{n}": "x" * 6000 for n in range(3)}
+
+
+@pytest.mark.parametrize(("path", "headers", "status"), [
+    (LIST + LONG_QUERY, {}, 414),
+    (RENDER + LONG_QUERY, {}, 414),
+    (LIST, BIG_HEADERS, 431),
+    (RENDER, BIG_HEADERS, 431),
+], ids=["URL over 8 KiB", "render URL over 8 KiB", "headers over 16 KiB",
+        "render headers over 16 KiB"])
+def test_server_refusals_match_the_document(served: tuple[Server, Path], path: str,
+                                            headers: dict[str, str], status: int) -> None:
+    """Refusals of the server layer, which schemathesis does not provoke."""
+    server, _ = served
+    path = path.format(demo_diagram_ids(server)[0])
+    answered, content_type, body = server.request(path, headers=headers)
+    assert answered == status and content_type == "application/json", body[:300]
+    validate(document(), "GET", path.split("?")[0], status, json.loads(body))
