@@ -16,6 +16,7 @@ every node inside its band, with a header strip before the first layer.
 """
 from __future__ import annotations
 
+import heapq
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -23,7 +24,7 @@ from layouts.base import LayoutError, LayoutOptions
 from layouts.geometry import Box, EdgeRoute, LaneBand, Layout, NodeBox, Point
 from layouts.graph import LayoutGraph
 from layouts.steps.acyclic import feedback_edges
-from layouts.steps.channels import ChannelSegment, assign_slots
+from layouts.steps.channels import ChannelSegment, assign_channels
 from layouts.steps.lanes import order_lanes
 from layouts.steps.main_path import main_path_edges
 from layouts.steps.layering import minimal_length_ranks
@@ -149,7 +150,7 @@ def _insert_turns(work: _Work) -> None:
     position = {v: i for layer in work.layers for i, v in enumerate(layer)}
     turns_at: dict[int, list[tuple[bool, int, int]]] = {}
     for edge, chain in enumerate(graph.chains):
-        if edge not in graph.reversed_edges:
+        if edge not in graph.reversed_edges or edge in graph.bypass:
             continue
         span = len(chain) - 1
         for node, neighbour, adjacency in ((chain[0], chain[1], graph.down), (chain[-1], chain[-2], graph.up)):
@@ -171,7 +172,7 @@ def _insert_turns(work: _Work) -> None:
                 work.label_before.add(vertex)
         layer[:] = expanded
     for edge, chain in enumerate(graph.chains):
-        if edge in graph.reversed_edges:
+        if edge in graph.reversed_edges and edge not in graph.bypass:
             first, last = work.turn_of[(edge, chain[0])], work.turn_of[(edge, chain[-1])]
             work.route_chains.append([first, *chain[1:-1], last])
         else:
@@ -212,11 +213,14 @@ def _place(work: _Work, options: LayoutOptions, layout_graph: LayoutGraph) -> li
             return options.edge_spacing
         return max(options.edge_spacing, options.node_spacing / 2)
 
-    links: list[tuple[int, int, float]] = []
+    weights: dict[tuple[int, int], float] = {}  # a chain shared by several edges is one link
     for edge, chain in enumerate(work.route_chains):
+        if edge in graph.bypass:
+            continue
         boost = MAIN_PATH_WEIGHT if edge in work.main_path else 1.0
         for a, b in zip(chain, chain[1:]):
-            links.append((a, b, boost * (1, 2, 8)[is_point(a) + is_point(b)]))
+            weights[(a, b)] = weights.get((a, b), 0.0) + boost * (1, 2, 8)[is_point(a) + is_point(b)]
+    links = [(a, b, weight) for (a, b), weight in weights.items()]
     # a light pull keeps each loop hugging its node without bending the flow towards it
     pulls = [(turn, node, 0.25) if turn in work.turn_above else (node, turn, 0.25)
              for (_, node), turn in work.turn_of.items()]
@@ -242,17 +246,32 @@ def _route_and_compose(
     band = [max(width, options.edge_spacing) for width in band]
 
     channel_segments: list[list[ChannelSegment]] = [[] for _ in range(max(layer_count - 1, 0))]
-    segment_at: dict[tuple[int, int], int] = {}  # (edge, channel) → index in channel list
+    # (a, b) → index in its channel's list: a link shared by several edges is one segment;
+    # a bypass edge's (edge, -1) and (edge, -2) are its segments out of its source and
+    # into its target
+    segment_at: dict[tuple[int, int], int] = {}
     for edge, chain in enumerate(work.route_chains):
+        if edge in proper.bypass:
+            continue
         for a, b in zip(chain, chain[1:]):
-            channel = proper.layer_of[a]
-            segment_at[(edge, channel)] = len(channel_segments[channel])
-            channel_segments[channel].append(ChannelSegment(edge, o[a], o[b]))
+            if (a, b) not in segment_at:
+                segment_at[(a, b)] = len(channel_segments[proper.layer_of[a]])
+                channel_segments[proper.layer_of[a]].append(ChannelSegment(edge, o[a], o[b]))
+    bypass_track = _bypass_tracks(work, options)
+    for edge, (out_channel, in_channel, track) in bypass_track.items():
+        source, target = graph_ends(proper, edge)
+        backward = edge in proper.reversed_edges
+        out_segment = ChannelSegment(edge, *((track, o[source]) if backward else (o[source], track)))
+        in_segment = ChannelSegment(edge, *((o[target], track) if backward else (track, o[target])))
+        for key, channel, segment in (((edge, -1), out_channel, out_segment), ((edge, -2), in_channel, in_segment)):
+            segment_at[key] = len(channel_segments[channel])
+            channel_segments[channel].append(segment)
     slot_of: list[list[int]] = []
+    slots_used: list[int] = []
     channel_width: list[float] = []
-    for segments in channel_segments:
-        slots, used = assign_slots(segments)
+    for slots, used in assign_channels(channel_segments):
         slot_of.append(slots)
+        slots_used.append(used)
         channel_width.append(max(options.layer_spacing, (used + 1) * options.edge_spacing))
 
     layer_start = [0.0] * layer_count
@@ -261,18 +280,26 @@ def _route_and_compose(
     centre_r = [layer_start[proper.layer_of[v]] + band[proper.layer_of[v]] / 2
                 for v in range(proper.vertex_count)]
 
-    def slot_r(edge: int, channel: int) -> float:
-        slots = slot_of[channel]
-        used = max(slots, default=-1) + 1
+    def slot_r(key: tuple[int, int], channel: int) -> float:
         first = layer_start[channel] + band[channel] + (
-            channel_width[channel] - (used - 1) * options.edge_spacing) / 2
-        return first + slots[segment_at[(edge, channel)]] * options.edge_spacing
+            channel_width[channel] - (slots_used[channel] - 1) * options.edge_spacing) / 2
+        return first + slot_of[channel][segment_at[key]] * options.edge_spacing
 
     port_shift = _loop_port_shifts(work, options)
     routes: list[list[Point]] = []
     for edge, chain in enumerate(work.route_chains):
         points: list[tuple[float, float]] = []  # (r, o)
-        if edge in proper.reversed_edges:
+        if edge in proper.bypass:
+            source, target = graph_ends(proper, edge)
+            out_channel, in_channel, track = bypass_track[edge]
+            side = -1 if edge in proper.reversed_edges else 1  # leave towards the track's end
+            points.append((centre_r[source] + side * work.symbol_r[source] / 2, o[source]))
+            for key, channel, o_from, o_to in (((edge, -1), out_channel, o[source], track),
+                                               ((edge, -2), in_channel, track, o[target])):
+                r = slot_r(key, channel)
+                points += [(r, o_from), (r, o_to)]
+            points.append((centre_r[target] - side * work.symbol_r[target] / 2, o[target]))
+        elif edge in proper.reversed_edges:
             target, source = proper.chains[edge][0], proper.chains[edge][-1]
             shift_s, shift_t = port_shift[(edge, source)], port_shift[(edge, target)]
             points.append((centre_r[source] + shift_s, _side(work, source, chain[-1])))
@@ -280,7 +307,7 @@ def _route_and_compose(
             for a, b in reversed(list(zip(chain, chain[1:]))):
                 channel = proper.layer_of[a]
                 if abs(o[a] - o[b]) > 1e-6:
-                    r = slot_r(edge, channel)
+                    r = slot_r((a, b), channel)
                     points += [(r, o[b]), (r, o[a])]
             points.append((centre_r[target] + shift_t, o[chain[0]]))
             points.append((centre_r[target] + shift_t, _side(work, target, chain[0])))
@@ -290,7 +317,7 @@ def _route_and_compose(
             for a, b in zip(chain, chain[1:]):
                 channel = proper.layer_of[a]
                 if abs(o[a] - o[b]) > 1e-6:
-                    r = slot_r(edge, channel)
+                    r = slot_r((a, b), channel)
                     points += [(r, o[a]), (r, o[b])]
             points.append((centre_r[target] - work.symbol_r[target] / 2, o[target]))
         routes.append([direction.point(r, oo) for r, oo in _simplify(points)])
@@ -328,6 +355,47 @@ def _lane_bands(graph: LayoutGraph, work: _Work, options: LayoutOptions, directi
         bands.append(LaneBand(lane, direction.box(start, top, end - start, bottom - top),
                               direction.box(start, top, strip, bottom - top)))
     return bands
+
+
+def graph_ends(proper: ProperGraph, edge: int) -> tuple[int, int]:
+    """(source, target) of ``edge`` as drawn: a reversed edge's chain runs target first."""
+    chain = proper.chains[edge]
+    return (chain[-1], chain[0]) if edge in proper.reversed_edges else (chain[0], chain[-1])
+
+
+def _bypass_tracks(work: _Work, options: LayoutOptions) -> dict[int, tuple[int, int, float]]:
+    """For each bypass edge: the channel it leaves its source through, the channel it
+    enters its target through, and the order coordinate of its track, a line beyond
+    everything else (lanes included) along the flow. Edges whose channel spans do not
+    overlap share a track (interval colouring), so the tracks stay few."""
+    proper = work.graph
+    if not proper.bypass:
+        return {}
+    o = work.order_pos
+    top = min(o[v] - work.before[v] for v in range(proper.vertex_count))
+    if work.lane_bounds:
+        top = min(top, work.lane_bounds[0])
+    spans = []
+    for edge in sorted(proper.bypass):
+        source, target = graph_ends(proper, edge)
+        if edge in proper.reversed_edges:  # back through the channels before source and after target
+            out_channel, in_channel = proper.layer_of[source] - 1, proper.layer_of[target]
+        else:
+            out_channel, in_channel = proper.layer_of[source], proper.layer_of[target] - 1
+        spans.append((min(out_channel, in_channel), max(out_channel, in_channel), edge, out_channel, in_channel))
+    spans.sort()
+    tracks: dict[int, tuple[int, int, float]] = {}
+    busy: list[tuple[int, int]] = []  # (last channel, track)
+    free: list[int] = []
+    used = 0
+    for first, last, edge, out_channel, in_channel in spans:
+        while busy and busy[0][0] < first:
+            heapq.heappush(free, heapq.heappop(busy)[1])
+        track = heapq.heappop(free) if free else used
+        used = max(used, track + 1)
+        heapq.heappush(busy, (last, track))
+        tracks[edge] = (out_channel, in_channel, top - options.node_spacing - track * options.edge_spacing)
+    return tracks
 
 
 def _side(work: _Work, node: int, turn: int) -> float:

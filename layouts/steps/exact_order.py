@@ -22,6 +22,11 @@ from layouts.steps.proper import ProperGraph
 def exact_order(
     graph: ProperGraph, layers: list[list[int]], max_variables: int = 800, node_limit: int = 200
 ) -> list[list[int]] | None:
+    # sizes first, so a large graph costs no more than this count
+    pairs = sum(len(layer) * (len(layer) - 1) // 2 for layer in layers)
+    triples = sum(len(layer) * (len(layer) - 1) * (len(layer) - 2) // 6 for layer in layers)
+    if pairs + triples > max_variables:
+        return None
     pair_index: dict[tuple[int, int], int] = {}
     for layer in layers:
         for u, v in combinations(sorted(layer), 2):
@@ -32,10 +37,11 @@ def exact_order(
         for (a, b), (c, d) in combinations(edges, 2):
             if a != c and b != d:
                 edge_pairs.append((a, b, c, d))
-    variable_count = len(pair_index) + len(edge_pairs)
-    triples = sum(len(layer) * (len(layer) - 1) * (len(layer) - 2) // 6 for layer in layers)
-    if not edge_pairs or variable_count + triples > max_variables:
+                if pairs + triples + len(edge_pairs) > max_variables:
+                    return None
+    if not edge_pairs:
         return None
+    variable_count = len(pair_index) + len(edge_pairs)
 
     rows: list[int] = []
     cols: list[int] = []

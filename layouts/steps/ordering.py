@@ -11,30 +11,58 @@ seen is kept; the loop ends after ``max_sweeps`` or when several sweeps bring no
 A second start (the sweep order reversed) runs when the graph is small enough.
 With swimlanes, each layer stays grouped by lane (``graph.lane``, in lane order) and
 only vertices of the same lane trade places.
+
+Bounded cost: sweeps and transposes draw on one budget of ``SWEEP_WORK`` units (a sweep
+costs the graph's vertices and adjacencies, a transpose pass the products of
+neighbours' degrees it compares), chain sifting on ``SIFT_WORK`` (each chain the
+vertices and adjacencies of the layers it spans); the exact program has its own size
+limit. Work is counted, never timed, so the result stays a function of the input. The
+budgets exceed what the corpus's largest diagram needs, so real models are ordered as
+without them; dense graphs get fewer sweeps and fewer sifted chains.
 """
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
+from itertools import accumulate
 
 from layouts.steps.exact_order import exact_order
 from layouts.steps.proper import ProperGraph
 
 Layers = list[list[int]]
 
+SWEEP_WORK = 1_000_000
+SIFT_WORK = 600_000
+
+
+@dataclass(slots=True)
+class Work:
+    """A countdown of work units: ``spend`` says whether ``units`` still fit."""
+
+    left: int
+
+    def spend(self, units: int) -> bool:
+        if units > self.left:
+            self.left = 0
+            return False
+        self.left -= units
+        return True
+
 
 def order_layers(graph: ProperGraph, roots: Sequence[int], max_sweeps: int = 24) -> Layers:
     best = _by_lane(graph, initial_order(graph, roots))
     best_crossings = total_crossings(graph, best)
     starts = 2 if graph.vertex_count < 3000 else 1
+    work = Work(SWEEP_WORK)
     for start in range(starts):
         layers = [list(layer) for layer in best] if start == 0 else _reversed_start(graph, roots)
-        layers, crossings = _sweep(graph, layers, max_sweeps, start)
+        layers, crossings = _sweep(graph, layers, max_sweeps, start, work)
         if crossings < best_crossings:
             best, best_crossings = layers, crossings
         if best_crossings == 0:
             break
     if best_crossings > 0:
-        best = _by_lane(graph, _sift_chains(graph, best))
+        best = _by_lane(graph, _sift_chains(graph, best, Work(SIFT_WORK)))
         best_crossings = total_crossings(graph, best)
     if best_crossings > 0:
         proven = exact_order(graph, best)
@@ -43,16 +71,20 @@ def order_layers(graph: ProperGraph, roots: Sequence[int], max_sweeps: int = 24)
     return best
 
 
-def _sift_chains(graph: ProperGraph, layers: Layers) -> Layers:
+def _sift_chains(graph: ProperGraph, layers: Layers, work: Work) -> Layers:
     """Move the dummy run of each long edge as a whole to the top or the bottom of its
     layers (within its lane) when that removes crossings: adjacent swaps cannot move a run of dummies
-    that only crosses edges when moved one layer at a time."""
+    that only crosses edges when moved one layer at a time. Chains are tried in edge
+    order while ``work`` lasts (three crossing counts over the layers a chain spans)."""
     layers = [list(layer) for layer in layers]
+    layer_work = [0, *accumulate(len(layer) + sum(len(graph.down[v]) for v in layer) for layer in layers)]
     for chain in graph.chains:
         dummies = chain[1:-1]
         if not dummies:
             continue
         touched = range(max(graph.layer_of[chain[0]], 0), graph.layer_of[chain[-1]])
+        if not work.spend(3 * (layer_work[touched.stop + 1] - layer_work[touched.start])):
+            break
         current = _local_crossings(graph, layers, touched)
         if current == 0:
             continue
@@ -109,20 +141,21 @@ def initial_order(graph: ProperGraph, roots: Sequence[int]) -> Layers:
     return layers
 
 
-def _sweep(graph: ProperGraph, layers: Layers, max_sweeps: int, parity: int) -> tuple[Layers, int]:
+def _sweep(graph: ProperGraph, layers: Layers, max_sweeps: int, parity: int, work: Work) -> tuple[Layers, int]:
     position = _positions(graph, layers)
     best = [list(layer) for layer in layers]
     best_crossings = total_crossings(graph, layers)
     stale = 0
+    sweep_work = graph.vertex_count + sum(len(adjacent) for adjacent in graph.down)
     for sweep in range(max_sweeps):
-        if best_crossings == 0 or stale >= 4:
+        if best_crossings == 0 or stale >= 4 or not work.spend(sweep_work):
             break
         downward = (sweep + parity) % 2 == 0
         indices = range(1, len(layers)) if downward else range(len(layers) - 2, -1, -1)
         for k in indices:
             neighbours = graph.up if downward else graph.down
             _median_sort(layers[k], neighbours, position, graph.lane)
-        _transpose(graph, layers, position, allow_ties=sweep % 4 >= 2)
+        _transpose(graph, layers, position, allow_ties=sweep % 4 >= 2, work=work)
         crossings = total_crossings(graph, layers)
         if crossings < best_crossings:
             best, best_crossings, stale = [list(layer) for layer in layers], crossings, 0
@@ -194,12 +227,15 @@ def _pair_crossings(left: int, right: int, up: list[list[int]], down: list[list[
 
 
 def _transpose(graph: ProperGraph, layers: Layers, position: list[int], allow_ties: bool,
-               max_passes: int = 8) -> None:
+               work: Work, max_passes: int = 8) -> None:
     """Swap neighbours while that removes crossings; with ``allow_ties`` also swap
     neighbours whose order does not matter, which lets the next sweep escape a plateau
-    (dot's "reverse" transpose)."""
+    (dot's "reverse" transpose). A pass costs at most the sum of squared degrees."""
     up, down, lane = graph.up, graph.down, graph.lane
+    pass_work = sum(len(up[v]) ** 2 + len(down[v]) ** 2 for v in range(graph.vertex_count))
     for _ in range(max_passes):
+        if not work.spend(pass_work):
+            return
         improved = False
         for layer in layers:
             for index in range(len(layer) - 1):
