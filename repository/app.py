@@ -12,6 +12,7 @@ from typing import Any
 from flask import Flask, Response, g, jsonify, request
 from werkzeug.exceptions import HTTPException
 
+from repository.api.common import refuse_invalid_text
 from repository.db import create_schema, database_url, make_engine, session_factory
 from repository.errors import RepositoryError, ServiceUnavailable
 from repository.render_cache import DEFAULT_NAMESPACE, make_render_cache, redis_url
@@ -42,7 +43,11 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     app.extensions["elrepo.sessions"] = session_factory(engine)
     app.extensions["elrepo.render_cache"] = cache
     app.url_map.strict_slashes = False
+    # A `//` in a path is a plain 404: merging it would answer a redirect whose Location
+    # is built from the Host header (CONTRACT section 9).
+    app.url_map.merge_slashes = False
     _register_blueprints(app)
+    app.before_request(refuse_invalid_text)
     _register_transactions(app)
     _register_error_handlers(app)
     return app
@@ -86,15 +91,23 @@ def _register_transactions(app: Flask) -> None:
             db.close()
 
 
-def error_response(status: int, result_type: str, message: str,
-                   details: list[str] | None = None) -> Response:
-    """The contract's error envelope; the render endpoint's form has no `output`."""
+def error_body(status: int, result_type: str, message: str, details: list[str] | None,
+               *, render: bool) -> dict[str, Any]:
+    """The contract's error envelope; the render endpoint's form has no `output`. Also
+    used by the server layer, for refusals that never reach Flask."""
     body: dict[str, Any] = {"message": message}
-    if not _is_render_request():
+    if not render:
         body["output"] = "inline" if status < 500 else "dialog"
     body["type"] = result_type
     body["data"] = [{"error": d} for d in (details if details is not None else [message])]
-    response = jsonify(body)
+    return body
+
+
+def error_response(status: int, result_type: str, message: str,
+                   details: list[str] | None = None) -> Response:
+    """`error_body` as the response to the current request."""
+    response = jsonify(error_body(status, result_type, message, details,
+                                  render=_is_render_request()))
     response.status_code = status
     if status == 401:
         response.headers["WWW-Authenticate"] = 'Bearer realm="elrepo"'

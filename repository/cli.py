@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
+import os
 import socket
 import sys
 from collections.abc import Callable, Iterator, Sequence
@@ -23,10 +25,13 @@ from repository.db import create_schema, database_url, make_engine, session_fact
 from repository.errors import RepositoryError
 from repository.models import Element
 from repository.render_cache import RedisRenderCache, redis_url
+from repository.render_pool import DEFAULT_TIMEOUT_SECONDS, RENDER_TIMEOUT_ENV
 from repository.store import Store, create_tenant, find_tenant, with_content
 
 EXIT_FAILURE = 1
 EXIT_BAD_INPUT = 2
+HEADER_TIMEOUT_ENV = "ELREPO_HEADER_TIMEOUT"
+DEFAULT_HEADER_TIMEOUT = 10.0
 DEFAULT_EXPORT_LAYOUTS = ("horizontal",)
 
 
@@ -68,7 +73,16 @@ def _parser() -> argparse.ArgumentParser:
     _db_option(serve)
     serve.add_argument("--no-demo", action="store_true",
                        help="do not load the demo tenant on an empty database")
-    serve.add_argument("--workers", type=int, default=2, help="worker processes (default 2)")
+    serve.add_argument("--workers", type=int, default=2,
+                       help="worker processes, each with a pool of request threads "
+                            "(default 2)")
+    serve.add_argument("--render-timeout", metavar="SECONDS",
+                       help=f"deadline of one render, past it 503 (default: "
+                            f"{RENDER_TIMEOUT_ENV}, else {DEFAULT_TIMEOUT_SECONDS:g})")
+    serve.add_argument("--header-timeout", metavar="SECONDS",
+                       help=f"time a client has to send a request's line and headers, past "
+                            f"it 408 (default: {HEADER_TIMEOUT_ENV}, else "
+                            f"{DEFAULT_HEADER_TIMEOUT:g})")
     serve.add_argument("--redis", metavar="URL",
                        help="share rendered diagrams through Redis (default: "
                             "ELREPO_REDIS_URL, else an in-memory cache per worker)")
@@ -134,6 +148,10 @@ def _serve(args: argparse.Namespace) -> int:
     from repository.demo import create_role_tokens, is_empty, load_demo
     from repository.server import run
 
+    render_timeout = _seconds(args.render_timeout, "--render-timeout", RENDER_TIMEOUT_ENV,
+                              DEFAULT_TIMEOUT_SECONDS)
+    header_timeout = _seconds(args.header_timeout, "--header-timeout", HEADER_TIMEOUT_ENV,
+                              DEFAULT_HEADER_TIMEOUT)
     _check_port_free(args.host, args.port)
     cache_url = redis_url(args.redis)
     _check_render_cache(cache_url)
@@ -149,8 +167,25 @@ def _serve(args: argparse.Namespace) -> int:
         else:
             print("Database not empty: no demo loaded. Create a token with: elrepo token "
                   "create COLLECTION STORAGE --role ROLE", file=sys.stderr)
-    run(url, args.host, args.port, args.workers, cache_url)
+    run(database_url=url, host=args.host, port=args.port, workers=args.workers,
+        render_timeout=render_timeout, header_timeout=header_timeout, redis_url=cache_url)
     return 0
+
+
+def _seconds(given: str | None, option: str, environment: str, default: float) -> float:
+    """`option`'s value, else the environment variable's, else `default`: a positive,
+    finite number of seconds."""
+    source, text = (option, given) if given is not None else (
+        environment, os.environ.get(environment))
+    if text is None:
+        return default
+    try:
+        seconds = float(text)
+    except ValueError:
+        seconds = math.nan
+    if not (math.isfinite(seconds) and seconds > 0):
+        raise CommandError(f"{source} must be a positive number of seconds, not {text!r}")
+    return seconds
 
 
 def _check_port_free(host: str, port: int) -> None:
