@@ -247,11 +247,12 @@ _REFUSALS = (
 )
 # Conditional request headers and the refusal that goes with each.
 _CONDITIONS = {
-    "If-Match": (412, "If-Match names an older revision than the element's ETag; nothing "
-                      "was written", "The element's ETag from its GET: write only if it is "
-                                     "still the current revision"),
+    "If-Match": (412, "If-Match names no current revision of the element; nothing was "
+                      "written",
+                 "`*` or ETags from the element's GET (update: with a body of exactly one "
+                 "existing element): write only if one is still its current revision"),
     "If-None-Match": (304, "If-None-Match names the current ETag; empty body",
-                      "The ETag of a picture the client holds"),
+                      "`*` or ETags of pictures the client holds"),
 }
 
 
