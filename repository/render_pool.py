@@ -1,43 +1,49 @@
 """Renders in separate processes with a deadline, so that a runaway layout cannot take a
 request worker down (CONTRACT section 9).
 
-Each request worker (a gunicorn worker, or a test process) has one `RenderPool`, made on
-its first render, so after gunicorn's fork: render processes are never shared between
-workers. A render waits for a free render process within its deadline, sends the fixture
-over a pipe and waits for the SVG within the deadline again. Past it the render process
-is killed (the request worker lives on), the slot starts a fresh one on its next use, and
-the caller gets `RenderTimedOut`, a 503 with `Retry-After`. The same render (same cache
-key, so the same data, request and engine) is then refused at once for a while: a client
-repeating a hostile render costs nothing.
+Each request worker (a gunicorn worker, or a test process) has one `RenderPool` of a few
+render processes, made after gunicorn's fork and started as the app is made: render
+processes are never shared between workers. One deadline covers a render request from
+end to end: waiting for a free render process, for its start-up if it is still loading
+the engine, and for the SVG. Past it the answer is a 503 with `Retry-After`
+(`RenderBusy` when the render never began, `RenderTimedOut` when it ran too long) and no
+request thread waits longer. A render that ran too long has its process killed (the
+request worker lives on) and a replacement started at once; the same render (same cache
+key: same data, request and engine) is then refused at once for a while unless given a
+longer deadline, so a client repeating a hostile render costs nothing.
 
-Persistent processes rather than a fresh fork per render, by measurement on the 2-core
-build machine (20-shape flow, median of 30): ~7 ms in process, ~12 ms through a
-persistent render process (pickling and the pipe), ~37 ms as a fresh fork of a
-forkserver preloaded with the engine (each child warms the font and solver again). Render
-processes are forked by a forkserver preloaded with the engine, never by the request
-worker itself, which may run threads; a replacement after a kill costs one fork.
+Persistent render processes, each a fresh `python -m repository.render_pool`, chosen by
+measurement on the 2-core build machine (20-shape flow, median of 30): ~7 ms in process,
+~12 ms through a persistent render process (pickling and the socket), ~37 ms as a fresh
+fork per render from a forkserver preloaded with the engine (each child warms the font
+and solver again). A fresh interpreter rather than a multiprocessing fork: it copies
+none of the worker's threads, sockets or `__main__`, and all of its start-up (0.6 s of
+CPU loading the engine) already runs at the render processes' lower priority. That
+start-up is paid when a worker boots and after a kill, never within a normal render.
 
 Render processes run at a lower CPU priority, so request handling wins the cores while
 long renders run: with two renders busy on two cores, small requests are still answered
 in milliseconds. They ignore SIGINT (Ctrl-C reaches the whole process group; the request
-worker stops them), and leave when their request worker's end of the pipe closes; at exit
-multiprocessing terminates them (they are daemonic).
+worker stops them), are stopped at the worker's exit, and leave by themselves as soon as
+their worker's end of the socket closes, should the worker be killed.
 """
 
 from __future__ import annotations
 
+import atexit
+import contextlib
 import math
-import multiprocessing
 import os
 import queue
 import signal
+import socket
+import subprocess
+import sys
 import threading
 import time
 from collections import OrderedDict
 from collections.abc import Mapping
 from multiprocessing.connection import Connection
-from multiprocessing.context import ForkServerContext
-from multiprocessing.process import BaseProcess
 from typing import Any
 
 from repository.errors import InvalidInput, ServiceUnavailable
@@ -64,7 +70,6 @@ REFUSAL_SECONDS = 60
 #: Timed-out render keys remembered at most (oldest forgotten first).
 _REMEMBERED_KEYS = 1024
 _NICENESS = 10
-_ENGINE_MODULES = ["renderer.api"]
 
 
 class RenderTimedOut(ServiceUnavailable):
@@ -90,50 +95,79 @@ def render_timeout(config: Mapping[str, Any]) -> float:
     return seconds
 
 
+class _Starting(Exception):
+    """The render process was still loading the engine at the deadline."""
+
+
+class _PastDeadline(Exception):
+    def __init__(self, seconds: float) -> None:
+        super().__init__(f"no answer within {seconds:.2f} s")
+        self.seconds = seconds  # how long the render had
+
+
 class _RenderProcess:
-    """One slot of the pool: a render process and the worker's end of its pipe, started
-    on first use and again after the process was killed or died."""
+    """One slot of the pool: a render process and the worker's end of its socket, started
+    on first use and again as soon as the process was killed or died."""
 
-    def __init__(self, context: ForkServerContext) -> None:
-        self._context = context
-        self._process: BaseProcess | None = None
+    def __init__(self) -> None:
+        self._process: subprocess.Popen[bytes] | None = None
         self._connection: Connection | None = None
+        self._ready = False
 
-    def render(self, request: tuple[Any, ...], timeout: float) -> tuple[str, str] | None:
-        """The render process's answer, or None when it did not answer within `timeout`
-        (it is killed then). EOFError when it died while rendering."""
-        connection = self._ensure_started()
-        connection.send(request)
-        if not connection.poll(timeout):
-            self.stop()
-            return None
+    def render(self, request: tuple[Any, ...], deadline: float) -> tuple[str, str]:
+        """The render process's answer by `deadline` (a `time.monotonic()` instant).
+        Raises _Starting when the process was still loading the engine then (it goes on
+        loading), _PastDeadline when the render ran past it, EOFError when the process
+        died; in the last two cases a fresh process replaces it."""
         try:
+            connection = self._ready_connection(deadline)
+            connection.send(request)
+            sent = time.monotonic()
+            if not connection.poll(max(0.0, deadline - sent)):
+                self.restart()
+                raise _PastDeadline(deadline - sent)
             answer: tuple[str, str] = connection.recv()
-        except EOFError:
-            self.stop()
-            raise
+        except (EOFError, OSError) as error:
+            self.restart()
+            raise EOFError("the render process stopped") from error
         return answer
 
-    def _ensure_started(self) -> Connection:
-        if self._process is not None and self._process.is_alive() and self._connection:
-            return self._connection
+    def _ready_connection(self, deadline: float) -> Connection:
+        self.ensure_running()
+        assert self._connection is not None
+        if not self._ready:
+            if not self._connection.poll(max(0.0, deadline - time.monotonic())):
+                raise _Starting
+            self._connection.recv()  # its "ready"; EOFError if it could not start
+            self._ready = True
+        return self._connection
+
+    def ensure_running(self) -> None:
+        if self._process is None or self._process.poll() is not None:
+            self.restart()
+
+    def restart(self) -> None:
+        """Stops the process there is (if any) and starts a fresh one, without waiting
+        for it: it loads the engine while the caller goes on."""
         self.stop()
-        ours, theirs = self._context.Pipe()
-        process = self._context.Process(target=_serve, args=(theirs,), daemon=True,
-                                        name="elrepo-render")
-        process.start()
-        theirs.close()
-        self._process, self._connection = process, ours
-        return ours
+        ours, theirs = socket.socketpair()
+        with theirs:
+            self._process = subprocess.Popen(
+                [sys.executable, "-m", __name__, str(theirs.fileno())],
+                pass_fds=[theirs.fileno()], stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                # It imports what this process imports, wherever that was found.
+                env={**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)})
+        self._connection = Connection(ours.detach())
 
     def stop(self) -> None:
         if self._process is not None:
             self._process.kill()
-            self._process.join()
-            self._process.close()
+            self._process.wait()
         if self._connection is not None:
             self._connection.close()
         self._process = self._connection = None
+        self._ready = False
 
 
 class RenderPool:
@@ -141,12 +175,11 @@ class RenderPool:
     deadline; safe to share between the threads of one request worker."""
 
     def __init__(self, processes: int = PROCESSES_PER_WORKER) -> None:
-        context = multiprocessing.get_context("forkserver")
-        context.set_forkserver_preload(_ENGINE_MODULES)
         # LIFO: under light load the same warm process serves every render.
+        self._slots = [_RenderProcess() for _ in range(processes)]
         self._idle: queue.LifoQueue[_RenderProcess] = queue.LifoQueue()
-        for _ in range(processes):
-            self._idle.put(_RenderProcess(context))
+        for slot in self._slots:
+            self._idle.put(slot)
         self._processes = processes
         self._timed_out: OrderedDict[str, tuple[float, float]] = OrderedDict()
         self._lock = threading.Lock()
@@ -158,82 +191,104 @@ class RenderPool:
         input errors, RenderTimedOut, RenderBusy, ServiceUnavailable if the render
         process died, and RuntimeError for a bug in the engine."""
         self._refuse_if_timed_out(key, timeout)
+        deadline = time.monotonic() + timeout
+        retry = math.ceil(timeout)  # by then every render under way has ended
         try:
             slot = self._idle.get(timeout=timeout)
         except queue.Empty:
-            retry = math.ceil(timeout)
             raise RenderBusy(f"All {self._processes} render processes stayed busy for "
                              f"{timeout:g} s; try again after {retry} s", retry) from None
         try:
-            answer = slot.render((fixture, layout_key, culture), timeout)
+            outcome, text = slot.render((fixture, layout_key, culture), deadline)
+        except _Starting:
+            raise RenderBusy(f"The render processes are still starting; try again after "
+                             f"{retry} s", retry) from None
+        except _PastDeadline as past:
+            self._remember_timed_out(key, past.seconds)
+            raise RenderTimedOut(f"Rendering took longer than the {timeout:g} s deadline "
+                                 f"and was stopped; this render is refused for "
+                                 f"{REFUSAL_SECONDS} s", REFUSAL_SECONDS) from None
         except EOFError:
             raise ServiceUnavailable("The render process stopped unexpectedly; try again",
                                      1) from None
         finally:
             self._idle.put(slot)
-        if answer is None:
-            self._remember_timed_out(key, timeout)
-            raise RenderTimedOut(f"Rendering took longer than the {timeout:g} s deadline "
-                                 f"and was stopped; this render is refused for "
-                                 f"{REFUSAL_SECONDS} s", REFUSAL_SECONDS)
-        outcome, text = answer
         if outcome == "input":
             raise InvalidInput(text)
         if outcome == "error":
             raise RuntimeError(f"the render process failed: {text}")
         return text
 
+    def start(self) -> None:
+        """Starts the idle slots' processes that are not running, without waiting: they
+        load the engine meanwhile (a worker calls this as it boots, so that its first
+        render does not wait for that)."""
+        idle: list[_RenderProcess] = []
+        with contextlib.suppress(queue.Empty):
+            while True:
+                idle.append(self._idle.get_nowait())
+        for slot in idle:
+            slot.ensure_running()
+            self._idle.put(slot)
+
     def close(self) -> None:
-        """Stops the render processes that are idle now (all of them when none renders)."""
-        while True:
-            try:
-                slot = self._idle.get_nowait()
-            except queue.Empty:
-                return
+        """Stops every render process (a render under way answers 503); the pool starts
+        them again when used."""
+        for slot in self._slots:
             slot.stop()
 
     def _refuse_if_timed_out(self, key: str, timeout: float) -> None:
-        """A render that timed out with at least this deadline, shortly before."""
+        """A render stopped shortly before after running at least this long."""
         with self._lock:
             remembered = self._timed_out.get(key)
             if remembered is None:
                 return
-            until, deadline = remembered
+            until, ran = remembered
             remaining = until - time.monotonic()
             if remaining <= 0:
                 del self._timed_out[key]
                 return
-        if timeout <= deadline:
-            raise RenderTimedOut(f"This render took longer than the {deadline:g} s deadline "
-                                 f"shortly before; try again after {math.ceil(remaining)} s",
+        if timeout <= ran:
+            raise RenderTimedOut(f"This render was stopped after {ran:.1f} s shortly before; "
+                                 f"try again after {math.ceil(remaining)} s",
                                  math.ceil(remaining))
 
-    def _remember_timed_out(self, key: str, timeout: float) -> None:
+    def _remember_timed_out(self, key: str, ran: float) -> None:
+        """`ran`: how long the render had (less than the deadline if it waited)."""
         with self._lock:
-            self._timed_out[key] = (time.monotonic() + REFUSAL_SECONDS, timeout)
+            self._timed_out[key] = (time.monotonic() + REFUSAL_SECONDS, ran)
             self._timed_out.move_to_end(key)
             while len(self._timed_out) > _REMEMBERED_KEYS:
                 self._timed_out.popitem(last=False)
 
 
 def _serve(connection: Connection) -> None:
-    """A render process: renders request after request until the worker's end closes."""
+    """A render process: announces itself once the engine is loaded, then renders request
+    after request until the worker's end closes."""
+    os.nice(_NICENESS)  # first, so that loading the engine already yields to requests
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    import renderer.api
+    from renderer.text import load_font
+
+    load_font()
+    try:
+        connection.send("ready")
+        while True:
+            fixture, layout_key, culture = connection.recv()
+            connection.send(_render_answer(fixture, layout_key, culture))
+    except (EOFError, OSError):  # the request worker is gone
+        return
+
+
+def _render_answer(fixture: Any, layout_key: str, culture: int) -> tuple[str, str]:
     from renderer.api import RenderInputError, render
 
-    os.nice(_NICENESS)
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    while True:
-        try:
-            fixture, layout_key, culture = connection.recv()
-        except EOFError:
-            return
-        try:
-            answer = ("svg", render(fixture, layout_key, culture))
-        except RenderInputError as error:
-            answer = ("input", str(error))
-        except Exception as error:  # an engine bug: the worker logs it, as in process
-            answer = ("error", f"{type(error).__name__}: {error}")
-        connection.send(answer)
+    try:
+        return ("svg", render(fixture, layout_key, culture))
+    except RenderInputError as error:
+        return ("input", str(error))
+    except Exception as error:  # an engine bug: the worker logs it, as in process
+        return ("error", f"{type(error).__name__}: {error}")
 
 
 _pools: dict[int, RenderPool] = {}
@@ -250,4 +305,11 @@ def shared_pool() -> RenderPool:
         if pool is None:
             _pools.clear()
             pool = _pools[pid] = RenderPool()
+            # Render processes leave by themselves when this process's ends close, but
+            # only once loaded; at exit they are stopped at once.
+            atexit.register(pool.close)
         return pool
+
+
+if __name__ == "__main__":
+    _serve(Connection(int(sys.argv[1])))

@@ -1,0 +1,187 @@
+"""The render deadline (CONTRACT section 9): a render runs in a render process of the
+request worker; past its deadline that process is killed, the answer is 503 with
+`Retry-After`, and the worker goes on answering."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import math
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from repository.render_pool import (
+    DEFAULT_TIMEOUT_SECONDS, RENDER_TIMEOUT_ENV, RenderBusy, RenderPool,
+    render_timeout, shared_pool,
+)
+from repository.errors import InvalidInput, ServiceUnavailable
+from tests.repository.conftest import TENANT, Api, Prepared, assert_error, sqlite_only
+from tests.repository.standin import ORDER
+from tests.repository.test_cli import DEMO, Server
+from tests.repository.test_render_cache import ORDER_SVG, RENDER, make_api
+
+#: A complete DAG of this many shapes (19,900 links, within the 20,000 limit) takes
+#: seconds to lay out even with bounded layout steps: far past the deadlines used here.
+DENSE_SHAPES = 200
+ELEMENTS = TENANT + "/_api/rest/facets/processes/views/detail/elements/"
+
+
+def dense_values(size: int = DENSE_SHAPES) -> list[dict[str, Any]]:
+    return [{"shapeInfo": {"index": index, "predecessors": list(range(index))},
+             "element": {"type": "task", "attributes": {"name": {"1033": f"Task {index}"}}}}
+            for index in range(size)]
+
+
+def create_dense_diagram(api: Api) -> str:
+    response = api.post(ELEMENTS, {"count": 1, "elements": [
+        {"type": "mainProcess", "attributes": {"name": {"1033": "Dense"}}}]}, role="editor")
+    assert response.status_code == 200, response.json
+    diagram_id: str = response.json["elements"][0]["id"]  # type: ignore[index]
+    response = api.post(TENANT + f"/_api/rest/facets/processes/views/diagram/elements/"
+                        f"{diagram_id}/content", {"values": dense_values()}, role="editor")
+    assert response.status_code == 200, response.json
+    return diagram_id
+
+
+def assert_past_deadline(response: Any) -> dict[str, Any]:
+    body = assert_error(response, 503, render=True)
+    assert 0 < int(response.headers["Retry-After"]) <= 60
+    assert response.headers["Content-Security-Policy"].startswith("default-src 'none'")
+    return body
+
+
+@sqlite_only
+def ready_api(prepared: Prepared) -> Api:
+    """An app whose next render finds a render process loaded (the one this render used:
+    idle processes are taken last in, first out)."""
+    api = make_api(prepared, RENDER_TIMEOUT=10)
+    assert api.get(ORDER_SVG).status_code == 200
+    return api
+
+
+@sqlite_only
+def test_a_render_past_its_deadline_is_503_and_the_worker_answers_on(
+        prepared: Prepared) -> None:
+    api = ready_api(prepared)
+    dense = RENDER.format(create_dense_diagram(api), 1033, "horizontal")
+    api.app.config["RENDER_TIMEOUT"] = 0.2
+    assert "0.2 s deadline" in assert_past_deadline(api.get(dense))["message"]
+    assert api.element(ORDER)["id"] == ORDER
+    api.app.config["RENDER_TIMEOUT"] = 10
+    response = api.get(RENDER.format(ORDER, 1031, "vertical"))  # by the replacement
+    assert response.status_code == 200 and b"<svg" in response.data
+
+
+@sqlite_only
+def test_a_timed_out_render_is_refused_at_once_unless_given_a_longer_deadline(
+        prepared: Prepared) -> None:
+    api = ready_api(prepared)
+    dense = RENDER.format(create_dense_diagram(api), 1031, "vertical")
+    api.app.config["RENDER_TIMEOUT"] = 0.2
+    assert_past_deadline(api.get(dense))
+    api.app.config["RENDER_TIMEOUT"] = 0.1
+    body = assert_past_deadline(api.get(dense))
+    assert "shortly before" in body["message"]
+    api.app.config["RENDER_TIMEOUT"] = 10
+    assert api.get(RENDER.format(ORDER, 1031, "vertical")).status_code == 200  # replaced
+    api.app.config["RENDER_TIMEOUT"] = 0.3  # a longer deadline tries again
+    assert "0.3 s deadline" in assert_past_deadline(api.get(dense))["message"]
+
+
+def test_the_deadline_comes_from_config_then_environment_then_default(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv(RENDER_TIMEOUT_ENV, raising=False)
+    assert render_timeout({}) == DEFAULT_TIMEOUT_SECONDS == 10
+    monkeypatch.setenv(RENDER_TIMEOUT_ENV, "2.5")
+    assert render_timeout({}) == 2.5
+    assert render_timeout({"RENDER_TIMEOUT": 4}) == 4
+    for unusable in ("0", "-1", "soon", "nan", "inf"):
+        with pytest.raises(ValueError, match="render timeout"):
+            render_timeout({"RENDER_TIMEOUT": unusable})
+
+
+SMALL = {"diagram": {"id": "small", "type": "mainProcess", "attributes": {}},
+         "elements": [], "values": dense_values(3)}
+
+
+def test_the_pool_answers_the_engines_bytes_and_its_input_errors_as_400() -> None:
+    from renderer.api import render
+
+    pool = shared_pool()
+    assert pool.render("small", SMALL, "horizontal", 1033, 10) == render(
+        SMALL, "horizontal", 1033)
+    with pytest.raises(InvalidInput, match="spiral") as refused:
+        pool.render("spiral", SMALL, "spiral", 1033, 10)
+    assert refused.value.status == 400
+
+
+def test_renders_beyond_the_pools_processes_wait_then_get_503() -> None:
+    pool = RenderPool(processes=1)
+    dense = {**SMALL, "values": dense_values()}
+
+    def occupy() -> None:  # starting the process, then rendering past the deadline
+        with contextlib.suppress(ServiceUnavailable):
+            pool.render("dense", dense, "horizontal", 1033, 1)
+
+    try:
+        occupant = threading.Thread(target=occupy)
+        occupant.start()
+        time.sleep(0.2)
+        with pytest.raises(RenderBusy) as busy:
+            pool.render("small", SMALL, "horizontal", 1033, 0.2)
+        assert busy.value.status == 503 and busy.value.retry_after == 1
+        occupant.join()
+        assert pool.render("small", SMALL, "horizontal", 1033, 10).startswith("<")
+    finally:
+        pool.close()
+
+
+def test_small_requests_are_answered_while_two_renders_run_to_their_deadline(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(RENDER_TIMEOUT_ENV, "1")
+    server = Server(f"sqlite:///{tmp_path / 'served.db'}", tmp_path)
+    try:
+        small, dense = (served_element(server, "task"), served_element(server, "mainProcess"))
+        status, _, _ = server.request(f"{DEMO}/views/diagram/elements/{dense}/content",
+                                      "POST", {"values": dense_values()})
+        assert status == 200
+        renders: list[tuple[int, str, bytes]] = []
+
+        def render(culture: int) -> None:
+            renders.append(server.request(
+                f"/demo/default/_api/rest/diagram/{dense}/render/{culture}/horizontal"))
+
+        threads = [threading.Thread(target=render, args=(culture,)) for culture in (1033, 1031)]
+        for thread in threads:
+            thread.start()
+        latencies: list[float] = []
+        # Bounded: the server's log goes to a pipe that is read only at the end.
+        while any(thread.is_alive() for thread in threads) and len(latencies) < 300:
+            started = time.monotonic()
+            status, _, _ = server.request(f"{DEMO}/views/detail/elements/{small}")
+            latencies.append(time.monotonic() - started)
+            assert status == 200
+            time.sleep(0.01)
+        for thread in threads:
+            thread.join()
+        assert [status for status, _, _ in renders] == [503, 503]
+        assert all(set(json.loads(body)) == {"message", "type", "data"}
+                   for _, _, body in renders)
+        latencies.sort()
+        p99 = latencies[math.ceil(0.99 * len(latencies)) - 1]
+        assert len(latencies) >= 20 and p99 < 0.2, (len(latencies), latencies[-5:])
+    finally:
+        server.stop()
+
+
+def served_element(server: Server, element_type: str) -> str:
+    status, _, body = server.request(DEMO + "/views/detail/elements/", "POST", {
+        "count": 1, "elements": [{"type": element_type,
+                                  "attributes": {"name": {"1033": element_type}}}]})
+    assert status == 200
+    element_id: str = json.loads(body)["elements"][0]["id"]
+    return element_id
