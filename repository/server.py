@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import socket
+import struct
 import threading
 import time
 from concurrent.futures import Future
@@ -76,6 +77,16 @@ def _header_bytes(headers: list[tuple[str, str]]) -> int:
     return sum(len(name) + len(value) + 4 for name, value in headers)  # "N: v\r\n"
 
 
+def _limit_silence(sock: socket.socket, seconds: float) -> None:
+    """The body is read and the answer sent with blocking calls: a client that stops
+    sending or reading for `seconds` makes them fail instead of holding the thread for
+    ever. Kernel timeouts of each read and write, unlike `settimeout`, never cut a slow
+    transfer that makes progress, and survive gunicorn's `setblocking`."""
+    timeval = struct.pack("ll", int(seconds), int(seconds % 1 * 1_000_000))
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVTIMEO, timeval)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDTIMEO, timeval)
+
+
 class _Worker(ThreadWorker):  # type: ignore[misc]
     """gthread plus: JSON refusals, a 16 KiB header total, a deadline for the request
     head, and connections closed on a pool thread instead of the event loop."""
@@ -107,6 +118,7 @@ class _Worker(ThreadWorker):  # type: ignore[misc]
         with self._heads_lock:  # the head is in: the deadline no longer applies
             self._heads_due.pop(conn, None)
             self._heads_overdue.discard(conn)
+        _limit_silence(conn.sock, self.header_timeout)
         if _header_bytes(req.headers) > MAX_HEADER_BYTES:
             raise errors.LimitRequestHeaders("request headers over the total limit")
         return super().handle_request(req, conn)

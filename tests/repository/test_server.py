@@ -196,6 +196,19 @@ def test_a_client_that_stalls_in_its_head_gets_408_json(server: Server) -> None:
     assert HEADER_TIMEOUT - 0.5 < waited < HEADER_TIMEOUT + 2
 
 
+def test_a_client_that_stalls_in_its_body_is_answered_and_let_go(server: Server) -> None:
+    with socket.create_connection(("127.0.0.1", server.port), timeout=10) as connection:
+        started = time.monotonic()
+        connection.sendall((f"POST {DEMO}/views/detail/elements/ HTTP/1.1\r\nHost: 127.0.0.1"
+                            f"\r\nAuthorization: Bearer {server.token}\r\nContent-Type: "
+                            "application/json\r\nContent-Length: 100\r\n\r\n{\"count\"")
+                           .encode())
+        answer = read_answer(connection)
+        waited = time.monotonic() - started
+    assert answer.status == 400 and answer.envelope()["type"] == "error"
+    assert HEADER_TIMEOUT - 0.5 < waited < HEADER_TIMEOUT + 2
+
+
 # ---- --render-timeout ------------------------------------------------------------------
 
 @pytest.mark.parametrize("option", ["--render-timeout", "--header-timeout"])
