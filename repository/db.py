@@ -1,24 +1,40 @@
 """Database lifecycle: engine, schema and sessions. No Flask here.
 
-SQLite gets WAL (readers never wait for the writer), foreign keys on and a busy timeout
-so gunicorn workers queue for the write lock instead of failing. A session opened with
-`write=True` takes SQLite's write lock at BEGIN (BEGIN IMMEDIATE): a request that reads
-and then writes cannot lose its snapshot to another worker half way.
+SQLite gets WAL (readers never wait for the writer) and foreign keys on. A session
+opened with `write=True` takes SQLite's write lock at BEGIN (BEGIN IMMEDIATE): a request
+that reads and then writes cannot lose its snapshot to another worker half way.
+
+Waiting for a lock is bounded (CONTRACT 9): SQLite waits at most BUSY_TIMEOUT_SECONDS for
+the write lock (pysqlite's `timeout`), PostgreSQL at most as long for a row or table lock
+(`lock_timeout`). A write that still cannot go on (the lock, a deadlock, a serialization
+failure) raises `ServiceUnavailable`: 503 with Retry-After, never 500. Both waits can be
+set per engine through the driver's own connect arguments (`timeout`, `options`).
 """
 
 from __future__ import annotations
 
 import os
+import sqlite3
 from typing import Any
 
-from sqlalchemy import Engine, create_engine, event
+from sqlalchemy import Connection, Engine, create_engine, event, inspect
+from sqlalchemy.engine import ExceptionContext
 from sqlalchemy.orm import Session, sessionmaker
+from sqlalchemy.schema import CreateColumn
 
+from repository.errors import ServiceUnavailable
 from repository.models import Base
 
 DEFAULT_DATABASE_URL = "sqlite:///elrepo.db"
 DATABASE_URL_ENV = "ELREPO_DATABASE_URL"
+# Longer than the longest write the service makes (a 5,000-shape content create, well
+# under 2 s), so writers queue behind it; short enough that a stuck lock answers quickly.
+BUSY_TIMEOUT_SECONDS = 5
+RETRY_AFTER_SECONDS = 2
 _SQLITE_BEGIN = "sqlite_begin"
+_SQLITE_BUSY_CODES = frozenset({sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED})
+# lock_not_available (lock_timeout), serialization_failure, deadlock_detected
+_POSTGRESQL_BUSY_STATES = frozenset({"55P03", "40001", "40P01"})
 
 
 def database_url(explicit: str | None = None) -> str:
@@ -27,9 +43,16 @@ def database_url(explicit: str | None = None) -> str:
 
 
 def make_engine(url: str, **kwargs: Any) -> Engine:
-    engine = create_engine(url, **kwargs)
+    backend = url.split(":", 1)[0].split("+", 1)[0]
+    connect_args = dict(kwargs.pop("connect_args", {}))
+    if backend == "sqlite":
+        connect_args.setdefault("timeout", BUSY_TIMEOUT_SECONDS)
+    elif backend == "postgresql":
+        connect_args.setdefault("options", f"-c lock_timeout={BUSY_TIMEOUT_SECONDS * 1000}")
+    engine = create_engine(url, connect_args=connect_args, **kwargs)
     if engine.dialect.name == "sqlite":
         _configure_sqlite(engine)
+    event.listen(engine, "handle_error", _refuse_when_busy)
     return engine
 
 
@@ -42,7 +65,6 @@ def _configure_sqlite(engine: Engine) -> None:
         if engine.url.database not in (None, "", ":memory:"):
             cursor.execute("PRAGMA journal_mode=WAL")
         cursor.execute("PRAGMA foreign_keys=ON")
-        cursor.execute("PRAGMA busy_timeout=10000")
         cursor.close()
 
     @event.listens_for(engine, "begin")
@@ -51,15 +73,53 @@ def _configure_sqlite(engine: Engine) -> None:
         connection.exec_driver_sql(f"BEGIN {mode}")
 
 
+def _refuse_when_busy(context: ExceptionContext) -> None:
+    """A statement (BEGIN and COMMIT included) that failed for want of a lock becomes a
+    503 the client may retry; every other database error goes on as it is."""
+    if is_busy(context.original_exception):
+        raise ServiceUnavailable(
+            "The database is busy with other writes; nothing was written, try again",
+            retry_after=RETRY_AFTER_SECONDS) from context.original_exception
+
+
+def is_busy(error: BaseException) -> bool:
+    if isinstance(error, sqlite3.OperationalError):
+        return (error.sqlite_errorcode & 0xFF) in _SQLITE_BUSY_CODES
+    return getattr(error, "sqlstate", None) in _POSTGRESQL_BUSY_STATES
+
+
 def create_schema(engine: Engine) -> None:
-    """Create missing tables; a no-op on an existing schema."""
+    """Create missing tables, then add the columns a database made by an older release
+    lacks (each new column is nullable or has a server default); a no-op when current."""
     Base.metadata.create_all(engine)
+    with engine.begin() as connection:
+        _add_missing_columns(connection)
+
+
+def _add_missing_columns(connection: Connection) -> None:
+    translate = connection.get_execution_options().get("schema_translate_map") or {}
+    inspector = inspect(connection)
+    preparer = connection.dialect.identifier_preparer
+    for table in Base.metadata.sorted_tables:
+        schema = translate.get(table.schema, table.schema)
+        present = {column["name"] for column in inspector.get_columns(table.name, schema)}
+        target = preparer.quote(table.name)
+        if schema is not None:
+            target = f"{preparer.quote_schema(schema)}.{target}"
+        for column in table.columns:
+            if column.name not in present:
+                definition = CreateColumn(column).compile(dialect=connection.dialect)
+                connection.exec_driver_sql(f"ALTER TABLE {target} ADD COLUMN {definition}")
 
 
 def open_session(factory: sessionmaker[Session], *, write: bool) -> Session:
     session = factory()
     if write:
-        session.connection(execution_options={_SQLITE_BEGIN: "IMMEDIATE"})
+        try:
+            session.connection(execution_options={_SQLITE_BEGIN: "IMMEDIATE"})
+        except BaseException:
+            session.close()
+            raise
     return session
 
 

@@ -28,6 +28,7 @@ from sqlalchemy import (
     String,
     Text,
     UniqueConstraint,
+    text,
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
@@ -74,6 +75,9 @@ class Element(Base):
     sort_name: Mapped[str] = mapped_column(_ordered_string(512), default="")
     # No FK: versions point at their element, and a cycle of FKs makes inserts order-bound.
     current_version_pk: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    # Counts the writes to the element (any version: attributes, related, children,
+    # content, state): its ETag, checked against If-Match (CONTRACT 9).
+    revision: Mapped[int] = mapped_column(Integer, default=1, server_default=text("1"))
 
 
 class ElementVersion(Base):

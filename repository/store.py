@@ -10,15 +10,19 @@ from __future__ import annotations
 import json
 import re
 import uuid
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from collections import Counter
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, TypeVarTuple, Unpack
 
 from sqlalchemy import (
     ColumnElement,
     Exists,
     Integer,
+    Row,
+    Select,
+    Table,
     and_,
     delete,
     exists,
@@ -33,9 +37,10 @@ from sqlalchemy import (
 from sqlalchemy.orm import InstrumentedAttribute, Session, aliased
 
 from repository import catalog, release
-from repository.errors import Conflict, InvalidInput, NotFound
+from repository.errors import Conflict, InvalidInput, NotFound, PreconditionFailed
 from repository.models import (
     AttributeValue,
+    Base,
     Child,
     Element,
     ElementVersion,
@@ -50,6 +55,9 @@ NEUTRAL = catalog.NEUTRAL
 MAX_TREE_DEPTH = 256
 SORT_NAME_LENGTH = 512
 TENANT_PART = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+# Values per IN list: far below every backend's cap on the parameters of one statement.
+IN_CHUNK = 1000
+_Columns = TypeVarTuple("_Columns")
 
 
 def now_timestamp() -> str:
@@ -59,6 +67,36 @@ def now_timestamp() -> str:
 
 def new_id() -> str:
     return str(uuid.uuid4())
+
+
+def _table(model: type[Base]) -> Table:
+    return Base.metadata.tables[model.__tablename__]
+
+
+def _pks_of(found: dict[str, int], ids: Sequence[str], where: str) -> list[int]:
+    """The pks of `ids` from a lookup, or 400 naming the ones that do not exist."""
+    missing = [i for i in ids if i not in found]
+    if missing:
+        raise InvalidInput(f"{where}: unknown element id(s) {', '.join(map(repr, missing))}")
+    return [found[i] for i in ids]
+
+
+def _attribute_row(version_pk: int, name: str, culture: int, value: Any) -> dict[str, Any]:
+    return {"version_pk": version_pk, "name": name, "culture": culture, **_encoded(value)}
+
+
+def _encoded(value: Any) -> dict[str, Any]:
+    exact, text, number = encode_value(value)
+    return {"value_json": exact, "value_text": text, "value_num": number}
+
+
+def _link_rows(version_pk: int, context: str, target_pks: Sequence[int],
+               target_version_pks: Sequence[int | None] | None = None) -> list[dict[str, Any]]:
+    versions = target_version_pks or [None] * len(target_pks)
+    return [{"version_pk": version_pk, "context": context, "position": i, "target_pk": pk,
+             "target_version_pk": version_pk_of_target}
+            for i, (pk, version_pk_of_target) in enumerate(zip(target_pks, versions,
+                                                                strict=True))]
 
 
 def encode_value(value: Any) -> tuple[str, str, float | None]:
@@ -318,39 +356,76 @@ class Store:
     def create(self, facet: str, data: ElementInput, actor_pk: int | None,
                element_id: str | None = None) -> Element:
         """A new element of `data.type` in `facet` (server sets ids, dates, version)."""
-        if data.type is None:
-            raise InvalidInput("A new element needs a 'type'")
-        type_key = self._check_type(facet, data.type)
-        chosen_id = element_id or data.id or new_id()
-        if self.session.scalar(select(Element.pk).where(
-                Element.tenant_pk == self.tenant.pk, Element.id == chosen_id)) is not None:
-            raise Conflict(f"Element {chosen_id!r} already exists")
-        versioned = catalog.is_versioned(facet, type_key)
-        state = release.IN_PROCESS if versioned else None
-        element = Element(tenant_pk=self.tenant.pk, id=chosen_id, facet=facet, type=type_key,
-                          versioned=versioned, state=state, sort_name="")
-        self.session.add(element)
-        self.session.flush()
-        version = self._add_version(element, seq=1, state=state)
-        stamp = now_timestamp()
-        server: dict[str, Any] = {"createdOn": stamp, "changedOn": stamp,
-                                  "state1": state or "show"}
-        if versioned:
-            server.update(version=release.FIRST_VERSION, isReleased=False)
-        attributes = {**self._client_attributes(data),
-                      **{k: {NEUTRAL: v} for k, v in server.items()}}
-        self._write_attributes(version, attributes, fresh=True)
-        links = self._client_links(data)
-        if actor_pk is not None:
-            links.update(createdBy=[actor_pk], changedBy=[actor_pk])
-        for context, target_pks in links.items():
-            self._set_links(version, context, target_pks, fresh=True)
-        self._set_structure(element, version, data)
-        element.sort_name = sort_key(attributes.get("name", {}), self.tenant.default_culture)
-        return element
+        if element_id is not None:
+            data = replace(data, id=element_id)
+        return self.create_all([(facet, data)], actor_pk)[0]
 
-    def update(self, element: Element, data: ElementInput, actor_pk: int | None) -> Element:
-        """Merge `data` into the element (CONTRACT 5); frozen versions get a successor."""
+    def create_all(self, inputs: Sequence[tuple[str, ElementInput]],
+                   actor_pk: int | None) -> list[Element]:
+        """`create` for many (facet, input) pairs: the rows in bulk (`create_many`), then
+        the children and content of the inputs that set them."""
+        pks = self.create_many(inputs, actor_pk)
+        elements = self.elements_by_pk(pks)
+        for pk, (_, data) in zip(pks, inputs, strict=True):
+            if data.children is not None or data.content is not None:
+                self._set_structure(elements[pk], self.current_version(elements[pk]), data)
+        return [elements[pk] for pk in pks]
+
+    def create_many(self, inputs: Sequence[tuple[str, ElementInput]],
+                    actor_pk: int | None) -> list[int]:
+        """New elements (facet, input) in a fixed number of bulk statements however many
+        there are; their pks in input order. Children and content are not written: they
+        need the element first (see `create`)."""
+        if not inputs:
+            return []
+        type_keys = [self._check_type(facet, data.type) for facet, data in inputs]
+        ids = [data.id or new_id() for _, data in inputs]
+        taken = [i for i, n in Counter(ids).items() if n > 1] + list(self._pks_by_id(ids))
+        if taken:
+            raise Conflict(f"Element {taken[0]!r} already exists")
+        links = self._client_links_of([data for _, data in inputs])
+        stamp = now_timestamp()
+        element_rows: list[dict[str, Any]] = []
+        attributes: list[AttributeMap] = []
+        for (facet, data), type_key, chosen_id in zip(inputs, type_keys, ids, strict=True):
+            versioned = catalog.is_versioned(facet, type_key)
+            state = release.IN_PROCESS if versioned else None
+            server: dict[str, Any] = {"createdOn": stamp, "changedOn": stamp,
+                                      "state1": state or "show"}
+            if versioned:
+                server.update(version=release.FIRST_VERSION, isReleased=False)
+            values = {**self._client_attributes(data),
+                      **{k: {NEUTRAL: v} for k, v in server.items()}}
+            attributes.append(values)
+            element_rows.append({
+                "tenant_pk": self.tenant.pk, "id": chosen_id, "facet": facet,
+                "type": type_key, "versioned": versioned, "state": state, "revision": 1,
+                "sort_name": sort_key(values.get("name", {}), self.tenant.default_culture)})
+        element_pks = self._insert_returning_pks(Element, element_rows, key="id")
+        version_pks = self._insert_returning_pks(ElementVersion, [
+            {"element_pk": pk, "version_id": new_id(), "seq": 1, "state": row["state"]}
+            for pk, row in zip(element_pks, element_rows, strict=True)], key="version_id")
+        self.session.execute(update(Element), [
+            {"pk": pk, "current_version_pk": version_pk}
+            for pk, version_pk in zip(element_pks, version_pks, strict=True)])
+        self._insert(AttributeValue, [
+            _attribute_row(version_pk, name, culture, value)
+            for version_pk, values in zip(version_pks, attributes, strict=True)
+            for name, per_culture in values.items()
+            for culture, value in per_culture.items() if value is not None])
+        actor_links = {} if actor_pk is None else {"createdBy": [actor_pk],
+                                                   "changedBy": [actor_pk]}
+        self._insert(RelatedLink, [
+            row for version_pk, client_links in zip(version_pks, links, strict=True)
+            for context, target_pks in {**client_links, **actor_links}.items()
+            for row in _link_rows(version_pk, context, target_pks)])
+        return element_pks
+
+    def update(self, element: Element, data: ElementInput, actor_pk: int | None,
+               if_match: frozenset[int] | None = None) -> Element:
+        """Merge `data` into the element (CONTRACT 5); frozen versions get a successor.
+        `if_match`: the revisions the client may change (412 otherwise)."""
+        self._count_write(element, if_match)
         newest = self.current_version(element)
         if data.version_id is not None and data.version_id != newest.version_id:
             raise Conflict(f"versionId {data.version_id!r} is not the newest version of "
@@ -364,41 +439,50 @@ class Store:
         return element
 
     def append_content(self, diagram: Element, items: Sequence[ContentItem],
-                       actor_pk: int | None) -> list[tuple[str, int]]:
+                       actor_pk: int | None,
+                       if_match: frozenset[int] | None = None) -> list[tuple[str, int]]:
         """Append shapes to the diagram's writable version (a released diagram gets a new
-        in-process version first, as on update); returns (shape id, request index) per item."""
+        in-process version first, as on update); returns (shape id, request index) per
+        item. A fixed number of statements however many items: new elements in bulk
+        (`create_many`), new shapes in one insert, changed ones in one update."""
+        self._count_write(diagram, if_match)
         version = self._writable_version(diagram)
-        existing = {s.shape_id: s for s in self.shapes(version)}
-        shapes_by_index: dict[int, Shape] = {}
-        position = max((s.position for s in existing.values()), default=-1) + 1
+        named_shapes = [item.shape_id for item in items if item.shape_id is not None]
+        existing = {shape_id: (pk, json.loads(predecessors))
+                    for pk, shape_id, predecessors in self._chunked_rows(
+                        select(Shape.pk, Shape.shape_id, Shape.predecessors)
+                        .where(Shape.version_pk == version.pk), Shape.shape_id, named_shapes)}
         for item in items:
-            if item.shape_id is not None:
-                shape = existing.get(item.shape_id)
-                if shape is None:
-                    raise InvalidInput(f"Item {item.index}: shape {item.shape_id!r} is not a "
-                                       f"shape of diagram {diagram.id!r}")
-            else:
-                target = self._content_element(diagram, item, actor_pk)
-                shape = Shape(shape_id=new_id(), version_pk=version.pk, diagram_pk=diagram.pk,
-                              element_pk=target.pk, position=position, predecessors="[]")
-                position += 1
-                self.session.add(shape)
-            shapes_by_index[item.index] = shape
+            if item.shape_id is not None and item.shape_id not in existing:
+                raise InvalidInput(f"Item {item.index}: shape {item.shape_id!r} is not a "
+                                   f"shape of diagram {diagram.id!r}")
+        target_pks = self._content_targets(diagram, items, actor_pk)
+        shape_ids = {item.index: item.shape_id or new_id() for item in items}
+        predecessors = {shape_id: list(previous) for shape_id, (_, previous)
+                        in existing.items()} | {shape_ids[i]: [] for i in target_pks}
         for item in items:
-            shape = shapes_by_index[item.index]
-            predecessors = json.loads(shape.predecessors)
-            for index in item.predecessors:
-                predecessor_id = shapes_by_index[index].shape_id
-                if predecessor_id not in predecessors:
-                    predecessors.append(predecessor_id)
-            shape.predecessors = json.dumps(predecessors)
+            listed = predecessors[shape_ids[item.index]]
+            listed.extend(p for p in dict.fromkeys(shape_ids[i] for i in item.predecessors)
+                          if p not in listed)
+        position = self.session.scalar(select(func.coalesce(func.max(Shape.position), -1) + 1)
+                                       .where(Shape.version_pk == version.pk)) or 0
+        self._insert(Shape, [
+            {"shape_id": shape_ids[index], "version_pk": version.pk,
+             "diagram_pk": diagram.pk, "element_pk": target_pk, "position": position + offset,
+             "predecessors": json.dumps(predecessors[shape_ids[index]])}
+            for offset, (index, target_pk) in enumerate(target_pks.items())])
+        changed = [{"pk": pk, "predecessors": json.dumps(predecessors[shape_id])}
+                   for shape_id, (pk, previous) in existing.items()
+                   if predecessors[shape_id] != previous]
+        if changed:
+            self.session.execute(update(Shape), changed)
         self.touch(diagram, version, actor_pk)
-        self.session.flush()
-        return [(shapes_by_index[item.index].shape_id, item.index) for item in items]
+        return [(shape_ids[item.index], item.index) for item in items]
 
     def transition(self, element: Element, transition: release.Transition,
                    actor_pk: int | None) -> Element:
         """Run a release transition (409 when it does not start from the current state)."""
+        self._count_write(element)
         version = self.current_version(element)
         try:
             release.check(transition, version.state if element.versioned else None)
@@ -427,7 +511,58 @@ class Store:
 
     # ---- helpers -------------------------------------------------------------------
 
-    def _check_type(self, facet: str, type_key: str) -> str:
+    def _count_write(self, element: Element, if_match: frozenset[int] | None = None) -> None:
+        """Bump the element's revision (its ETag) first thing in a write: a stale
+        `if_match` fails before anything is written, and on PostgreSQL the row lock this
+        takes orders concurrent writers of the element (the second one sees the first's
+        revision, and its rows)."""
+        statement = (update(Element).where(Element.pk == element.pk)
+                     .values(revision=Element.revision + 1).returning(Element.revision)
+                     .execution_options(synchronize_session=False))
+        if if_match is not None:
+            statement = statement.where(Element.revision.in_(sorted(if_match)))
+        if self.session.scalar(statement) is None:
+            current = self.session.scalar(select(Element.revision)
+                                          .where(Element.pk == element.pk))
+            raise PreconditionFailed(
+                f"If-Match: {element.id!r} has changed since; its ETag is now "
+                f'"{current}". Nothing was written: reload it and retry')
+        self.session.refresh(element)
+
+    def _chunked_rows(self, query: Select[Unpack[_Columns]], column: InstrumentedAttribute[Any],
+                      values: Iterable[Any]) -> Iterator[Row[Unpack[_Columns]]]:
+        """The rows of `query` whose `column` is one of `values`, asking for at most
+        IN_CHUNK values at a time (backends cap the parameters of one statement)."""
+        wanted = list(dict.fromkeys(values))
+        for start in range(0, len(wanted), IN_CHUNK):
+            yield from self.session.execute(
+                query.where(column.in_(wanted[start:start + IN_CHUNK])))
+
+    def _pks_by_id(self, ids: Iterable[str]) -> dict[str, int]:
+        """Pks of the tenant's elements with these ids (the ones that exist)."""
+        query = select(Element.id, Element.pk).where(Element.tenant_pk == self.tenant.pk)
+        return {element_id: pk for element_id, pk in self._chunked_rows(query, Element.id, ids)}
+
+    def _insert(self, model: type[Base], rows: list[dict[str, Any]]) -> None:
+        """One bulk INSERT (the driver's executemany), nothing loaded back. Core, not the
+        ORM's bulk insert: the rows are complete, and per-row ORM work costs more than
+        the statement itself."""
+        if rows:
+            self.session.execute(insert(_table(model)), rows)
+
+    def _insert_returning_pks(self, model: type[Base], rows: list[dict[str, Any]],
+                              key: str) -> list[int]:
+        """One bulk INSERT (multi-row VALUES batches) answering the new pks in row order,
+        matched through `key`, a column unique among the rows (asking the database to
+        keep the order would make SQLite insert row by row)."""
+        table = _table(model)
+        pks = {value: pk for value, pk in self.session.execute(
+            insert(table).returning(table.c[key], table.c.pk), rows)}
+        return [pks[row[key]] for row in rows]
+
+    def _check_type(self, facet: str, type_key: str | None) -> str:
+        if type_key is None:
+            raise InvalidInput("A new element needs a 'type'")
         known = catalog.find_type(type_key)
         if known is None:
             raise InvalidInput(f"Unknown element type {type_key!r}")
@@ -454,7 +589,7 @@ class Store:
 
     def _apply(self, element: Element, version: ElementVersion, data: ElementInput) -> None:
         self._write_attributes(version, self._client_attributes(data))
-        for context, target_pks in self._client_links(data).items():
+        for context, target_pks in self._client_links_of([data])[0].items():
             self._set_links(version, context, target_pks)
         self._set_structure(element, version, data)
         names = self.attributes([version.pk])[version.pk].get("name", {})
@@ -466,10 +601,14 @@ class Store:
         return {name: values for name, values in data.attributes.items()
                 if name not in catalog.SERVER_ATTRIBUTES}
 
-    def _client_links(self, data: ElementInput) -> dict[str, list[int]]:
-        return {context: self._existing_pks(ids, f"related.{context}")
-                for context, ids in (data.related or {}).items()
-                if context not in catalog.SERVER_RELATED}
+    def _client_links_of(self, inputs: Sequence[ElementInput]) -> list[dict[str, list[int]]]:
+        """The links each input sets (server-set contexts ignored), every id looked up in
+        one go."""
+        wanted = [{context: ids for context, ids in (data.related or {}).items()
+                   if context not in catalog.SERVER_RELATED} for data in inputs]
+        found = self._pks_by_id(i for links in wanted for ids in links.values() for i in ids)
+        return [{context: _pks_of(found, ids, f"related.{context}")
+                 for context, ids in links.items()} for links in wanted]
 
     def _set_structure(self, element: Element, version: ElementVersion,
                        data: ElementInput) -> None:
@@ -478,12 +617,11 @@ class Store:
         if data.content is not None:
             self._replace_content(element, version, data.content)
 
-    def _write_attributes(self, version: ElementVersion, values: AttributeMap,
-                          fresh: bool = False) -> None:
-        """Upsert per (name, culture); None deletes. `fresh`: the version has no rows yet."""
+    def _write_attributes(self, version: ElementVersion, values: AttributeMap) -> None:
+        """Upsert per (name, culture); None deletes."""
         if not values:
             return
-        existing: dict[tuple[str, int], int] = {} if fresh else {
+        existing: dict[tuple[str, int], int] = {
             (name, culture): pk for pk, name, culture in self.session.execute(
                 select(AttributeValue.pk, AttributeValue.name, AttributeValue.culture)
                 .where(AttributeValue.version_pk == version.pk,
@@ -497,45 +635,26 @@ class Store:
                 if value is None:
                     if pk is not None:
                         deletes.append(pk)
-                    continue
-                exact, text, number = encode_value(value)
-                row = {"value_json": exact, "value_text": text, "value_num": number}
-                if pk is None:
-                    inserts.append({"version_pk": version.pk, "name": name, "culture": culture,
-                                    **row})
+                elif pk is None:
+                    inserts.append(_attribute_row(version.pk, name, culture, value))
                 else:
-                    updates.append({"pk": pk, **row})
+                    updates.append({"pk": pk, **_encoded(value)})
         if deletes:
             self.session.execute(delete(AttributeValue).where(AttributeValue.pk.in_(deletes)))
-        if inserts:
-            self.session.execute(insert(AttributeValue), inserts)
+        self._insert(AttributeValue, inserts)
         if updates:
             self.session.execute(update(AttributeValue), updates)
 
     def _set_links(self, version: ElementVersion, context: str, target_pks: Sequence[int],
-                   target_version_pks: Sequence[int | None] | None = None,
-                   fresh: bool = False) -> None:
-        """Replace one context's links; `fresh`: the version has none yet."""
-        if not fresh:
-            self.session.execute(delete(RelatedLink).where(
-                RelatedLink.version_pk == version.pk, RelatedLink.context == context))
-        if not target_pks:
-            return
-        versions = target_version_pks or [None] * len(target_pks)
-        self.session.execute(insert(RelatedLink), [
-            {"version_pk": version.pk, "context": context, "position": i, "target_pk": pk,
-             "target_version_pk": vpk}
-            for i, (pk, vpk) in enumerate(zip(target_pks, versions, strict=True))])
+                   target_version_pks: Sequence[int | None] | None = None) -> None:
+        """Replace one context's links."""
+        self.session.execute(delete(RelatedLink).where(
+            RelatedLink.version_pk == version.pk, RelatedLink.context == context))
+        self._insert(RelatedLink, _link_rows(version.pk, context, target_pks,
+                                             target_version_pks))
 
     def _existing_pks(self, ids: Sequence[str], where: str) -> list[int]:
-        if not ids:
-            return []
-        found = dict(self.session.execute(select(Element.id, Element.pk).where(
-            Element.tenant_pk == self.tenant.pk, Element.id.in_(set(ids)))).all())
-        missing = [i for i in ids if i not in found]
-        if missing:
-            raise InvalidInput(f"{where}: unknown element id(s) {', '.join(map(repr, missing))}")
-        return [found[i] for i in ids]
+        return _pks_of(self._pks_by_id(ids), ids, where)
 
     def _set_children(self, element: Element, version: ElementVersion,
                       child_ids: Sequence[str]) -> None:
@@ -548,65 +667,91 @@ class Store:
                 raise InvalidInput(f"children: {child_id!r} is {element.id!r} itself or one "
                                    "of its parents; the hierarchy cannot loop")
         self.session.execute(delete(Child).where(Child.version_pk == version.pk))
-        self.session.add_all(Child(version_pk=version.pk, parent_pk=element.pk, child_pk=pk,
-                                   position=i)
-                             for i, pk in enumerate(child_pks))
-        self.session.flush()
+        self._insert(Child, [{"version_pk": version.pk, "parent_pk": element.pk,
+                              "child_pk": pk, "position": i}
+                             for i, pk in enumerate(child_pks)])
 
     def _replace_content(self, diagram: Element, version: ElementVersion,
                          entries: Sequence[ContentEntry]) -> None:
-        """Keep the named shapes in the given order, add shapes for bare ids, drop the rest."""
-        existing = {s.shape_id: s for s in self.shapes(version)}
-        kept: list[Shape] = []
+        """Keep the named shapes in the given order, add shapes for bare ids, drop the
+        rest; a fixed number of statements however long the list."""
+        existing = {shape_id: (pk, json.loads(predecessors))
+                    for pk, shape_id, predecessors in self.session.execute(
+                        select(Shape.pk, Shape.shape_id, Shape.predecessors)
+                        .where(Shape.version_pk == version.pk))}
+        found = self._pks_by_id(entry.element_id for entry in entries
+                                if entry.shape_id is None and entry.element_id is not None)
+        shape_ids: list[str] = []
+        listed: set[str] = set()
+        new_shapes: dict[str, int] = {}  # shape id → the element it shows
         for i, entry in enumerate(entries):
-            if entry.shape_id is not None:
-                shape = existing.get(entry.shape_id)
-                if shape is None:
-                    raise InvalidInput(f"content[{i}]: shape {entry.shape_id!r} is not a shape "
-                                       f"of {diagram.id!r}")
-                if shape in kept:
-                    raise InvalidInput(f"content[{i}]: shape {entry.shape_id!r} listed twice")
-            else:
+            if entry.shape_id is None:
                 assert entry.element_id is not None
-                target_pk = self._existing_pks([entry.element_id], f"content[{i}].id")[0]
-                shape = Shape(shape_id=new_id(), version_pk=version.pk, diagram_pk=diagram.pk,
-                              element_pk=target_pk, predecessors="[]")
-                self.session.add(shape)
-            shape.position = i
-            kept.append(shape)
-        kept_ids = {s.shape_id for s in kept}
-        for i, (entry, shape) in enumerate(zip(entries, kept, strict=True)):
-            if entry.predecessors is None:
-                predecessors = [p for p in json.loads(shape.predecessors) if p in kept_ids]
+                shape_id = new_id()
+                new_shapes[shape_id] = _pks_of(found, [entry.element_id], f"content[{i}].id")[0]
+            elif entry.shape_id not in existing:
+                raise InvalidInput(f"content[{i}]: shape {entry.shape_id!r} is not a shape "
+                                   f"of {diagram.id!r}")
+            elif entry.shape_id in listed:
+                raise InvalidInput(f"content[{i}]: shape {entry.shape_id!r} listed twice")
             else:
-                bad = [p for p in entry.predecessors if p not in kept_ids or p == shape.shape_id]
-                if bad:
-                    raise InvalidInput(f"content[{i}].predecessors: {bad} must be other shapes "
-                                       "of this content list")
-                predecessors = list(dict.fromkeys(entry.predecessors))
-            shape.predecessors = json.dumps(predecessors)
-        for shape_id, shape in existing.items():
-            if shape_id not in kept_ids:
-                self.session.delete(shape)
-        self.session.flush()
+                shape_id = entry.shape_id
+                listed.add(shape_id)
+            shape_ids.append(shape_id)
+        kept_ids = set(shape_ids)
+        predecessors_of: list[list[str]] = []
+        for i, (entry, shape_id) in enumerate(zip(entries, shape_ids, strict=True)):
+            if entry.predecessors is None:
+                previous = existing[shape_id][1] if shape_id in existing else []
+                predecessors_of.append([p for p in previous if p in kept_ids])
+                continue
+            bad = [p for p in entry.predecessors if p not in kept_ids or p == shape_id]
+            if bad:
+                raise InvalidInput(f"content[{i}].predecessors: {bad} must be other shapes "
+                                   "of this content list")
+            predecessors_of.append(list(dict.fromkeys(entry.predecessors)))
+        dropped = [pk for shape_id, (pk, _) in existing.items() if shape_id not in kept_ids]
+        for start in range(0, len(dropped), IN_CHUNK):
+            self.session.execute(delete(Shape).where(
+                Shape.pk.in_(dropped[start:start + IN_CHUNK])))
+        rows = [{"position": i, "predecessors": json.dumps(predecessors)}
+                for i, predecessors in enumerate(predecessors_of)]
+        kept = [{"pk": existing[shape_id][0], **row}
+                for shape_id, row in zip(shape_ids, rows, strict=True) if shape_id in existing]
+        if kept:
+            self.session.execute(update(Shape), kept)
+        self._insert(Shape, [{"shape_id": shape_id, "version_pk": version.pk,
+                              "diagram_pk": diagram.pk, "element_pk": new_shapes[shape_id],
+                              **row}
+                             for shape_id, row in zip(shape_ids, rows, strict=True)
+                             if shape_id in new_shapes])
 
-    def _content_element(self, diagram: Element, item: ContentItem,
-                         actor_pk: int | None) -> Element:
-        if item.element_id is not None:
-            try:
-                return self.element(item.element_id)
-            except NotFound:
+    def _content_targets(self, diagram: Element, items: Sequence[ContentItem],
+                         actor_pk: int | None) -> dict[int, int]:
+        """The element each new shape shows, by request index in request order: the
+        element an item names, or one created now (all of them in bulk)."""
+        named = self._pks_by_id(item.element_id for item in items
+                                if item.element_id is not None)
+        for item in items:
+            if item.element_id is not None and item.element_id not in named:
                 raise InvalidInput(f"Item {item.index}: element {item.element_id!r} does not "
-                                   "exist") from None
+                                   "exist")
+        fresh = [item for item in items if item.shape_id is None and item.element_id is None]
+        created = dict(zip([item.index for item in fresh], self.create_many(
+            [self._content_input(diagram, item) for item in fresh], actor_pk), strict=True))
+        return {item.index: named[item.element_id] if item.element_id is not None
+                else created[item.index] for item in items if item.shape_id is None}
+
+    def _content_input(self, diagram: Element, item: ContentItem) -> tuple[str, ElementInput]:
+        """(facet, input) of the element a content item creates."""
         assert item.type is not None
         known = catalog.find_type(item.type)
         facet = catalog.facet_of_type(known.key, diagram.facet) if known else None
         if known is None or facet is None:
             raise InvalidInput(f"Item {item.index}: unknown element type {item.type!r}")
-        data = ElementInput(id=None, version_id=None, type=known.key, facet=facet,
-                            attributes=item.attributes, related=item.related, children=None,
-                            content=None)
-        return self.create(facet, data, actor_pk)
+        return facet, ElementInput(id=None, version_id=None, type=known.key, facet=facet,
+                                   attributes=item.attributes, related=item.related,
+                                   children=None, content=None)
 
     def _set_state(self, element: Element, version: ElementVersion, state: str) -> None:
         version.state = state
@@ -702,6 +847,7 @@ class Store:
                        AttributeValue.name == "taskStatus",
                        AttributeValue.value_text == "open"))))
         for task_version in list(open_tasks):
+            self._count_write(self.session.get_one(Element, task_version.element_pk))
             self._write_attributes(task_version, {"taskStatus": {NEUTRAL: status}})
 
 

@@ -1,9 +1,18 @@
-"""Seed endpoints 2-6: list, get, update (and create), children, versions."""
+"""Seed endpoints 2-6: list, get, update (and create), children, versions.
+
+Optimistic concurrency (CONTRACT 9): element GET answers a strong `ETag`, the element's
+revision (`"7"`), which changes on every write to the element. Update and content create
+honour `If-Match` (RFC 9110 13.1.1): a list of entity tags or `*`; no listed revision
+current → 412, nothing written. Update takes If-Match only for a body of exactly one
+existing element (the header names one resource).
+"""
 
 from __future__ import annotations
 
+import re
+from collections.abc import Callable
 from dataclasses import replace
-from typing import Any
+from typing import Any, TypeVar
 
 from flask import Blueprint, request
 from sqlalchemy import select
@@ -20,13 +29,52 @@ from repository.api.common import (
 )
 from repository.api.lookup import matching_element, serializer
 from repository.api.routes import ELEMENT, VIEW
-from repository.errors import InvalidInput
+from repository.errors import InvalidInput, RepositoryError
 from repository.filters import VERSIONS, compile_filter
 from repository.models import Element, ElementVersion
 from repository.serialize import Shaping
 from repository.wire import parse_update_body
 
 blueprint = Blueprint("elements", __name__)
+Parsed = TypeVar("Parsed")
+_ENTITY_TAG = r'(?:W/)?"[\x21\x23-\x7e]*"'
+_ENTITY_TAGS = re.compile(rf"{_ENTITY_TAG}(?:[ \t]*,[ \t]*{_ENTITY_TAG})*")
+_REVISION_TAG = re.compile(r'(W/)?"([0-9]{1,18})"')
+
+
+def entity_tag(element: Element, version: ElementVersion) -> str:
+    """The strong ETag of an element GET: its revision. An older version's tag adds the
+    version's number, so it changes with the element yet never passes If-Match."""
+    if version.pk == element.current_version_pk:
+        return f'"{element.revision}"'
+    return f'"{element.revision}-{version.seq}"'
+
+
+def if_match() -> frozenset[int] | None:
+    """The revisions the request's If-Match allows, or None (no header, or `*`: any
+    current one, and the element exists). Weak tags never match (strong comparison)."""
+    header = request.headers.get("If-Match")
+    if header is None or header.strip() == "*":
+        return None
+    if not _ENTITY_TAGS.fullmatch(header.strip()):
+        raise InvalidInput('If-Match must be * or a list of ETags such as "7"')
+    return frozenset(int(revision) for weak, revision in _REVISION_TAG.findall(header)
+                     if not weak)
+
+
+def checked_body(parse: Callable[[Any], Parsed]) -> Callable[[], Parsed]:
+    """Read and check the body now, before the request takes the write lock (a slow
+    upload or a large body must not hold it). Its refusal is raised only when the result
+    is called, after the checks the contract puts first (api-version, token, tenant)."""
+    try:
+        parsed = parse(json_body())
+    except RepositoryError as error:
+        refusal = error
+
+        def refuse() -> Parsed:
+            raise refusal
+        return refuse
+    return lambda: parsed
 
 
 @blueprint.get(VIEW + "/elements")
@@ -43,30 +91,38 @@ def list_elements(collection_id: str, storage_id: str, facet: str, view: str) ->
 
 @blueprint.get(ELEMENT)
 def get_element(collection_id: str, storage_id: str, facet: str, view: str,
-                element_id: str) -> dict[str, Any]:
+                element_id: str) -> tuple[dict[str, Any], dict[str, str]]:
     req = tenant_request(collection_id, storage_id, "4.0")
     check_facet(facet, view)
     element, version = matching_element(req, element_id, facet)
-    return elements_envelope(serializer(req, shaping()).elements([(element, version)]))
+    body = elements_envelope(serializer(req, shaping()).elements([(element, version)]))
+    return body, {"ETag": entity_tag(element, version)}
 
 
 @blueprint.post(VIEW + "/elements")
 def update_elements(collection_id: str, storage_id: str, facet: str,
                     view: str) -> dict[str, Any]:
+    body = checked_body(parse_update_body)
     req = tenant_request(collection_id, storage_id, "4.0", auth.EDIT)
     check_facet(facet, view)
-    inputs = parse_update_body(json_body())
-    changed = []
+    inputs = body()
+    expected = if_match()
+    if expected is not None and (len(inputs) != 1 or inputs[0].id is None):
+        raise InvalidInput("If-Match names one element: send exactly one element, with its "
+                           "id, in the body")
     for i, data in enumerate(inputs):
         if data.facet is not None and data.facet != facet:
             raise InvalidInput(f"elements[{i}].facetName is {data.facet!r} but the path's "
                                f"facet is {facet!r}")
-        if data.id is None:
-            req.caller.require(auth.NEW)
-            changed.append(req.store.create(facet, data, req.actor_pk))
-        else:
-            changed.append(req.store.update(req.store.element(data.id, facet), data,
-                                            req.actor_pk))
+    new_inputs = [(facet, data) for data in inputs if data.id is None]
+    if new_inputs:
+        req.caller.require(auth.NEW)
+    # New elements cannot be named by the others (their ids are made now), so they are
+    # all created first, in bulk.
+    created = iter(req.store.create_all(new_inputs, req.actor_pk))
+    changed = [next(created) if data.id is None else
+               req.store.update(req.store.element(data.id, facet), data, req.actor_pk, expected)
+               for data in inputs]
     return elements_envelope(serializer(req, Shaping()).elements([(e, None) for e in changed]))
 
 
