@@ -4,7 +4,8 @@ Each worker builds its own app (and so its own database engine and render cache 
 after the fork, so no connection is ever shared between processes. Threads rather than
 sync workers because a request worker only waits (on the socket, the database, the
 render pool): a slow client then holds one thread of many instead of a whole worker.
-What was measured and what is left to a proxy in front: docs/service.md, "Workers".
+What was measured and what is left to a proxy in front: docs/service.md, "Workers and
+the server layer".
 
 `_Worker` is gunicorn's threaded worker with the limits of CONTRACT section 9: every
 refusal of the server layer (malformed request, request line or headers too large, a
@@ -89,7 +90,8 @@ def _limit_silence(sock: socket.socket, seconds: float) -> None:
 
 class _Worker(ThreadWorker):  # type: ignore[misc]
     """gthread plus: JSON refusals, a 16 KiB header total, a deadline for the request
-    head, and connections closed on a pool thread instead of the event loop."""
+    head, a limit on the client's silence after it, and connections closed on a pool
+    thread instead of the event loop."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -141,8 +143,7 @@ class _Worker(ThreadWorker):  # type: ignore[misc]
     def finish_request(self, conn: TConn, fs: Future[Any]) -> None:
         """A graceful close lingers up to 2 s for the client to close too; on the event
         loop that would stall every connection of this worker, so a thread does it."""
-        if fs.done() and not fs.cancelled() and fs.exception() is None \
-                and fs.result() is False:
+        if not fs.cancelled() and fs.exception() is None and fs.result() is False:
             self.nr_conns -= 1
             self.tpool.submit(conn.close, True)
             return
@@ -198,4 +199,7 @@ def run(*, database_url: str, host: str, port: int, workers: int, render_timeout
         "timeout": WORKER_HEARTBEAT_TIMEOUT,
         "limit_request_line": MAX_REQUEST_LINE,
         "limit_request_field_size": MAX_HEADER_FIELD,
+        # gunicorn's runtime control socket is one path per user ($HOME/.gunicorn): every
+        # `elrepo serve` on a host would take it over from the others. Not offered.
+        "control_socket_disable": True,
     }).run()
