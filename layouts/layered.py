@@ -17,6 +17,7 @@ every node inside its band, with a header strip before the first layer.
 from __future__ import annotations
 
 import heapq
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -247,8 +248,7 @@ def _route_and_compose(
 
     channel_segments: list[list[ChannelSegment]] = [[] for _ in range(max(layer_count - 1, 0))]
     # (a, b) → index in its channel's list: a link shared by several edges is one segment;
-    # a bypass edge's (edge, -1) and (edge, -2) are its segments out of its source and
-    # into its target
+    # bypass segments are keyed (edge, -1) out of a source and (edge, -2) into a target
     segment_at: dict[tuple[int, int], int] = {}
     for edge, chain in enumerate(work.route_chains):
         if edge in proper.bypass:
@@ -257,15 +257,17 @@ def _route_and_compose(
             if (a, b) not in segment_at:
                 segment_at[(a, b)] = len(channel_segments[proper.layer_of[a]])
                 channel_segments[proper.layer_of[a]].append(ChannelSegment(edge, o[a], o[b]))
-    bypass_track = _bypass_tracks(work, options)
-    for edge, (out_channel, in_channel, track) in bypass_track.items():
+    bypass = _bypass_routes(work, options)
+    for edge, route in bypass.items():
         source, target = graph_ends(proper, edge)
         backward = edge in proper.reversed_edges
-        out_segment = ChannelSegment(edge, *((track, o[source]) if backward else (o[source], track)))
-        in_segment = ChannelSegment(edge, *((o[target], track) if backward else (track, o[target])))
-        for key, channel, segment in (((edge, -1), out_channel, out_segment), ((edge, -2), in_channel, in_segment)):
-            segment_at[key] = len(channel_segments[channel])
-            channel_segments[channel].append(segment)
+        out_segment = ChannelSegment(edge, *((route.track, o[source]) if backward else (o[source], route.track)))
+        in_segment = ChannelSegment(edge, *((o[target], route.track) if backward else (route.track, o[target])))
+        for key, channel, segment in ((route.out_key, route.out_channel, out_segment),
+                                      (route.in_key, route.in_channel, in_segment)):
+            if key not in segment_at:
+                segment_at[key] = len(channel_segments[channel])
+                channel_segments[channel].append(segment)
     slot_of: list[list[int]] = []
     slots_used: list[int] = []
     channel_width: list[float] = []
@@ -291,11 +293,11 @@ def _route_and_compose(
         points: list[tuple[float, float]] = []  # (r, o)
         if edge in proper.bypass:
             source, target = graph_ends(proper, edge)
-            out_channel, in_channel, track = bypass_track[edge]
+            route = bypass[edge]
             side = -1 if edge in proper.reversed_edges else 1  # leave towards the track's end
             points.append((centre_r[source] + side * work.symbol_r[source] / 2, o[source]))
-            for key, channel, o_from, o_to in (((edge, -1), out_channel, o[source], track),
-                                               ((edge, -2), in_channel, track, o[target])):
+            for key, channel, o_from, o_to in ((route.out_key, route.out_channel, o[source], route.track),
+                                               (route.in_key, route.in_channel, route.track, o[target])):
                 r = slot_r(key, channel)
                 points += [(r, o_from), (r, o_to)]
             points.append((centre_r[target] - side * work.symbol_r[target] / 2, o[target]))
@@ -363,11 +365,25 @@ def graph_ends(proper: ProperGraph, edge: int) -> tuple[int, int]:
     return (chain[-1], chain[0]) if edge in proper.reversed_edges else (chain[0], chain[-1])
 
 
-def _bypass_tracks(work: _Work, options: LayoutOptions) -> dict[int, tuple[int, int, float]]:
-    """For each bypass edge: the channel it leaves its source through, the channel it
-    enters its target through, and the order coordinate of its track, a line beyond
-    everything else (lanes included) along the flow. Edges whose channel spans do not
-    overlap share a track (interval colouring), so the tracks stay few."""
+@dataclass(frozen=True, slots=True)
+class _Bypass:
+    """How a bypass edge runs: out of its source through channel ``out_channel``, along
+    the track at order coordinate ``track``, into its target through ``in_channel``;
+    ``out_key``/``in_key`` name its two channel segments (shared within a fork or merge)."""
+
+    out_channel: int
+    in_channel: int
+    track: float
+    out_key: tuple[int, int]
+    in_key: tuple[int, int]
+
+
+def _bypass_routes(work: _Work, options: LayoutOptions) -> dict[int, _Bypass]:
+    """Tracks for the bypass edges, lines beyond everything else (lanes included) along
+    the flow. Forward bypass edges sharing a source share a track and the segment out of
+    it (a bus that drops off at each target), or, where more of them share their target,
+    the track and the segment into it; groups whose channel spans do not overlap share
+    a track (interval colouring), so the tracks stay few."""
     proper = work.graph
     if not proper.bypass:
         return {}
@@ -375,27 +391,39 @@ def _bypass_tracks(work: _Work, options: LayoutOptions) -> dict[int, tuple[int, 
     top = min(o[v] - work.before[v] for v in range(proper.vertex_count))
     if work.lane_bounds:
         top = min(top, work.lane_bounds[0])
-    spans = []
-    for edge in sorted(proper.bypass):
-        source, target = graph_ends(proper, edge)
+    ends = {edge: graph_ends(proper, edge) for edge in sorted(proper.bypass)}
+    forward = [edge for edge in ends if edge not in proper.reversed_edges]
+    leaving = Counter(ends[edge][0] for edge in forward)
+    entering = Counter(ends[edge][1] for edge in forward)
+    groups: dict[tuple[int, int], list[int]] = {}  # (kind, node or edge) → edges; kind 0 fork, 1 merge, 2 alone
+    channels: dict[int, tuple[int, int]] = {}
+    for edge, (source, target) in ends.items():
         if edge in proper.reversed_edges:  # back through the channels before source and after target
-            out_channel, in_channel = proper.layer_of[source] - 1, proper.layer_of[target]
+            channels[edge] = (proper.layer_of[source] - 1, proper.layer_of[target])
+            key = (2, edge)
         else:
-            out_channel, in_channel = proper.layer_of[source], proper.layer_of[target] - 1
-        spans.append((min(out_channel, in_channel), max(out_channel, in_channel), edge, out_channel, in_channel))
-    spans.sort()
-    tracks: dict[int, tuple[int, int, float]] = {}
+            channels[edge] = (proper.layer_of[source], proper.layer_of[target] - 1)
+            key = (0, source) if leaving[source] >= entering[target] else (1, target)
+        groups.setdefault(key, []).append(edge)
+    spans = sorted((min(min(channels[e]) for e in members), max(max(channels[e]) for e in members), key)
+                   for key, members in groups.items())
+    routes: dict[int, _Bypass] = {}
     busy: list[tuple[int, int]] = []  # (last channel, track)
     free: list[int] = []
     used = 0
-    for first, last, edge, out_channel, in_channel in spans:
+    for first, last, key in spans:
         while busy and busy[0][0] < first:
             heapq.heappush(free, heapq.heappop(busy)[1])
         track = heapq.heappop(free) if free else used
         used = max(used, track + 1)
         heapq.heappush(busy, (last, track))
-        tracks[edge] = (out_channel, in_channel, top - options.node_spacing - track * options.edge_spacing)
-    return tracks
+        members = groups[key]
+        for edge in members:
+            out_key = (members[0], -1) if key[0] == 0 else (edge, -1)
+            in_key = (members[0], -2) if key[0] == 1 else (edge, -2)
+            routes[edge] = _Bypass(*channels[edge], top - options.node_spacing - track * options.edge_spacing,
+                                   out_key, in_key)
+    return routes
 
 
 def _side(work: _Work, node: int, turn: int) -> float:

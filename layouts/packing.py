@@ -5,7 +5,8 @@ width/height ratio. Guarantees: the boxes keep their order, left to right and ro
 row; boxes of one row share their top edge; no two boxes overlap (at least ``gap``
 apart on both axes); of all row-width limits that give a different wrapping, the one
 whose bounding box comes closest to ``aspect`` (ties: the smaller area, then the
-narrower) is used. Deterministic, O(n²) for n boxes.
+narrower) is used; beyond ``MAX_LIMITS`` distinct limits, every k-th one in width order
+is tried, so the cost stays O(n * MAX_LIMITS). Deterministic.
 """
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from dataclasses import dataclass
 from layouts.geometry import Point
 
 Size = tuple[float, float]
+MAX_LIMITS = 300
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,7 +44,10 @@ def pack_rows(sizes: Sequence[Size], gap: float, aspect: float) -> Packing:
         limits.add(max(running, widest))
     best: Packing | None = None
     best_key: tuple[float, float, float] | None = None
-    for limit in sorted(limits):
+    candidates = sorted(limits)
+    # every k-th limit beyond MAX_LIMITS: quadratic work would take seconds at 5,000 boxes
+    step = -(-len(candidates) // MAX_LIMITS)
+    for limit in candidates[::step]:
         packing = _wrap(sizes, gap, limit)
         key = (round(abs(math.log(packing.width / packing.height / aspect)), 6)
                if packing.height > 0 and packing.width > 0 else math.inf,

@@ -34,7 +34,7 @@ import numpy as np
 from scipy.optimize import linprog
 from scipy.sparse import coo_matrix
 
-LP_VARIABLES = 12_000
+LP_VARIABLES = 8_000
 RELAXATION_SWEEPS = 8
 RELAXATION_WORK = 200_000  # vertices and links visited, over all sweeps
 

@@ -3,8 +3,7 @@
 Expects ranks for the nodes and the edges with their drawing direction decided
 (``reversed_edges`` are drawn against the flow). Guarantees: vertices ``0..n-1`` are the
 nodes; each edge has a chain of vertices, one per layer from its upper to its lower end,
-so every adjacency links consecutive layers (an adjacency is listed once even when
-several chains share it). A forward edge's chain runs from its source to its target; a
+so every adjacency links consecutive layers (a link of a shared chain is listed once). A forward edge's chain runs from its source to its target; a
 reversed edge's chain runs from its target (upper layer) to its source. With swimlanes,
 every vertex has a lane: a dummy lies in the lane of the node its edge leaves, so an
 edge runs along its source's lane and changes lane once, next to its target.
@@ -106,8 +105,9 @@ def make_proper(
                 up.append([])
         crossed = bundle.dummies[layer_of[upper] + 1 - bundle.first:layer_of[lower] - bundle.first]
         chain = [upper, *crossed, lower]
+        shared = len(bundle.members) > 1
         for a, b in zip(chain, chain[1:]):
-            if (a, b) not in linked:
+            if not shared or (a, b) not in linked:
                 linked.add((a, b))
                 down[a].append(b)
                 up[b].append(a)
