@@ -27,6 +27,8 @@ import gunicorn.http.wsgi
 from gunicorn import util
 from gunicorn.app.base import BaseApplication
 from gunicorn.http import errors
+from gunicorn.http.message import Request
+from gunicorn.http.parser import RequestParser
 from gunicorn.workers.gthread import ThreadWorker, TConn
 
 from repository.app import RENDER_PATH_PART, create_app, error_body
@@ -36,6 +38,7 @@ MAX_REQUEST_LINE = 8190  # gunicorn's ceiling; a URL up to about 8 KiB
 MAX_HEADER_FIELD = 8190
 MAX_HEADER_BYTES = 16 * 1024
 WORKER_HEARTBEAT_TIMEOUT = 30
+_KEPT_LINE_BYTES = 1024  # of an overlong request line: the method and the path's start
 SERVER_NAME = "elrepo"
 
 # The `Server` header of every answer; gunicorn's would name the stack and its version.
@@ -88,6 +91,30 @@ def _limit_silence(sock: socket.socket, seconds: float) -> None:
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDTIMEO, timeval)
 
 
+class _Request(Request):  # type: ignore[misc]
+    """gunicorn's request that puts on its parse errors what it read of the target
+    (`exc.target`): a refused render URL gets the render form of the envelope."""
+
+    def read_line(self, unreader: Any, buf: bytearray, limit: int = 0) -> Any:
+        try:
+            return super().read_line(unreader, buf, limit)
+        except errors.LimitRequestLine as exc:
+            exc.target = bytes(buf[:_KEPT_LINE_BYTES]).decode("latin-1")
+            raise
+
+    def parse(self, unreader: Any) -> Any:
+        try:
+            return super().parse(unreader)
+        except errors.ParseException as exc:
+            if self.path is not None:  # the request line was read
+                exc.target = self.path
+            raise
+
+
+class _RequestParser(RequestParser):  # type: ignore[misc]
+    mesg_class = _Request
+
+
 class _Worker(ThreadWorker):  # type: ignore[misc]
     """gthread plus: JSON refusals, a 16 KiB header total, a deadline for the request
     head, a limit on the client's silence after it, and connections closed on a pool
@@ -101,6 +128,8 @@ class _Worker(ThreadWorker):  # type: ignore[misc]
         self._heads_overdue: set[TConn] = set()
 
     def handle(self, conn: TConn) -> Any:
+        if conn.parser is None and not self.cfg.is_ssl:  # new; gthread would make its own
+            conn.parser = _RequestParser(self.cfg, conn.sock, conn.client)
         with self._heads_lock:
             self._heads_due[conn] = time.monotonic() + self.header_timeout
         try:
@@ -156,9 +185,9 @@ class _Worker(ThreadWorker):  # type: ignore[misc]
             self.log.exception("Error handling request %s", getattr(req, "uri", ""))
         else:
             self.log.warning("Refused a request from %s: %s", (addr or ("",))[0], exc)
-        path = getattr(req, "path", None)  # None when the request line was not read
-        self._send(client, envelope_answer(status, message, render=path is not None
-                                           and RENDER_PATH_PART in path))
+        target: str = getattr(req, "path", "") or getattr(exc, "target", "")
+        self._send(client, envelope_answer(status, message,
+                                           render=RENDER_PATH_PART in target))
 
     def _send(self, client: socket.socket, answer: bytes) -> None:
         try:
@@ -199,6 +228,7 @@ def run(*, database_url: str, host: str, port: int, workers: int, render_timeout
         "timeout": WORKER_HEARTBEAT_TIMEOUT,
         "limit_request_line": MAX_REQUEST_LINE,
         "limit_request_field_size": MAX_HEADER_FIELD,
+        "http_parser": "python",  # the one `_Request` extends
         # gunicorn's runtime control socket is one path per user ($HOME/.gunicorn): every
         # `elrepo serve` on a host would take it over from the others. Not offered.
         "control_socket_disable": True,

@@ -76,12 +76,18 @@ def get(server: Server, target: str, extra_headers: str = "") -> bytes:
             f"{server.token}\r\nConnection: close\r\n{extra_headers}\r\n").encode()
 
 
+RENDER = "/demo/default/_api/rest/diagram/x/render/1033/horizontal"
+RENDER_ENVELOPE_KEYS = {"message", "type", "data"}
+
+
 def test_a_url_over_8_kib_is_414_json_and_a_7_kib_filter_is_answered(server: Server) -> None:
     long_literal = "x" * 9 * 1024
     answer = exchange(server, get(server, f"{DEMO}/views/list/elements?$filter=name%20eq%20"
                                           f"'{long_literal}'"))
     assert answer.status == 414
     assert answer.envelope()["type"] == "error"
+    answer = exchange(server, get(server, f"{RENDER}?x={long_literal}"))
+    assert answer.status == 414 and set(json.loads(answer.body)) == RENDER_ENVELOPE_KEYS
     literal = "x" * 7 * 1024
     answer = exchange(server, get(server, f"{DEMO}/views/list/elements?$filter=name%20eq%20"
                                           f"'{literal}'"))
@@ -97,9 +103,9 @@ def test_headers_over_16_kib_are_431_json(server: Server) -> None:
     assert answer.status == 431 and answer.envelope()["type"] == "error"
     within = "".join(f"X-Padding-{n}: {'p' * 1000}\r\n" for n in range(14))
     assert exchange(server, get(server, "/openapi.json", within)).status == 200
-    answer = exchange(server, get(server, "/demo/default/_api/rest/diagram/x/render/1033/"
-                                          "horizontal", many))
-    assert answer.status == 431 and set(json.loads(answer.body)) == {"message", "type", "data"}
+    for headers in (many, one_long):
+        answer = exchange(server, get(server, RENDER, headers))
+        assert answer.status == 431 and set(json.loads(answer.body)) == RENDER_ENVELOPE_KEYS
 
 
 def test_a_failure_outside_the_app_is_a_500_envelope() -> None:
