@@ -19,16 +19,20 @@ FILTER_TOKENS = st.sampled_from([
     "name", "type", "state", "id", "facetName", "attributes/name/1033", "priority", "eq",
     "-eq", "ne", "gt", "-le", "in", "and", "OR", "not", "(", ")", ",", "'x'", "'O''Brien'",
     "3", "-1.5", "true", "null", "contains(", "startswith(", "isnull(", "/", "'", "%", "_",
-    "\\", "\u00e9", "1e5", "--", "eq eq",
+    "\\", "\u00e9", "1e5", "--", "eq eq", "'\x00'", "9223372036854775808",
+    "attributes/name/2147483648", "(1, 'x', null)",
 ])
+# Any code point, NUL and lone surrogates included (CONTRACT 9: refused with 400).
+ANY_TEXT = st.text(alphabet=st.characters(exclude_categories=()), max_size=20)
 JSON = st.recursive(
-    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False)
-    | st.text(max_size=20),
+    st.none() | st.booleans() | st.integers(min_value=-2**70, max_value=2**70)
+    | st.floats(allow_nan=False) | ANY_TEXT,
     lambda children: st.lists(children, max_size=4)
     | st.dictionaries(st.sampled_from(["count", "elements", "values", "id", "type",
                                        "attributes", "related", "children", "content",
                                        "shapeInfo", "element", "index", "predecessors",
-                                       "name", "1033", "127", "shapeId", "versionId"]),
+                                       "name", "1033", "127", "shapeId", "versionId"])
+                      | ANY_TEXT,
                       children, max_size=5),
     max_leaves=25)
 
