@@ -9,11 +9,14 @@ from __future__ import annotations
 import logging
 from typing import Any
 
+import sqlalchemy.exc
 from flask import Flask, Response, g, jsonify, request
 from werkzeug.exceptions import HTTPException
 
 from repository.api.common import refuse_invalid_text
-from repository.db import create_schema, database_url, make_engine, session_factory
+from repository.db import (
+    RETRY_AFTER_SECONDS, create_schema, database_url, make_engine, session_factory,
+)
 from repository.errors import RepositoryError, ServiceUnavailable
 from repository.render_cache import DEFAULT_NAMESPACE, make_render_cache, redis_url
 
@@ -126,6 +129,14 @@ def _register_error_handlers(app: Flask) -> None:
         if isinstance(error, ServiceUnavailable):
             response.headers["Retry-After"] = str(error.retry_after)
         return response
+
+    @app.errorhandler(sqlalchemy.exc.TimeoutError)
+    def no_database_connection(_error: sqlalchemy.exc.TimeoutError) -> Response:
+        # A worker has more request threads than pooled connections: a wait past the
+        # pool's timeout is load, not a fault.
+        return repository_error(ServiceUnavailable(
+            "Every database connection is in use; nothing was written, try again",
+            retry_after=RETRY_AFTER_SECONDS))
 
     @app.errorhandler(HTTPException)
     def http_error(error: HTTPException) -> Response:

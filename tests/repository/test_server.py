@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from repository.app import create_app
 from repository.cli import HEADER_TIMEOUT_ENV, main
 from repository.server import _Server, envelope_answer, refusal_of
 from tests.repository.test_cli import DEMO, Server
@@ -252,3 +253,19 @@ def test_the_render_timeout_reaches_the_app_config(
     assert served["render_timeout"] == expected
     app = _Server(f"sqlite:///{tmp_path / 'config.db'}", None, expected, 1.0, {}).load()
     assert app.config["RENDER_TIMEOUT"] == expected
+
+
+# ---- more request threads than database connections ------------------------------------
+
+def test_a_request_that_gets_no_database_connection_is_503_with_retry_after(
+        tmp_path: Path) -> None:
+    app = create_app({"DATABASE_URL": f"sqlite:///{tmp_path / 'pool.db'}",
+                      "ENGINE_OPTIONS": {"pool_size": 1, "max_overflow": 0,
+                                         "pool_timeout": 0.1}})
+    engine = app.extensions["elrepo.engine"]
+    with engine.connect():  # another request thread holds the worker's only connection
+        response = app.test_client().get(DEMO + "/views/list/elements",
+                                          headers={"Authorization": "Bearer x"})
+    engine.dispose()
+    assert response.status_code == 503 and response.headers["Retry-After"] == "2"
+    assert set(response.get_json()) == ENVELOPE_KEYS
