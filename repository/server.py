@@ -174,7 +174,10 @@ class _Worker(ThreadWorker):  # type: ignore[misc]
         loop that would stall every connection of this worker, so a thread does it."""
         if not fs.cancelled() and fs.exception() is None and fs.result() is False:
             self.nr_conns -= 1
-            self.tpool.submit(conn.close, True)
+            try:
+                self.tpool.submit(conn.close, True)
+            except RuntimeError:  # the pool is gone: the worker is quitting
+                conn.close()
             return
         super().finish_request(conn, fs)
 
