@@ -2,8 +2,8 @@
 request worker down (CONTRACT section 9).
 
 Each request worker (a gunicorn worker, or a test process) has one `RenderPool` of a few
-render processes, made after gunicorn's fork and started as the app is made: render
-processes are never shared between workers. One deadline covers a render request from
+render processes, made after gunicorn's fork on first use: render processes are never
+shared between workers. One deadline covers a render request from
 end to end: waiting for a free render process, for its start-up if it is still loading
 the engine, and for the SVG. Past it the answer is a 503 with `Retry-After`
 (`RenderBusy` when the render never began, `RenderTimedOut` when it ran too long) and no
@@ -19,7 +19,8 @@ fork per render from a forkserver preloaded with the engine (each child warms th
 and solver again). A fresh interpreter rather than a multiprocessing fork: it copies
 none of the worker's threads, sockets or `__main__`, and all of its start-up (0.6 s of
 CPU loading the engine) already runs at the render processes' lower priority. That
-start-up is paid when a worker boots and after a kill, never within a normal render.
+start-up is paid once per process: by a worker's first renders (or at its boot, when the
+server calls `start`), and in the background after a kill.
 
 Render processes run at a lower CPU priority, so request handling wins the cores while
 long renders run: with two renders busy on two cores, small requests are still answered
@@ -221,8 +222,8 @@ class RenderPool:
 
     def start(self) -> None:
         """Starts the idle slots' processes that are not running, without waiting: they
-        load the engine meanwhile (a worker calls this as it boots, so that its first
-        render does not wait for that)."""
+        load the engine meanwhile (for a server worker as it boots, so that its first
+        renders do not wait for that)."""
         idle: list[_RenderProcess] = []
         with contextlib.suppress(queue.Empty):
             while True:

@@ -19,7 +19,6 @@ running script or being sniffed as another type.
 from __future__ import annotations
 
 from flask import Blueprint, Response, current_app, request
-from flask.blueprints import BlueprintSetupState
 
 from repository import catalog
 from repository.api.common import tenant_request
@@ -38,13 +37,6 @@ SECURITY_HEADERS = {
     # Revalidate every time: the ETag makes that a cheap 304.
     "Cache-Control": "private, no-cache",
 }
-
-
-@blueprint.record
-def start_render_processes(_state: BlueprintSetupState) -> None:
-    """As the app is made (in each gunicorn worker, after the fork), so that the render
-    processes load the engine before the first render instead of during it."""
-    shared_pool().start()
 
 
 @blueprint.after_request

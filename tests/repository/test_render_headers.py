@@ -72,13 +72,6 @@ def test_a_matching_etag_is_answered_without_the_cache_or_a_render(
     assert response.status_code == 304 and len(recording.calls) == calls
 
 
-@sqlite_only
-def test_a_stale_etag_answers_the_picture(api: Api) -> None:
-    response = api.client.get(ORDER_SVG, headers={
-        **api.headers("viewer", None), "If-None-Match": '"stale"'})
-    assert response.status_code == 200 and b"<svg" in response.data
-
-
 def test_etag_changes_with_the_elements_layout_culture_and_engine(
         api: Api, monkeypatch: pytest.MonkeyPatch) -> None:
     before = etag_of(api)
