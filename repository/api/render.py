@@ -27,6 +27,7 @@ from repository.errors import InvalidInput
 from repository.fixtures import diagram_fixture
 from repository.render_cache import RenderCache, render_key
 from repository.render_pool import render_timeout, shared_pool
+from repository.wire import parse_culture_id
 
 blueprint = Blueprint("render", __name__)
 
@@ -49,7 +50,7 @@ def add_security_headers(response: Response) -> Response:
 def render_diagram(collection_id: str, storage_id: str, diagram_id: str, culture_id: str,
                    layout_key: str) -> Response:
     req = tenant_request(collection_id, storage_id, "2.0")
-    culture = parse_culture(culture_id)
+    culture = parse_culture_id(culture_id, "cultureId")
     if layout_key not in catalog.LAYOUT_KEYS:
         raise InvalidInput(f"Unknown layout key {layout_key!r}; layout keys: "
                            f"{', '.join(catalog.LAYOUT_KEYS)}")
@@ -73,14 +74,6 @@ def render_diagram(collection_id: str, storage_id: str, diagram_id: str, culture
     response.set_etag(etag)
     response.headers["X-Render-Cache"] = outcome
     return response
-
-
-def parse_culture(culture_id: str) -> int:
-    # ASCII digits only: str.isdigit accepts '²', which int() then refuses.
-    if not (culture_id.isascii() and culture_id.isdigit()):
-        raise InvalidInput(f"cultureId must be a numeric culture id such as 1033, got "
-                           f"{culture_id!r}")
-    return int(culture_id)
 
 
 def not_modified(etag: str) -> Response:
