@@ -54,42 +54,42 @@ def assert_past_deadline(response: Any) -> dict[str, Any]:
     return body
 
 
-@sqlite_only
-def ready_api(prepared: Prepared) -> Api:
-    """An app whose next render finds a render process loaded (the one this render used:
-    idle processes are taken last in, first out). Its deadline allows for start-up on a
-    busy machine."""
+def past_deadline(prepared: Prepared) -> tuple[Api, str]:
+    """An app whose render of a dense diagram just ran past a 0.2 s deadline, and that
+    render's path. A first render loads a render process on a deadline that allows for
+    start-up on a busy machine; the dense render takes that process next (idle processes
+    are taken last in, first out)."""
     api = make_api(prepared, RENDER_TIMEOUT=60)
     assert api.get(ORDER_SVG).status_code == 200
-    return api
+    dense = RENDER.format(create_dense_diagram(api), 1033, "horizontal")
+    api.app.config["RENDER_TIMEOUT"] = 0.2
+    assert "0.2 s deadline" in assert_past_deadline(api.get(dense))["message"]
+    return api, dense
+
+
+def assert_renders_again(api: Api) -> None:
+    """A render by the killed process's replacement (another key: no cache hit)."""
+    api.app.config["RENDER_TIMEOUT"] = 60
+    response = api.get(RENDER.format(ORDER, 1031, "vertical"))
+    assert response.status_code == 200 and b"<svg" in response.data
 
 
 @sqlite_only
 def test_a_render_past_its_deadline_is_503_and_the_worker_answers_on(
         prepared: Prepared) -> None:
-    api = ready_api(prepared)
-    dense = RENDER.format(create_dense_diagram(api), 1033, "horizontal")
-    api.app.config["RENDER_TIMEOUT"] = 0.2
-    assert "0.2 s deadline" in assert_past_deadline(api.get(dense))["message"]
+    api, _ = past_deadline(prepared)
     assert api.element(ORDER)["id"] == ORDER
-    api.app.config["RENDER_TIMEOUT"] = 60
-    response = api.get(RENDER.format(ORDER, 1031, "vertical"))  # by the replacement
-    assert response.status_code == 200 and b"<svg" in response.data
+    assert_renders_again(api)
 
 
 @sqlite_only
 def test_a_timed_out_render_is_refused_at_once_unless_given_a_longer_deadline(
         prepared: Prepared) -> None:
-    api = ready_api(prepared)
-    dense = RENDER.format(create_dense_diagram(api), 1031, "vertical")
-    api.app.config["RENDER_TIMEOUT"] = 0.2
-    assert_past_deadline(api.get(dense))
+    api, dense = past_deadline(prepared)
     api.app.config["RENDER_TIMEOUT"] = 0.1
-    body = assert_past_deadline(api.get(dense))
-    assert "shortly before" in body["message"]
-    api.app.config["RENDER_TIMEOUT"] = 60
-    assert api.get(RENDER.format(ORDER, 1031, "vertical")).status_code == 200  # replaced
-    api.app.config["RENDER_TIMEOUT"] = 0.3  # a longer deadline tries again
+    assert "shortly before" in assert_past_deadline(api.get(dense))["message"]
+    assert_renders_again(api)
+    api.app.config["RENDER_TIMEOUT"] = 0.3
     assert "0.3 s deadline" in assert_past_deadline(api.get(dense))["message"]
 
 
