@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from layouts.geometry import Point
 
 Size = tuple[float, float]
-MAX_LIMITS = 300
+MAX_LIMITS = 600
 
 
 @dataclass(frozen=True, slots=True)
