@@ -26,6 +26,7 @@ def _map_of(schema: Schema) -> Schema:
 
 
 _STRING: Schema = {"type": "string"}
+_ID: Schema = {"type": "string", "minLength": 1, "maxLength": wire.MAX_ID_LENGTH}
 _CULTURE_MAP: Schema = _map_of(_STRING)
 
 SCHEMAS: dict[str, Schema] = {
@@ -73,7 +74,11 @@ SCHEMAS: dict[str, Schema] = {
     "UpdateBody": {
         "type": "object", "required": ["elements"],
         "properties": {"count": {"type": "integer"},
-                       "elements": {"type": "array", "items": {"type": "object"}}},
+                       "elements": {"type": "array", "items": {
+                           "type": "object",
+                           "properties": {"id": _ID, "versionId": _ID, "type": _STRING,
+                                          "facetName": _STRING,
+                                          "attributes": _ref("Attributes")}}}},
     },
     "FacetViews": {
         "type": "object", "required": ["count", "values"],
@@ -141,10 +146,10 @@ SCHEMAS: dict[str, Schema] = {
             "type": "object", "required": ["shapeInfo"],
             "properties": {
                 "shapeInfo": {"type": "object", "required": ["index"], "properties": {
-                    "index": {"type": "integer"}, "id": _STRING,
+                    "index": {"type": "integer"}, "id": _ID,
                     "predecessors": {"type": "array", "items": {"type": "integer"}}}},
                 "element": {"type": "object", "properties": {
-                    "id": _STRING, "type": _STRING, "attributes": _ref("Attributes"),
+                    "id": _ID, "type": _STRING, "attributes": _ref("Attributes"),
                     "related": {"type": "object"}}}}}}},
     },
     "ContentResult": {
