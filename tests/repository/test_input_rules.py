@@ -6,10 +6,13 @@ same on SQLite and PostgreSQL (issue 7: each of these was a 500 or a backend dif
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from sqlalchemy import func, select
 
 from repository.errors import InvalidInput, TooLarge
@@ -17,7 +20,9 @@ from repository.models import AttributeValue, Element, Shape
 from repository.wire import (
     MAX_ATTRIBUTE_VALUE_LENGTH,
     MAX_CULTURE_ID,
+    MAX_INTEGER,
     MAX_PREDECESSOR_LINKS,
+    MIN_INTEGER,
     load_json,
     parse_content_body,
     parse_culture_id,
@@ -97,8 +102,9 @@ def test_a_surrogate_pair_is_valid_text(api: Api) -> None:
     assert api.element(DRAFT)["attributes"]["name"]["1033"] == "\U0001F600 ok"
 
 
-def test_nul_in_a_query_or_path_parameter_is_400(api: Api) -> None:
+def test_nul_in_a_query_path_or_header_is_400_on_every_endpoint(api: Api) -> None:
     for path, params in [
+        ("/openapi.json", {"x": "\x00"}),
         (LIST, {"$filter": "name eq 'a\x00b'"}),
         (LIST, {"$pageSelectionKey": "mp\x00order"}),
         (LIST, {"$select": "name\x00"}),
@@ -109,6 +115,7 @@ def test_nul_in_a_query_or_path_parameter_is_400(api: Api) -> None:
     ]:
         body = assert_error(api.get(path, **params), 400)
         assert "NUL" in body["message"], path
+    assert_error(api.client.get("/openapi.json", headers={"X-Note": "a\x00"}), 400)
 
 
 # --- tokens --------------------------------------------------------------------------
@@ -255,3 +262,42 @@ def test_load_json_refuses_what_json_loads_would_crash_on_or_accept() -> None:
     for raw in (b"1" * 5000, b'["\\ud800"]', b'{"\\u0000": 1}', b"NaN", b"1e400"):
         with pytest.raises(InvalidInput):
             load_json(raw)
+
+
+SCALARS = (st.none() | st.booleans() | st.integers(min_value=-2**66, max_value=2**66)
+           | st.sampled_from([MIN_INTEGER - 1, MIN_INTEGER, MAX_INTEGER, MAX_INTEGER + 1])
+           | st.floats() | st.text(alphabet=st.characters(exclude_categories=()), max_size=6))
+DOCUMENTS = st.recursive(SCALARS, lambda children: st.lists(children, max_size=3)
+                         | st.dictionaries(st.text(max_size=3), children, max_size=3),
+                         max_leaves=12)
+
+
+def breaks_a_rule(value: Any) -> bool:
+    """The rules, restated plainly: what load_json must refuse."""
+    if isinstance(value, str):
+        return "\x00" in value or any(0xD800 <= ord(c) <= 0xDFFF for c in value)
+    if isinstance(value, bool):
+        return False
+    if isinstance(value, int):
+        return not MIN_INTEGER <= value <= MAX_INTEGER
+    if isinstance(value, float):
+        return not math.isfinite(value)
+    if isinstance(value, list):
+        return any(breaks_a_rule(v) for v in value)
+    if isinstance(value, dict):
+        return any(breaks_a_rule(k) or breaks_a_rule(v) for k, v in value.items())
+    return False
+
+
+@settings(max_examples=300, deadline=None)
+@given(document=DOCUMENTS)
+def test_load_json_refuses_exactly_the_documents_that_break_a_rule(document: Any) -> None:
+    """load_json skips its exact walk for bodies whose raw text cannot break a rule: that
+    screen must have no false negatives."""
+    raw = json.dumps(document).encode()  # escapes NUL, surrogates; writes NaN, Infinity
+    try:
+        load_json(raw)
+    except InvalidInput:
+        assert breaks_a_rule(document)
+    else:
+        assert not breaks_a_rule(document)
