@@ -11,6 +11,7 @@ from repository import catalog, wire
 from repository.api.common import DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE
 from repository.api.render import SECURITY_HEADERS
 from repository.app import MAX_BODY_BYTES
+from repository.server import MAX_HEADER_BYTES, MAX_HEADER_FIELD, MAX_REQUEST_LINE
 
 Schema = dict[str, Any]
 
@@ -246,8 +247,9 @@ _REFUSALS = (
           f"{wire.MAX_CONTENT_ITEMS:,} content items, over {wire.MAX_PREDECESSOR_LINKS:,} "
           f"links in one diagram, or an attribute value over "
           f"{wire.MAX_ATTRIBUTE_VALUE_LENGTH:,} characters"),
-    (414, "URL over 8 KiB"),
-    (431, "Request headers over 16 KiB"),
+    (414, f"Request line (method, URL, protocol) over {MAX_REQUEST_LINE:,} bytes"),
+    (431, f"Request headers over {MAX_HEADER_BYTES // 1024} KiB in all, or one over "
+          f"{MAX_HEADER_FIELD:,} bytes"),
     (500, "Internal error; nothing was written"),
 )
 # Conditional request headers and the refusal that goes with each.
