@@ -52,7 +52,7 @@ def load_json(raw: bytes) -> Any:
     """A request body as JSON, every number and every string in it (keys included, at any
     depth) held to the input rules; 400 otherwise."""
     try:
-        text = raw.decode("utf-8")  # RFC 8259: JSON between systems is UTF-8
+        text = raw.decode("utf-8-sig")  # RFC 8259: UTF-8, a byte order mark tolerated
         document = json.loads(text, parse_constant=_json_constant)
     except RecursionError:
         raise InvalidInput("The body is nested too deeply") from None
