@@ -259,7 +259,9 @@ def test_the_link_limit_is_inclusive() -> None:
 
 def test_load_json_refuses_what_json_loads_would_crash_on_or_accept() -> None:
     assert load_json(b'{"a": [1, -2.5, "\\ud83d\\ude00"]}') == {"a": [1, -2.5, "\U0001F600"]}
-    for raw in (b"1" * 5000, b'["\\ud800"]', b'{"\\u0000": 1}', b"NaN", b"1e400"):
+    assert load_json(b'\xef\xbb\xbf{"bom": 1}') == {"bom": 1}
+    for raw in (b"1" * 5000, b'["\\ud800"]', b'{"\\u0000": 1}', b"NaN", b"1e400",
+                '{"utf16": 1}'.encode("utf-16")):
         with pytest.raises(InvalidInput):
             load_json(raw)
 
