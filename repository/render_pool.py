@@ -3,24 +3,25 @@ request worker down (CONTRACT section 9).
 
 Each request worker (a gunicorn worker, or a test process) has one `RenderPool` of a few
 render processes, made after gunicorn's fork on first use: render processes are never
-shared between workers. One deadline covers a render request from
-end to end: waiting for a free render process, for its start-up if it is still loading
-the engine, and for the SVG. Past it the answer is a 503 with `Retry-After`
-(`RenderBusy` when the render never began, `RenderTimedOut` when it ran too long) and no
-request thread waits longer. A render that ran too long has its process killed (the
-request worker lives on) and a replacement started at once; the same render (same cache
-key: same data, request and engine) is then refused at once for a while unless given a
-longer deadline, so a client repeating a hostile render costs nothing.
+shared between workers. One deadline covers a render request from end to end: waiting
+for a free render process, for its start-up if it is still loading the engine, and for
+the SVG. Past it the answer is a 503 with `Retry-After` (`RenderBusy` when the render
+never began, `RenderTimedOut` when it ran too long) and no request thread waits longer.
+A render that ran too long has its process killed (the request worker lives on) and a
+replacement started at once; the same render (same cache key: same data, request and
+engine) is then refused at once for a while unless given a longer deadline, so a client
+repeating a hostile render costs nothing.
 
 Persistent render processes, each a fresh `python -m repository.render_pool`, chosen by
-measurement on the 2-core build machine (20-shape flow, median of 30): ~7 ms in process,
-~12 ms through a persistent render process (pickling and the socket), ~37 ms as a fresh
-fork per render from a forkserver preloaded with the engine (each child warms the font
-and solver again). A fresh interpreter rather than a multiprocessing fork: it copies
-none of the worker's threads, sockets or `__main__`, and all of its start-up (0.6 s of
-CPU loading the engine) already runs at the render processes' lower priority. That
-start-up is paid once per process: by a worker's first renders (or at its boot, when the
-server calls `start`), and in the background after a kill.
+measurement on the 2-core build machine (20-shape flow, medians of 60 to 100 renders):
+~12 ms in process, 0 to 3 ms more through a persistent render process (pickling and the
+socket), 33 ms more as a fresh fork per render from a forkserver preloaded with the
+engine (the fork of an 85 MB interpreter, and each child warms the font and solver
+again). A fresh interpreter rather than a multiprocessing fork: it copies none of the
+worker's threads, sockets or `__main__`, and all of its start-up (0.6 s of CPU loading
+the engine) already runs at the render processes' lower priority. That start-up is paid
+once per process: by a worker's first renders (or at its boot, when the server calls
+`start`), and in the background after a kill.
 
 Render processes run at a lower CPU priority, so request handling wins the cores while
 long renders run: with two renders busy on two cores, small requests are still answered

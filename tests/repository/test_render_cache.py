@@ -279,6 +279,7 @@ def test_maintenance_drops_the_pools_renders(cached: Api, recording: RecordingCa
 @sqlite_only
 def test_openapi_documents_the_cache_header(api: Api) -> None:
     document = api.get("/openapi.json", role=None).json
+    assert isinstance(document, dict)
     render = document["paths"]["/{collectionId}/{storageId}/_api/rest/diagram/{diagramId}/"
                                "render/{cultureId}/{layoutKey}"]
     header = render["get"]["responses"]["200"]["headers"]["X-Render-Cache"]

@@ -143,8 +143,9 @@ def test_renders_beyond_the_pools_processes_wait_then_get_503() -> None:
 
 def test_small_requests_are_answered_while_two_renders_run_to_their_deadline(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    # Long enough for the render processes to start (at low priority), then render.
-    monkeypatch.setenv(RENDER_TIMEOUT_ENV, "2.5")
+    # Long enough for the render processes to start (at low priority), then render, and
+    # for a p99 of some 200 samples (not just their maximum).
+    monkeypatch.setenv(RENDER_TIMEOUT_ENV, "3")
     server = Server(f"sqlite:///{tmp_path / 'served.db'}", tmp_path)
     try:
         small, dense = (served_element(server, "task"), served_element(server, "mainProcess"))
@@ -161,8 +162,8 @@ def test_small_requests_are_answered_while_two_renders_run_to_their_deadline(
         for thread in threads:
             thread.start()
         latencies: list[float] = []
-        # Bounded: the server's log goes to a pipe that is read only at the end.
-        while any(thread.is_alive() for thread in threads) and len(latencies) < 300:
+        # Bounded: the server's access log goes to a pipe that is read only at the end.
+        while any(thread.is_alive() for thread in threads) and len(latencies) < 250:
             started = time.monotonic()
             status, _, _ = server.request(f"{DEMO}/views/detail/elements/{small}")
             latencies.append(time.monotonic() - started)
@@ -175,7 +176,7 @@ def test_small_requests_are_answered_while_two_renders_run_to_their_deadline(
                    for _, _, body in renders)
         latencies.sort()
         p99 = latencies[math.ceil(0.99 * len(latencies)) - 1]
-        assert len(latencies) >= 20 and p99 < 0.2, (len(latencies), latencies[-5:])
+        assert len(latencies) >= 100 and p99 < 0.2, (len(latencies), latencies[-5:])
     finally:
         server.stop()
 
