@@ -17,7 +17,7 @@ import os
 import sqlite3
 from typing import Any
 
-from sqlalchemy import Connection, Engine, create_engine, event, inspect
+from sqlalchemy import Connection, Engine, create_engine, event, inspect, make_url
 from sqlalchemy.engine import ExceptionContext
 from sqlalchemy.orm import Session, sessionmaker
 from sqlalchemy.schema import CreateColumn
@@ -43,7 +43,7 @@ def database_url(explicit: str | None = None) -> str:
 
 
 def make_engine(url: str, **kwargs: Any) -> Engine:
-    backend = url.split(":", 1)[0].split("+", 1)[0]
+    backend = make_url(url).get_backend_name()
     connect_args = dict(kwargs.pop("connect_args", {}))
     if backend == "sqlite":
         connect_args.setdefault("timeout", BUSY_TIMEOUT_SECONDS)
@@ -76,13 +76,13 @@ def _configure_sqlite(engine: Engine) -> None:
 def _refuse_when_busy(context: ExceptionContext) -> None:
     """A statement (BEGIN and COMMIT included) that failed for want of a lock becomes a
     503 the client may retry; every other database error goes on as it is."""
-    if is_busy(context.original_exception):
+    if _is_busy(context.original_exception):
         raise ServiceUnavailable(
             "The database is busy with other writes; nothing was written, try again",
             retry_after=RETRY_AFTER_SECONDS) from context.original_exception
 
 
-def is_busy(error: BaseException) -> bool:
+def _is_busy(error: BaseException) -> bool:
     if isinstance(error, sqlite3.OperationalError):
         return (error.sqlite_errorcode & 0xFF) in _SQLITE_BUSY_CODES
     return getattr(error, "sqlstate", None) in _POSTGRESQL_BUSY_STATES

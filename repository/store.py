@@ -174,12 +174,21 @@ class Store:
     # ---- reading -------------------------------------------------------------------
 
     def element(self, element_id: str, facet: str | None = None) -> Element:
-        element = self.session.scalar(select(Element).where(
-            Element.tenant_pk == self.tenant.pk, Element.id == element_id))
-        if element is None or (facet is not None and element.facet != facet):
-            where = f" in facet {facet!r}" if facet else ""
-            raise NotFound(f"Element {element_id!r} not found{where}")
-        return element
+        return self.elements_by_id([element_id], facet)[element_id]
+
+    def elements_by_id(self, element_ids: Sequence[str],
+                       facet: str | None = None) -> dict[str, Element]:
+        """The tenant's elements of these ids; 404 for the first one missing (or in
+        another facet)."""
+        query = select(Element).where(Element.tenant_pk == self.tenant.pk)
+        found = {element.id: element
+                 for (element,) in self._chunked_rows(query, Element.id, element_ids)}
+        for element_id in element_ids:
+            element = found.get(element_id)
+            if element is None or (facet is not None and element.facet != facet):
+                where = f" in facet {facet!r}" if facet else ""
+                raise NotFound(f"Element {element_id!r} not found{where}")
+        return found
 
     def resolve(self, element_or_version_id: str, facet: str) -> tuple[Element, ElementVersion]:
         """An element id (its newest version) or a version id (that version)."""
@@ -425,18 +434,52 @@ class Store:
                if_match: frozenset[int] | None = None) -> Element:
         """Merge `data` into the element (CONTRACT 5); frozen versions get a successor.
         `if_match`: the revisions the client may change (412 otherwise)."""
-        self._count_write(element, if_match)
-        newest = self.current_version(element)
-        if data.version_id is not None and data.version_id != newest.version_id:
-            raise Conflict(f"versionId {data.version_id!r} is not the newest version of "
-                           f"{element.id!r} (that is {newest.version_id!r}); reload and retry")
-        if data.type is not None and data.type.lower() != element.type.lower():
-            raise InvalidInput(f"The type of {element.id!r} is {element.type!r} and cannot "
-                               "change")
-        version = self._writable_version(element)
-        self.touch(element, version, actor_pk)
-        self._apply(element, version, data)
-        return element
+        return self.update_many([(element, data)], actor_pk, if_match)[0]
+
+    def update_many(self, changes: Sequence[tuple[Element, ElementInput]],
+                    actor_pk: int | None,
+                    if_match: frozenset[int] | None = None) -> list[Element]:
+        """`update` for many elements in a fixed number of bulk statements (a frozen
+        version's successor, children and content are written per element that needs
+        them). An element listed again is merged again, after the others."""
+        batches: list[list[tuple[Element, ElementInput]]] = []
+        in_batch: set[int] = set()
+        for element, data in changes:
+            if not batches or element.pk in in_batch:
+                batches.append([])
+                in_batch = set()
+            in_batch.add(element.pk)
+            batches[-1].append((element, data))
+        for batch in batches:
+            self._update_batch(batch, actor_pk, if_match)
+        return [element for element, _ in changes]
+
+    def _update_batch(self, batch: Sequence[tuple[Element, ElementInput]],
+                      actor_pk: int | None, if_match: frozenset[int] | None) -> None:
+        """`update_many` for distinct elements."""
+        self._count_writes([element for element, _ in batch], if_match)
+        newest = self._versions_by_pk(element.current_version_pk for element, _ in batch)
+        for element, data in batch:
+            current = newest[element.current_version_pk]
+            if data.version_id is not None and data.version_id != current.version_id:
+                raise Conflict(f"versionId {data.version_id!r} is not the newest version of "
+                               f"{element.id!r} (that is {current.version_id!r}); reload and "
+                               "retry")
+            if data.type is not None and data.type.lower() != element.type.lower():
+                raise InvalidInput(f"The type of {element.id!r} is {element.type!r} and cannot "
+                                   "change")
+        versions = [self._writable_version(element) for element, _ in batch]
+        changed_on = {"changedOn": {NEUTRAL: now_timestamp()}}
+        self._write_attributes_of({version.pk: {**self._client_attributes(data), **changed_on}
+                                   for version, (_, data) in zip(versions, batch, strict=True)})
+        changed_by = {} if actor_pk is None else {"changedBy": [actor_pk]}
+        self._set_links_of({version.pk: {**links, **changed_by} for version, links in zip(
+            versions, self._client_links_of([data for _, data in batch]), strict=True)})
+        for (element, data), version in zip(batch, versions, strict=True):
+            self._set_structure(element, version, data)
+        names = self._names_of([version.pk for version in versions])
+        for (element, _), version in zip(batch, versions, strict=True):
+            element.sort_name = sort_key(names.get(version.pk, {}), self.tenant.default_culture)
 
     def append_content(self, diagram: Element, items: Sequence[ContentItem],
                        actor_pk: int | None,
@@ -445,7 +488,7 @@ class Store:
         in-process version first, as on update); returns (shape id, request index) per
         item. A fixed number of statements however many items: new elements in bulk
         (`create_many`), new shapes in one insert, changed ones in one update."""
-        self._count_write(diagram, if_match)
+        self._count_writes([diagram], if_match)
         version = self._writable_version(diagram)
         named_shapes = [item.shape_id for item in items if item.shape_id is not None]
         existing = {shape_id: (pk, json.loads(predecessors))
@@ -482,7 +525,7 @@ class Store:
     def transition(self, element: Element, transition: release.Transition,
                    actor_pk: int | None) -> Element:
         """Run a release transition (409 when it does not start from the current state)."""
-        self._count_write(element)
+        self._count_writes([element])
         version = self.current_version(element)
         try:
             release.check(transition, version.state if element.versioned else None)
@@ -511,23 +554,45 @@ class Store:
 
     # ---- helpers -------------------------------------------------------------------
 
-    def _count_write(self, element: Element, if_match: frozenset[int] | None = None) -> None:
-        """Bump the element's revision (its ETag) first thing in a write: a stale
-        `if_match` fails before anything is written, and on PostgreSQL the row lock this
-        takes orders concurrent writers of the element (the second one sees the first's
-        revision, and its rows)."""
-        statement = (update(Element).where(Element.pk == element.pk)
-                     .values(revision=Element.revision + 1).returning(Element.revision)
-                     .execution_options(synchronize_session=False))
-        if if_match is not None:
-            statement = statement.where(Element.revision.in_(sorted(if_match)))
-        if self.session.scalar(statement) is None:
+    def _count_writes(self, elements: Sequence[Element],
+                      if_match: frozenset[int] | None = None) -> None:
+        """Bump each element's revision (its ETag) first thing in a write: a stale
+        `if_match` fails before anything is written, and on PostgreSQL the row locks this
+        takes order concurrent writers of an element (the later one then reloads the
+        element and sees the earlier one's revision and rows)."""
+        pks = [element.pk for element in elements]
+        bumped: set[int] = set()
+        for start in range(0, len(pks), IN_CHUNK):
+            statement = (update(Element).where(Element.pk.in_(pks[start:start + IN_CHUNK]))
+                         .values(revision=Element.revision + 1).returning(Element.pk)
+                         .execution_options(synchronize_session=False))
+            if if_match is not None:
+                statement = statement.where(Element.revision.in_(sorted(if_match)))
+            bumped.update(self.session.scalars(statement))
+        stale = [element for element in elements if element.pk not in bumped]
+        if stale:
             current = self.session.scalar(select(Element.revision)
-                                          .where(Element.pk == element.pk))
+                                          .where(Element.pk == stale[0].pk))
             raise PreconditionFailed(
-                f"If-Match: {element.id!r} has changed since; its ETag is now "
+                f"If-Match: {stale[0].id!r} has changed since; its ETag is now "
                 f'"{current}". Nothing was written: reload it and retry')
-        self.session.refresh(element)
+        # Reload them: on PostgreSQL an earlier writer may have changed them meanwhile.
+        list(self._chunked_rows(select(Element).execution_options(populate_existing=True),
+                                Element.pk, pks))
+
+    def _versions_by_pk(self, pks: Iterable[int | None]) -> dict[int | None, ElementVersion]:
+        return {version.pk: version for (version,) in self._chunked_rows(
+            select(ElementVersion), ElementVersion.pk, pks)}
+
+    def _names_of(self, version_pks: Sequence[int]) -> dict[int, dict[int, Any]]:
+        """The `name` values of each version, by culture."""
+        names: dict[int, dict[int, Any]] = {}
+        for version_pk, culture, value_json in self._chunked_rows(
+                select(AttributeValue.version_pk, AttributeValue.culture,
+                       AttributeValue.value_json).where(AttributeValue.name == "name"),
+                AttributeValue.version_pk, version_pks):
+            names.setdefault(version_pk, {})[culture] = json.loads(value_json)
+        return names
 
     def _chunked_rows(self, query: Select[Unpack[_Columns]], column: InstrumentedAttribute[Any],
                       values: Iterable[Any]) -> Iterator[Row[Unpack[_Columns]]]:
@@ -587,14 +652,6 @@ class Store:
             return self._start_revision(element, version)
         return version
 
-    def _apply(self, element: Element, version: ElementVersion, data: ElementInput) -> None:
-        self._write_attributes(version, self._client_attributes(data))
-        for context, target_pks in self._client_links_of([data])[0].items():
-            self._set_links(version, context, target_pks)
-        self._set_structure(element, version, data)
-        names = self.attributes([version.pk])[version.pk].get("name", {})
-        element.sort_name = sort_key(names, self.tenant.default_culture)
-
     def _client_attributes(self, data: ElementInput) -> AttributeMap:
         """What the client may write: server-set attributes are ignored, not refused, so
         an element read from the service can be sent back as it is."""
@@ -619,28 +676,35 @@ class Store:
 
     def _write_attributes(self, version: ElementVersion, values: AttributeMap) -> None:
         """Upsert per (name, culture); None deletes."""
-        if not values:
+        self._write_attributes_of({version.pk: values})
+
+    def _write_attributes_of(self, values_of: dict[int, AttributeMap]) -> None:
+        """`_write_attributes` for many versions (by pk), in bulk statements."""
+        names = {name for values in values_of.values() for name in values}
+        if not names:
             return
-        existing: dict[tuple[str, int], int] = {
-            (name, culture): pk for pk, name, culture in self.session.execute(
-                select(AttributeValue.pk, AttributeValue.name, AttributeValue.culture)
-                .where(AttributeValue.version_pk == version.pk,
-                       AttributeValue.name.in_(list(values))))}
+        existing = {(version_pk, name, culture): pk
+                    for pk, version_pk, name, culture in self._chunked_rows(
+                        select(AttributeValue.pk, AttributeValue.version_pk, AttributeValue.name,
+                               AttributeValue.culture).where(AttributeValue.name.in_(names)),
+                        AttributeValue.version_pk, values_of)}
         inserts: list[dict[str, Any]] = []
         updates: list[dict[str, Any]] = []
         deletes: list[int] = []
-        for name, per_culture in values.items():
-            for culture, value in per_culture.items():
-                pk = existing.get((name, culture))
-                if value is None:
-                    if pk is not None:
-                        deletes.append(pk)
-                elif pk is None:
-                    inserts.append(_attribute_row(version.pk, name, culture, value))
-                else:
-                    updates.append({"pk": pk, **_encoded(value)})
-        if deletes:
-            self.session.execute(delete(AttributeValue).where(AttributeValue.pk.in_(deletes)))
+        for version_pk, values in values_of.items():
+            for name, per_culture in values.items():
+                for culture, value in per_culture.items():
+                    pk = existing.get((version_pk, name, culture))
+                    if value is None:
+                        if pk is not None:
+                            deletes.append(pk)
+                    elif pk is None:
+                        inserts.append(_attribute_row(version_pk, name, culture, value))
+                    else:
+                        updates.append({"pk": pk, **_encoded(value)})
+        for start in range(0, len(deletes), IN_CHUNK):
+            self.session.execute(delete(AttributeValue).where(
+                AttributeValue.pk.in_(deletes[start:start + IN_CHUNK])))
         self._insert(AttributeValue, inserts)
         if updates:
             self.session.execute(update(AttributeValue), updates)
@@ -648,10 +712,30 @@ class Store:
     def _set_links(self, version: ElementVersion, context: str, target_pks: Sequence[int],
                    target_version_pks: Sequence[int | None] | None = None) -> None:
         """Replace one context's links."""
-        self.session.execute(delete(RelatedLink).where(
-            RelatedLink.version_pk == version.pk, RelatedLink.context == context))
-        self._insert(RelatedLink, _link_rows(version.pk, context, target_pks,
-                                             target_version_pks))
+        self._replace_links({context: [version.pk]}, _link_rows(
+            version.pk, context, target_pks, target_version_pks))
+
+    def _set_links_of(self, links_of: dict[int, dict[str, list[int]]]) -> None:
+        """Replace the named contexts' links of many versions (by pk), in bulk."""
+        versions_of: dict[str, list[int]] = {}
+        for version_pk, links in links_of.items():
+            for context in links:
+                versions_of.setdefault(context, []).append(version_pk)
+        self._replace_links(versions_of, [
+            row for version_pk, links in links_of.items()
+            for context, target_pks in links.items()
+            for row in _link_rows(version_pk, context, target_pks)])
+
+    def _replace_links(self, versions_of: dict[str, list[int]],
+                       rows: list[dict[str, Any]]) -> None:
+        """Drop the links of each context from the versions listed for it, then insert
+        `rows`."""
+        for context, version_pks in versions_of.items():
+            for start in range(0, len(version_pks), IN_CHUNK):
+                self.session.execute(delete(RelatedLink).where(
+                    RelatedLink.context == context,
+                    RelatedLink.version_pk.in_(version_pks[start:start + IN_CHUNK])))
+        self._insert(RelatedLink, rows)
 
     def _existing_pks(self, ids: Sequence[str], where: str) -> list[int]:
         return _pks_of(self._pks_by_id(ids), ids, where)
@@ -847,7 +931,7 @@ class Store:
                        AttributeValue.name == "taskStatus",
                        AttributeValue.value_text == "open"))))
         for task_version in list(open_tasks):
-            self._count_write(self.session.get_one(Element, task_version.element_pk))
+            self._count_writes([self.session.get_one(Element, task_version.element_pk)])
             self._write_attributes(task_version, {"taskStatus": {NEUTRAL: status}})
 
 

@@ -118,11 +118,13 @@ def update_elements(collection_id: str, storage_id: str, facet: str,
     if new_inputs:
         req.caller.require(auth.NEW)
     # New elements cannot be named by the others (their ids are made now), so they are
-    # all created first, in bulk.
+    # all created first; every write is in bulk.
     created = iter(req.store.create_all(new_inputs, req.actor_pk))
-    changed = [next(created) if data.id is None else
-               req.store.update(req.store.element(data.id, facet), data, req.actor_pk, expected)
-               for data in inputs]
+    existing = req.store.elements_by_id([data.id for data in inputs if data.id is not None],
+                                        facet)
+    req.store.update_many([(existing[data.id], data) for data in inputs if data.id is not None],
+                          req.actor_pk, expected)
+    changed = [existing[data.id] if data.id is not None else next(created) for data in inputs]
     return elements_envelope(serializer(req, Shaping()).elements([(e, None) for e in changed]))
 
 

@@ -121,6 +121,38 @@ def test_an_update_creating_1000_elements_is_a_few_bulk_statements(api: Api) -> 
     assert created[7]["related"]["executedBy"][0]["id"] == SALES
 
 
+def test_an_update_of_1000_elements_is_a_few_bulk_statements(api: Api) -> None:
+    new = [{"type": "subProcess", "attributes": {"name": {"1033": f"Sub {i:04}"}}}
+           for i in range(1000)]
+    created = api.post(DETAIL, {"count": 1000, "elements": new}, role="editor").json
+    changes = [{"id": e["id"], "attributes": {"name": {"1033": f"Renamed {i:04}", "1031": None}},
+                "related": {"executedBy": [{"id": SALES}]}}
+               for i, e in enumerate(created["elements"])]
+    with counted_statements(api.app) as statements:
+        response = api.post(DETAIL, {"count": 1000, "elements": changes}, role="editor")
+    assert response.status_code == 200, response.json
+    assert len(statements) <= MAX_STATEMENTS_PER_WRITE, len(statements)
+    changed = response.json["elements"]
+    assert [e["attributes"]["name"] for e in changed] == [
+        {"1033": f"Renamed {i:04}"} for i in range(1000)]
+    assert all(e["related"]["executedBy"][0]["id"] == SALES for e in changed)
+    listing = api.get(FACETS + "/processes/views/list/elements", **{
+        "$filter": "contains(name, 'Renamed 000')", "$pageSize": 100}).json["elements"]
+    assert [e["attributes"]["name"]["1033"] for e in listing] == [
+        f"Renamed {i:04}" for i in range(10)]
+
+
+def test_an_element_listed_twice_in_an_update_is_merged_in_order(api: Api) -> None:
+    response = api.post(DETAIL, {"count": 3, "elements": [
+        {"id": DRAFT, "attributes": {"name": {"1033": "First"}, "authorNote": {"1033": "a"}}},
+        {"id": ORDER, "attributes": {"authorNote": {"1033": "b"}}},
+        {"id": DRAFT, "attributes": {"name": {"1033": "Second"}}},
+    ]}, role="editor")
+    assert response.status_code == 200, response.json
+    draft = api.element(DRAFT)["attributes"]
+    assert draft["name"]["1033"] == "Second" and draft["authorNote"] == {"1033": "a"}
+
+
 def test_an_update_replacing_content_with_1000_shapes_is_a_few_bulk_statements(
         api: Api) -> None:
     kept = api.element(DRAFT)
