@@ -14,9 +14,9 @@ crossed layer, and every later step grows with them. When the dummies would outn
 share one dummy chain (edge concentration): a fan-out's chain runs to its farthest
 target and each edge forks off it one layer before its own target, a fan-in's chain
 merges its sources one layer after each. Each edge joins the bigger of its two bundles.
-Whatever is left over ``dummy_budget`` is not threaded through the layers at all: the
-costliest chains, in a fixed order, become bypass edges (``bypass``; chain = its two
-ends) that the router draws around the drawing. So the proper graph stays linear in the
+Whatever is left over ``dummy_budget`` (or over ``CHAIN_CAP`` links in all chains) is
+not threaded through the layers at all: the costliest chains, in a fixed order, become
+bypass edges (``bypass``; chain = its two ends) that the router draws around the drawing. So the proper graph stays linear in the
 input; diagrams of real models (below both thresholds) get exactly one chain per edge.
 """
 from __future__ import annotations
@@ -32,6 +32,9 @@ CONCENTRATE_FLOOR = 500
 DUMMY_RATIO = 2
 DUMMY_FLOOR = 2000
 DUMMY_CAP = 10000
+#: Chain links allowed at most (every edge's chain, shared or not, is walked by routing
+#: and placement): a complete DAG of 100 needs 166,650.
+CHAIN_CAP = 200_000
 
 
 @dataclass(slots=True)
@@ -75,6 +78,10 @@ class _Bundle:
     def cost(self) -> int:
         return max(self.last - self.first + 1, 0)
 
+    def load(self, spans: Sequence[int]) -> int:
+        """Links of its members' chains."""
+        return sum(spans[member] for member in self.members)
+
 
 def make_proper(
     ranks: Sequence[int], edges: Sequence[tuple[int, int]], reversed_edges: frozenset[int],
@@ -86,7 +93,8 @@ def make_proper(
             for index, (source, target) in enumerate(edges)]
     bundle_of = _bundles(layer_of, lane, edges, ends, reversed_edges)
     distinct = list({id(bundle): bundle for bundle in bundle_of.values()}.values())
-    bypass = _bypass(distinct, dummy_budget(len(ranks), len(edges)))
+    spans = [layer_of[lower] - layer_of[upper] for upper, lower in ends]
+    bypass = _bypass(distinct, spans, dummy_budget(len(ranks), len(edges)))
     down: list[list[int]] = [[] for _ in ranks]
     up: list[list[int]] = [[] for _ in ranks]
     linked: set[tuple[int, int]] = set()
@@ -153,13 +161,17 @@ def _bundles(layer_of: list[int], lane: list[int], edges: Sequence[tuple[int, in
     return bundle_of
 
 
-def _bypass(bundles: Sequence[_Bundle], budget: int) -> set[int]:
-    """Edges of the costliest bundles, until the others' dummies fit ``budget``."""
-    total = sum(bundle.cost for bundle in bundles)
+def _bypass(bundles: Sequence[_Bundle], spans: Sequence[int], budget: int) -> set[int]:
+    """Edges of the costliest bundles (most dummies, then most chain links), until the
+    others' dummies fit ``budget`` and their chain links ``CHAIN_CAP``."""
+    dummies = sum(bundle.cost for bundle in bundles)
+    loads = {id(bundle): bundle.load(spans) for bundle in bundles}
+    links = sum(loads.values())
     bypass: set[int] = set()
-    for bundle in sorted(bundles, key=lambda b: (-b.cost, b.members[0])):
-        if total <= budget or bundle.cost == 0:
+    for bundle in sorted(bundles, key=lambda b: (-b.cost, -loads[id(b)], b.members[0])):
+        if (dummies <= budget and links <= CHAIN_CAP) or bundle.cost == 0:
             break
-        total -= bundle.cost
+        dummies -= bundle.cost
+        links -= loads[id(bundle)]
         bypass.update(bundle.members)
     return bypass

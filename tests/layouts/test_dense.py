@@ -70,6 +70,15 @@ def test_dummies_stay_within_the_budget_and_the_rest_bypass_the_layers(monkeypat
     assert_chains_are_proper(graph, edges)
 
 
+def test_chain_links_stay_within_their_cap_when_one_shape_feeds_a_long_chain() -> None:
+    # every shape follows the one before and the first: one fan-out chain 1,499 layers
+    # long, but 1.1 million links in its members' chains
+    graph, edges = proper_graph([[]] + [sorted({shape - 1, 0}) for shape in range(1, 1500)])
+    assert sum(len(chain) - 1 for edge, chain in enumerate(graph.chains) if edge not in graph.bypass) \
+        <= proper.CHAIN_CAP
+    assert_chains_are_proper(graph, edges)
+
+
 def test_sparse_graphs_keep_one_chain_per_edge() -> None:
     graph, edges = proper_graph([item["shapeInfo"]["predecessors"] for item in generate_flow(300)["values"]])
     plain = sum(abs(graph.layer_of[c[-1]] - graph.layer_of[c[0]]) - 1 for c in graph.chains)
@@ -222,6 +231,6 @@ def test_packing_tries_a_bounded_number_of_row_widths(monkeypatch: pytest.Monkey
         return wrap(sizes, gap, limit)
 
     monkeypatch.setattr(packing, "_wrap", counting)
-    result = packing.pack_rows([(100.0 + k % 7, 40.0) for k in range(3000)], 10.0, 4 / 3)
+    result = packing.pack_rows([(100.0 + k % 7, 40.0) for k in range(1500)], 10.0, 4 / 3)
     assert len(calls) <= packing.MAX_LIMITS + 1
-    assert len(result.positions) == 3000
+    assert len(result.positions) == 1500
