@@ -393,10 +393,16 @@ def _check_scalar(value: str | int | float | None, place: _Place) -> None:
 
 
 def _where(place: _Place) -> str:
+    """`body.elements[0].attributes.name.1033`; a key that is no plain name is quoted."""
     steps: list[str] = []
     while place is not None:
         place, step = place
-        steps.append(f"[{step}]" if isinstance(step, int) else f".{_shown(step)}")
+        if isinstance(step, int):
+            steps.append(f"[{step}]")
+        elif _NAME.match(step) or (step.isascii() and step.isdigit()):
+            steps.append(f".{step[:_SHOWN_INPUT]}")
+        else:
+            steps.append(f"[{_shown(step)}]")
     return "body" + "".join(reversed(steps))
 
 
