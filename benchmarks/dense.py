@@ -42,6 +42,8 @@ CASES: dict[str, Callable[[], dict[str, Any]]] = {
     "random-5000-p0.0012": lambda: dag_fixture("random-5000", random_dag(5000, 0.0012), lanes=8),
     "fan-1000": lambda: dag_fixture("fan-1000", fan(1000), lanes=5),
     "fan-4998": lambda: dag_fixture("fan-4998", fan(4998), lanes=7),
+    "feeder-5000": lambda: dag_fixture(  # the first shape feeds every shape of a chain, all join the last
+        "feeder", [[], *(sorted({shape - 1, 0}) for shape in range(1, 4999)), list(range(4999))], lanes=4),
     "chain-5000-links-20000": lambda: dag_fixture("chain", chain_with_long_links(5000, 20000), lanes=8),
     "cyclic-5000-links-20000": lambda: dag_fixture(
         "cyclic", chain_with_long_links(5000, 20000, backward=0.3), lanes=12, related=3, hierarchy=True),

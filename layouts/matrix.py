@@ -2,14 +2,18 @@
 
 Expects nodes of role ``row`` (``height`` is the row's height, ``width`` the width its
 header needs) and ``column`` (``width`` is the column's width, ``height`` the height its
-header needs), each id being the element id a cell names; other nodes and all edges
-are ignored.
+header needs), each id being the element id a cell names; edges (row id → column id)
+name the linked cells; other nodes and edges are ignored.
 
 Guarantees: row headers stack down the left in graph order, all as wide as the widest;
 column headers run along the top in graph order, all as tall as the tallest; one
 ``Cell(row id, column id)`` per crossing, exactly as wide as its column and as tall as
 its row; headers and cells tile the grid without overlapping (neighbours share an
 edge). A matrix without columns is its row headers; without rows, its column headers.
+
+Bounded size: past ``MAX_CELLS`` crossings (5,000 processes by 2,500 org units would
+be 12.5 million cells, gigabytes of SVG) only the linked cells are laid out, so the
+cells never outnumber the links.
 """
 from __future__ import annotations
 
@@ -18,6 +22,8 @@ from dataclasses import dataclass
 from layouts.base import LayoutOptions
 from layouts.geometry import Box, Cell, Layout, NodeBox
 from layouts.graph import LayoutGraph
+
+MAX_CELLS = 100_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,11 +45,19 @@ class MatrixLayout:
             nodes.append(NodeBox(column.id, _box(x, top, column.width, header_height)))
             x += column.width
         cells: list[Cell] = []
+        every = range(len(columns))
+        cells_of: dict[str, list[int]] | None = None  # row id → indices of its linked columns
+        if len(rows) * len(columns) > MAX_CELLS:
+            index = {column.id: k for k, column in enumerate(columns)}
+            cells_of = {}
+            for edge in graph.edges:
+                if edge.target in index:
+                    cells_of.setdefault(edge.source, []).append(index[edge.target])
         y = top + header_height
         for row in rows:
             nodes.append(NodeBox(row.id, _box(left, y, header_width, row.height)))
-            for column, cx in zip(columns, column_x):
-                cells.append(Cell(row.id, column.id, _box(cx, y, column.width, row.height)))
+            for k in every if cells_of is None else sorted(set(cells_of.get(row.id, ()))):
+                cells.append(Cell(row.id, columns[k].id, _box(column_x[k], y, columns[k].width, row.height)))
             y += row.height
         if not nodes:
             return Layout(2 * options.margin, 2 * options.margin, ())

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from layouts.graph import LayoutGraph, LayoutNode
+from layouts.graph import LayoutEdge, LayoutGraph, LayoutNode
 from renderer.build import FONT_SIZE, shape_label
 from renderer.model import Diagram, Element
 from renderer.relations import first_shape_ids, is_org_unit, is_product, matrix_rows, related
@@ -91,7 +91,7 @@ def matrix_graph(kind: MatrixKind, diagram: Diagram, culture: str, font: FontMet
     marks = {key: kind.joiner.join(mark_of[c] for c in contexts if c in found) for key, found in linked.items()}
     legend = tuple((mark, context) for context, mark in kind.marks)
     scene = Scene(diagram.id, layout_key, views, cell_marks=marks, legend=legend, font_size=FONT_SIZE)
-    return LayoutGraph(tuple(nodes), ()), scene
+    return LayoutGraph(tuple(nodes), tuple(LayoutEdge(row, column) for row, column in linked)), scene
 
 
 def _lines(font: FontMetrics, text: str, width: float, max_lines: int) -> tuple[str, ...]:

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from benchmarks.generate import chain_with_long_links, complete_dag, dag_fixture, generate_flow, random_dag
-from layouts import packing
+from layouts import matrix, packing
 from layouts.base import LayoutOptions
 from layouts.geometry import Layout
 from layouts.graph import LayoutGraph
@@ -234,3 +234,12 @@ def test_packing_tries_a_bounded_number_of_row_widths(monkeypatch: pytest.Monkey
     result = packing.pack_rows([(100.0 + k % 7, 40.0) for k in range(1500)], 10.0, 4 / 3)
     assert len(calls) <= packing.MAX_LIMITS + 1
     assert len(result.positions) == 1500
+
+
+def test_a_huge_matrix_lays_out_only_its_linked_cells(monkeypatch: pytest.MonkeyPatch) -> None:
+    graph, full = laid_out(DENSE, "processMatrix")
+    assert len(full.cells) == 22 * 3  # every crossing
+    monkeypatch.setattr(matrix, "MAX_CELLS", 10)
+    _, sparse = laid_out(DENSE, "processMatrix")
+    assert [(c.row_id, c.column_id) for c in sparse.cells] == [(e.source, e.target) for e in graph.edges]
+    assert len(sparse.cells) == 22 and {c.box for c in sparse.cells} <= {c.box for c in full.cells}
