@@ -10,6 +10,12 @@ Back edges (rework loops) stay drawn against the flow: each gets a turn vertex j
 beside its source and one beside its target, so the loop leaves the source's side,
 runs back through the layers on its own track and enters the target from the same side.
 
+Dense graphs: the proper graph may share one dummy chain among edges with a common
+source or target (routes then run together and fork late) and may leave the costliest
+edges out of the layers as bypass edges, each routed out of its source through the
+next channel, along a track beyond the drawing and into its target through the channel
+before it (``steps/proper.py``; the budgets of every step: ``docs/layout.md``).
+
 Swimlanes (``graph.lanes``): lanes are bands across the flow, in the order that keeps
 cross-lane edges short; ordering keeps each layer grouped by lane and placement keeps
 every node inside its band, with a header strip before the first layer.
@@ -259,7 +265,7 @@ def _route_and_compose(
                 channel_segments[proper.layer_of[a]].append(ChannelSegment(edge, o[a], o[b]))
     bypass = _bypass_routes(work, options)
     for edge, route in bypass.items():
-        source, target = graph_ends(proper, edge)
+        source, target = _drawn_ends(proper, edge)
         backward = edge in proper.reversed_edges
         out_segment = ChannelSegment(edge, *((route.track, o[source]) if backward else (o[source], route.track)))
         in_segment = ChannelSegment(edge, *((o[target], route.track) if backward else (route.track, o[target])))
@@ -292,7 +298,7 @@ def _route_and_compose(
     for edge, chain in enumerate(work.route_chains):
         points: list[tuple[float, float]] = []  # (r, o)
         if edge in proper.bypass:
-            source, target = graph_ends(proper, edge)
+            source, target = _drawn_ends(proper, edge)
             route = bypass[edge]
             side = -1 if edge in proper.reversed_edges else 1  # leave towards the track's end
             points.append((centre_r[source] + side * work.symbol_r[source] / 2, o[source]))
@@ -359,7 +365,7 @@ def _lane_bands(graph: LayoutGraph, work: _Work, options: LayoutOptions, directi
     return bands
 
 
-def graph_ends(proper: ProperGraph, edge: int) -> tuple[int, int]:
+def _drawn_ends(proper: ProperGraph, edge: int) -> tuple[int, int]:
     """(source, target) of ``edge`` as drawn: a reversed edge's chain runs target first."""
     chain = proper.chains[edge]
     return (chain[-1], chain[0]) if edge in proper.reversed_edges else (chain[0], chain[-1])
@@ -391,7 +397,7 @@ def _bypass_routes(work: _Work, options: LayoutOptions) -> dict[int, _Bypass]:
     top = min(o[v] - work.before[v] for v in range(proper.vertex_count))
     if work.lane_bounds:
         top = min(top, work.lane_bounds[0])
-    ends = {edge: graph_ends(proper, edge) for edge in sorted(proper.bypass)}
+    ends = {edge: _drawn_ends(proper, edge) for edge in sorted(proper.bypass)}
     forward = [edge for edge in ends if edge not in proper.reversed_edges]
     leaving = Counter(ends[edge][0] for edge in forward)
     entering = Counter(ends[edge][1] for edge in forward)
