@@ -62,6 +62,14 @@ def test_complete_dag_of_100_needs_dummies_linear_in_its_links() -> None:
     assert all(len(set(adjacent)) == len(adjacent) for adjacent in graph.down)
 
 
+def test_edges_of_a_fan_out_share_one_chain_and_fork_one_layer_before_their_targets() -> None:
+    graph, edges = proper_graph(complete_dag(30))
+    from_first = [graph.chains[index] for index, (source, _) in enumerate(edges) if source == 0]
+    longest = max(from_first, key=len)
+    for chain in from_first:
+        assert chain[:-1] == longest[:len(chain) - 1]  # the same dummies up to the fork
+
+
 def test_dummies_stay_within_the_budget_and_the_rest_bypass_the_layers(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(layering, "LP_EDGES", 0)  # the exact layering is slow on such deep graphs
     graph, edges = proper_graph(chain_with_long_links(2000, 8000, backward=0.2))
