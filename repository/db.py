@@ -15,9 +15,11 @@ from __future__ import annotations
 
 import os
 import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
-from sqlalchemy import Connection, Engine, create_engine, event, inspect, make_url
+from sqlalchemy import Connection, Engine, Table, create_engine, event, inspect, make_url
 from sqlalchemy.engine import ExceptionContext
 from sqlalchemy.orm import Session, sessionmaker
 from sqlalchemy.schema import CreateColumn
@@ -43,12 +45,15 @@ def database_url(explicit: str | None = None) -> str:
 
 
 def make_engine(url: str, **kwargs: Any) -> Engine:
-    backend = make_url(url).get_backend_name()
+    parsed = make_url(url)
     connect_args = dict(kwargs.pop("connect_args", {}))
-    if backend == "sqlite":
+    if parsed.get_backend_name() == "sqlite":
         connect_args.setdefault("timeout", BUSY_TIMEOUT_SECONDS)
-    elif backend == "postgresql":
-        connect_args.setdefault("options", f"-c lock_timeout={BUSY_TIMEOUT_SECONDS * 1000}")
+    elif parsed.get_backend_name() == "postgresql" and "options" not in connect_args:
+        # Before the URL's own options (`?options=-csearch_path=...`): they win, and stay.
+        given = parsed.query.get("options", ())
+        connect_args["options"] = " ".join([f"-c lock_timeout={BUSY_TIMEOUT_SECONDS * 1000}",
+                                            *([given] if isinstance(given, str) else given)])
     engine = create_engine(url, connect_args=connect_args, **kwargs)
     if engine.dialect.name == "sqlite":
         _configure_sqlite(engine)
@@ -77,9 +82,24 @@ def _refuse_when_busy(context: ExceptionContext) -> None:
     """A statement (BEGIN and COMMIT included) that failed for want of a lock becomes a
     503 the client may retry; every other database error goes on as it is."""
     if _is_busy(context.original_exception):
-        raise ServiceUnavailable(
-            "The database is busy with other writes; nothing was written, try again",
-            retry_after=RETRY_AFTER_SECONDS) from context.original_exception
+        raise _busy() from context.original_exception
+
+
+@contextmanager
+def refusing_when_busy() -> Iterator[None]:
+    """`_refuse_when_busy` for driver calls SQLAlchemy does not see (PostgreSQL's COPY)."""
+    try:
+        yield
+    except Exception as error:
+        if _is_busy(error):
+            raise _busy() from error
+        raise
+
+
+def _busy() -> ServiceUnavailable:
+    return ServiceUnavailable(
+        "The database is busy with other writes; nothing was written, try again",
+        retry_after=RETRY_AFTER_SECONDS)
 
 
 def _is_busy(error: BaseException) -> bool:
@@ -97,19 +117,30 @@ def create_schema(engine: Engine) -> None:
 
 
 def _add_missing_columns(connection: Connection) -> None:
-    translate = connection.get_execution_options().get("schema_translate_map") or {}
     inspector = inspect(connection)
-    preparer = connection.dialect.identifier_preparer
     for table in Base.metadata.sorted_tables:
-        schema = translate.get(table.schema, table.schema)
-        present = {column["name"] for column in inspector.get_columns(table.name, schema)}
-        target = preparer.quote(table.name)
-        if schema is not None:
-            target = f"{preparer.quote_schema(schema)}.{target}"
+        present = {column["name"] for column in inspector.get_columns(
+            table.name, _schema_of(connection, table))}
         for column in table.columns:
             if column.name not in present:
                 definition = CreateColumn(column).compile(dialect=connection.dialect)
-                connection.exec_driver_sql(f"ALTER TABLE {target} ADD COLUMN {definition}")
+                connection.exec_driver_sql(f"ALTER TABLE {qualified_name(connection, table)} "
+                                           f"ADD COLUMN {definition}")
+
+
+def qualified_name(connection: Connection, table: Table) -> str:
+    """The table's quoted name as the connection sees it (schema_translate_map applied),
+    for the few statements written as text."""
+    preparer = connection.dialect.identifier_preparer
+    schema = _schema_of(connection, table)
+    name = preparer.quote(table.name)
+    return name if schema is None else f"{preparer.quote_schema(schema)}.{name}"
+
+
+def _schema_of(connection: Connection, table: Table) -> str | None:
+    translate = connection.get_execution_options().get("schema_translate_map") or {}
+    schema: str | None = translate.get(table.schema, table.schema)
+    return schema
 
 
 def open_session(factory: sessionmaker[Session], *, write: bool) -> Session:

@@ -14,7 +14,7 @@ from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
-from typing import Any, NamedTuple, TypeVarTuple, Unpack
+from typing import TYPE_CHECKING, Any, NamedTuple, TypeVarTuple, Unpack, cast
 
 from sqlalchemy import (
     ColumnElement,
@@ -37,6 +37,7 @@ from sqlalchemy import (
 from sqlalchemy.orm import InstrumentedAttribute, Session, aliased
 
 from repository import catalog, release
+from repository.db import qualified_name, refusing_when_busy
 from repository.errors import Conflict, InvalidInput, NotFound, PreconditionFailed
 from repository.models import (
     AttributeValue,
@@ -50,6 +51,9 @@ from repository.models import (
 )
 from repository.wire import AttributeMap, ContentEntry, ContentItem, ElementInput
 
+if TYPE_CHECKING:
+    import psycopg
+
 OPEN_ENDED = "9999-12-31T23:59:59"
 NEUTRAL = catalog.NEUTRAL
 MAX_TREE_DEPTH = 256
@@ -58,6 +62,8 @@ TENANT_PART = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 # Values per IN list: far below every backend's cap on the parameters of one statement.
 IN_CHUNK = 1000
 _Columns = TypeVarTuple("_Columns")
+# Rows from which PostgreSQL gets COPY instead of INSERT (`Store._insert`).
+COPY_FROM = 100
 
 
 def now_timestamp() -> str:
@@ -609,11 +615,24 @@ class Store:
         return {element_id: pk for element_id, pk in self._chunked_rows(query, Element.id, ids)}
 
     def _insert(self, model: type[Base], rows: list[dict[str, Any]]) -> None:
-        """One bulk INSERT (the driver's executemany), nothing loaded back. Core, not the
-        ORM's bulk insert: the rows are complete, and per-row ORM work costs more than
-        the statement itself."""
-        if rows:
+        """Rows that all have the same keys, nothing loaded back: PostgreSQL's COPY for
+        many (half the CPU of an executemany, on both ends), else one executemany. Core,
+        not the ORM's bulk insert: the rows are complete, and per-row ORM work costs more
+        than the statement itself."""
+        if not rows:
+            return
+        connection = self.session.connection()
+        if connection.dialect.name != "postgresql" or len(rows) < COPY_FROM:
             self.session.execute(insert(_table(model)), rows)
+            return
+        columns = list(rows[0])
+        preparer = connection.dialect.identifier_preparer
+        command = (f"COPY {qualified_name(connection, _table(model))} "
+                   f"({', '.join(preparer.quote(column) for column in columns)}) FROM STDIN")
+        driver = cast("psycopg.Connection[Any]", connection.connection.dbapi_connection)
+        with refusing_when_busy(), driver.cursor() as cursor, cursor.copy(command) as copy:
+            for row in rows:
+                copy.write_row([row[column] for column in columns])
 
     def _insert_returning_pks(self, model: type[Base], rows: list[dict[str, Any]],
                               key: str) -> list[int]:

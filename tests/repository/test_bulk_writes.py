@@ -11,11 +11,14 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
+import psycopg
 import pytest
 from flask import Flask
 from sqlalchemy import Engine, create_engine, event, text
 
 from repository.app import create_app
+from repository.db import refusing_when_busy
+from repository.errors import ServiceUnavailable
 from repository.fixtures import diagram_fixture
 from tests.repository.conftest import FACETS, OTHER_TENANT, Api, Prepared, assert_error
 from tests.repository.standin import DRAFT, ORDER, SALES
@@ -275,3 +278,24 @@ def test_other_tenants_writes_get_2xx_or_503_during_a_5000_shape_create(
     for status, retry_after, seconds in answers:
         assert status == 200 or (status == 503 and retry_after is not None), status
         assert seconds < SHORT_WAIT_SECONDS + 2.0, seconds
+
+
+def _locked() -> sqlite3.OperationalError:
+    error = sqlite3.OperationalError("database is locked")
+    error.sqlite_errorcode = sqlite3.SQLITE_BUSY
+    return error
+
+
+@pytest.mark.parametrize("error", [
+    _locked(), psycopg.errors.LockNotAvailable(), psycopg.errors.DeadlockDetected(),
+    psycopg.errors.SerializationFailure(),
+], ids=["sqlite-busy", "lock-timeout", "deadlock", "serialization"])
+def test_busy_errors_of_driver_calls_become_503(error: Exception) -> None:
+    with pytest.raises(ServiceUnavailable) as refusal, refusing_when_busy():
+        raise error
+    assert refusal.value.retry_after > 0
+
+
+def test_other_driver_errors_stay_what_they_are() -> None:
+    with pytest.raises(psycopg.errors.UniqueViolation), refusing_when_busy():
+        raise psycopg.errors.UniqueViolation()
