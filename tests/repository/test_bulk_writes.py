@@ -4,6 +4,7 @@ and a write that cannot get the lock answers 503 with Retry-After, never 500."""
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 import threading
 import time
@@ -17,10 +18,17 @@ from flask import Flask
 from sqlalchemy import Engine, create_engine, event, text
 
 from repository.app import create_app
-from repository.db import refusing_when_busy
+from repository.db import make_engine, refusing_when_busy
 from repository.errors import ServiceUnavailable
 from repository.fixtures import diagram_fixture
-from tests.repository.conftest import FACETS, OTHER_TENANT, Api, Prepared, assert_error
+from tests.repository.conftest import (
+    FACETS,
+    OTHER_TENANT,
+    PG_ENV,
+    Api,
+    Prepared,
+    assert_error,
+)
 from tests.repository.standin import DRAFT, ORDER, SALES
 
 CONTENT = FACETS + "/processes/views/diagram/elements/{}/content"
@@ -299,3 +307,17 @@ def test_busy_errors_of_driver_calls_become_503(error: Exception) -> None:
 def test_other_driver_errors_stay_what_they_are() -> None:
     with pytest.raises(psycopg.errors.UniqueViolation), refusing_when_busy():
         raise psycopg.errors.UniqueViolation()
+
+
+def test_postgresql_waits_are_bounded_and_keep_the_urls_own_options() -> None:
+    url = os.environ.get(PG_ENV)
+    if not url:
+        pytest.skip(f"{PG_ENV} is not set; PostgreSQL runs are skipped")
+    separator = "&" if "?" in url else "?"
+    engine = make_engine(f"{url}{separator}options=-csearch_path%3Delsewhere")
+    try:
+        with engine.connect() as connection:
+            assert connection.exec_driver_sql("SHOW lock_timeout").scalar() == "5s"
+            assert connection.exec_driver_sql("SHOW search_path").scalar() == "elsewhere"
+    finally:
+        engine.dispose()
