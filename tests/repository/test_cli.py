@@ -8,13 +8,14 @@ import os
 import socket
 import subprocess
 import sys
+import threading
 import time
 import urllib.error
 import urllib.request
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 import pytest
 from sqlalchemy import create_engine, text
@@ -130,17 +131,31 @@ def free_port() -> int:
 
 
 class Server:
+    """A real `elrepo serve` on a free port. Its output goes to `serve.log` in `cwd`:
+    everything after the token line is copied there by a thread, because a pipe nobody
+    reads fills up after some hundred access-log lines and then blocks every worker."""
+
     def __init__(self, db: str, cwd: Path) -> None:
         self.port = free_port()
+        self.log_path = cwd / "serve.log"
+        self._log = self.log_path.open("a", encoding="utf-8")
         self.process = subprocess.Popen(
             [sys.executable, "-m", "repository.cli", "serve", "--port", str(self.port),
              "--db", db, "--workers", "2"],
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=cwd,
+            stdout=subprocess.PIPE, stderr=self._log, text=True, cwd=cwd,
             env={**os.environ, "ELREPO_SERVICE_AUTH_TOKEN": "svc",
                  "PYTHONPATH": str(Path(__file__).resolve().parents[2])})
         assert self.process.stdout is not None
         self.token = self.process.stdout.readline().strip()
+        self._copier = threading.Thread(target=self._copy_output, args=(self.process.stdout,),
+                                        daemon=True)
+        self._copier.start()
         self._wait_until_listening()
+
+    def _copy_output(self, stream: IO[str]) -> None:
+        for line in stream:
+            self._log.write(line)
+        self._log.flush()
 
     def _wait_until_listening(self) -> None:
         deadline = time.monotonic() + 30
@@ -149,7 +164,7 @@ class Server:
                 with socket.create_connection(("127.0.0.1", self.port), timeout=0.5):
                     return
             except OSError:
-                assert self.process.poll() is None, self.process.stderr.read()  # type: ignore[union-attr]
+                assert self.process.poll() is None, self.log_path.read_text()
                 time.sleep(0.1)
         raise AssertionError("elrepo serve did not start listening")
 
@@ -168,7 +183,9 @@ class Server:
 
     def stop(self) -> None:
         self.process.terminate()
-        self.process.communicate(timeout=30)
+        self.process.wait(timeout=30)
+        self._copier.join(timeout=30)
+        self._log.close()
 
 
 @pytest.fixture(scope="module")

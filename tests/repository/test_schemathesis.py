@@ -16,7 +16,6 @@ import io
 import json
 import subprocess
 import sys
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -44,17 +43,7 @@ SERVICE_TOKEN = "svc"  # what tests.repository.test_cli.Server gives the server
 def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Server, Path]]:
     directory = tmp_path_factory.mktemp("schemathesis")
     server = Server(server_database(directory), directory)
-    # Server pipes the server's output (the access log too) without reading it after the
-    # token line; a thousand requests would fill the pipes and block the workers.
-    drains = [threading.Thread(target=stream.readlines, daemon=True)
-              for stream in (server.process.stdout, server.process.stderr)
-              if stream is not None]
-    for drain in drains:
-        drain.start()
     yield server, directory
-    server.process.terminate()
-    for drain in drains:
-        drain.join(timeout=30)
     server.stop()
 
 
