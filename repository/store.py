@@ -11,7 +11,7 @@ import json
 import re
 import uuid
 from collections import Counter
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, NamedTuple, TypeVarTuple, Unpack, cast
@@ -49,7 +49,9 @@ from repository.models import (
     Shape,
     Tenant,
 )
-from repository.wire import AttributeMap, ContentEntry, ContentItem, ElementInput
+from repository.wire import (
+    AttributeMap, ContentEntry, ContentItem, ElementInput, check_link_count,
+)
 
 if TYPE_CHECKING:
     import psycopg
@@ -513,6 +515,7 @@ class Store:
             listed = predecessors[shape_ids[item.index]]
             listed.extend(p for p in dict.fromkeys(shape_ids[i] for i in item.predecessors)
                           if p not in listed)
+        self._check_link_total(version, existing, predecessors)
         position = self.session.scalar(select(func.coalesce(func.max(Shape.position), -1) + 1)
                                        .where(Shape.version_pk == version.pk)) or 0
         self._insert(Shape, [
@@ -527,6 +530,16 @@ class Store:
             self.session.execute(update(Shape), changed)
         self.touch(diagram, version, actor_pk)
         return [(shape_ids[item.index], item.index) for item in items]
+
+    def _check_link_total(self, version: ElementVersion, changed: Mapping[str, Any],
+                          predecessors: Mapping[str, list[str]]) -> None:
+        """The diagram's links after an append, the untouched shapes' included, within
+        the limit the wire layer applies to one request (CONTRACT section 9)."""
+        untouched = sum(len(json.loads(listed)) for shape_id, listed in self.session.execute(
+            select(Shape.shape_id, Shape.predecessors).where(Shape.version_pk == version.pk))
+            if shape_id not in changed)
+        check_link_count(untouched + sum(len(listed) for listed in predecessors.values()),
+                         "the diagram after this append")
 
     def transition(self, element: Element, transition: release.Transition,
                    actor_pk: int | None) -> Element:

@@ -207,7 +207,7 @@ def parse_content_body(body: Any) -> list[ContentItem]:
         raise TooLarge(f"At most {MAX_CONTENT_ITEMS} content items per request, "
                        f"got {len(values)}")
     items = [_content_item(raw, f"values[{i}]") for i, raw in enumerate(values)]
-    _check_links(sum(len(item.predecessors) for item in items), "this request")
+    check_link_count(sum(len(item.predecessors) for item in items), "this request")
     for item in items:
         if item.index < 0 or item.index >= len(items):
             raise InvalidInput(f"shapeInfo.index {item.index} is out of range 0..{len(items) - 1}")
@@ -274,11 +274,11 @@ def _content_entries(raw: Any, where: str) -> list[ContentEntry]:
             raise InvalidInput(f"{where}[{i}].predecessors must be a list of shape ids")
         entries.append(ContentEntry(shape_id, element_id,
                                     None if predecessors is None else tuple(predecessors)))
-    _check_links(sum(len(entry.predecessors or ()) for entry in entries), where)
+    check_link_count(sum(len(entry.predecessors or ()) for entry in entries), where)
     return entries
 
 
-def _check_links(links: int, where: str) -> None:
+def check_link_count(links: int, where: str) -> None:
     if links > MAX_PREDECESSOR_LINKS:
         raise TooLarge(f"A diagram holds at most {MAX_PREDECESSOR_LINKS:,} predecessor "
                        f"links; {where} has {links:,}")

@@ -246,6 +246,21 @@ def test_an_update_whose_content_is_over_the_link_limit_is_413(api: Api) -> None
     assert_error(api.post(UPDATE, body, role="editor"), 413)
 
 
+def complete_content(shapes: int) -> dict[str, Any]:
+    """Every shape follows every earlier one: shapes * (shapes - 1) / 2 distinct links."""
+    return {"values": [{"shapeInfo": {"index": i, "predecessors": list(range(i))},
+                        "element": {"type": "task"}} for i in range(shapes)]}
+
+
+def test_an_append_that_takes_the_diagram_over_the_link_limit_is_413(api: Api) -> None:
+    first = api.post(CONTENT, complete_content(150), role="editor")  # 11,175 links
+    assert first.status_code == 200, first.get_json()
+    before = rows(api)
+    body = assert_error(api.post(CONTENT, complete_content(150), role="editor"), 413)
+    assert "22,350" in body["message"] and f"{MAX_PREDECESSOR_LINKS:,}" in body["message"]
+    assert rows(api) == before
+
+
 def test_the_link_limit_is_inclusive() -> None:
     items = parse_content_body(dense_content(MAX_PREDECESSOR_LINKS))
     assert len(items[1].predecessors) == MAX_PREDECESSOR_LINKS
