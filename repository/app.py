@@ -11,7 +11,7 @@ from typing import Any
 
 import sqlalchemy.exc
 from flask import Flask, Response, g, jsonify, request
-from werkzeug.exceptions import HTTPException
+from werkzeug.exceptions import HTTPException, MethodNotAllowed
 
 from repository.api.common import refuse_invalid_text
 from repository.db import (
@@ -147,7 +147,10 @@ def _register_error_handlers(app: Flask) -> None:
             413: f"The body is larger than {MAX_BODY_BYTES // (1024 * 1024)} MiB",
         }
         message = messages.get(status, error.name)
-        return error_response(status, "critical" if status >= 500 else "error", message)
+        response = error_response(status, "critical" if status >= 500 else "error", message)
+        if isinstance(error, MethodNotAllowed) and error.valid_methods:
+            response.headers["Allow"] = ", ".join(error.valid_methods)  # RFC 9110 15.5.6
+        return response
 
     @app.errorhandler(Exception)
     def unexpected_error(error: Exception) -> Response:

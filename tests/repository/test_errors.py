@@ -38,6 +38,7 @@ def test_wrong_methods_are_405_envelopes(api: Api, call: object) -> None:
     path = TENANT + call.path  # type: ignore[attr-defined]
     response = api.client.delete(path, headers=api.headers("administrator", None))
     assert_error(response, 405, render="/render/" in path)
+    assert call.method in response.headers["Allow"].split(", ")  # type: ignore[attr-defined]
 
 
 @sqlite_only
