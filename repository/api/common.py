@@ -3,15 +3,17 @@ query-parameter parsing, the request's session, and the response envelopes."""
 
 from __future__ import annotations
 
+import re
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from flask import current_app, g, request
 from sqlalchemy.orm import Session
 
 from repository import auth, catalog
 from repository.db import open_session
-from repository.errors import InvalidInput, NotFound
+from repository.errors import InvalidInput, NotFound, RepositoryError
 from repository.filters import compile_filter
 from repository.serialize import DEFAULT_RESOURCES, RESOURCES, Shaping
 from repository.store import PageRequest, Store, find_tenant
@@ -20,6 +22,10 @@ from repository.wire import check_text, load_json, parse_integer
 DEFAULT_PAGE_SIZE = 100
 MAX_PAGE_SIZE = 1000
 MAX_PAGE = 10**9  # keeps the SQL offset inside a 64-bit integer
+_ENTITY_TAG = r'(?:W/)?"[\x21\x23-\x7e]*"'
+_ENTITY_TAGS = re.compile(rf"{_ENTITY_TAG}(?:[ \t]*,[ \t]*{_ENTITY_TAG})*")
+_REVISION_TAG = re.compile(r'(W/)?"([0-9]{1,18})"')
+Parsed = TypeVar("Parsed")
 
 
 def session(write: bool | None = None) -> Session:
@@ -140,3 +146,30 @@ def _int_param(name: str, default: int, minimum: int, maximum: int | None = None
         upper = f" and at most {maximum}" if maximum is not None else ""
         raise InvalidInput(f"{name} must be at least {minimum}{upper}, got {value}")
     return value
+
+
+def checked_body(parse: Callable[[Any], Parsed]) -> Callable[[], Parsed]:
+    """Read and check the body now, before the request takes the write lock (a slow
+    upload or a large body must not hold it). Its refusal is raised only when the result
+    is called, after the checks the contract puts first (api-version, token, tenant)."""
+    try:
+        parsed = parse(json_body())
+    except RepositoryError as error:
+        refusal = error
+
+        def refuse() -> Parsed:
+            raise refusal
+        return refuse
+    return lambda: parsed
+
+
+def if_match() -> frozenset[int] | None:
+    """The revisions the request's If-Match allows, or None (no header, or `*`: any
+    current one, and the element exists). Weak tags never match (strong comparison)."""
+    header = request.headers.get("If-Match")
+    if header is None or header.strip() == "*":
+        return None
+    if not _ENTITY_TAGS.fullmatch(header.strip()):
+        raise InvalidInput('If-Match must be * or a list of ETags such as "7"')
+    return frozenset(int(revision) for weak, revision in _REVISION_TAG.findall(header)
+                     if not weak)

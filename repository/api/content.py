@@ -1,5 +1,5 @@
 """Seed endpoint 12: content create, shapes appended to a diagram atomically (in bulk
-statements; If-Match as on update, see repository/api/elements.py)."""
+statements; If-Match as on update, see repository/api/elements.py and api/common.if_match)."""
 
 from __future__ import annotations
 
@@ -8,8 +8,7 @@ from typing import Any
 from flask import Blueprint
 
 from repository import auth
-from repository.api.common import check_facet, tenant_request
-from repository.api.elements import checked_body, if_match
+from repository.api.common import check_facet, checked_body, if_match, tenant_request
 from repository.api.routes import FACET
 from repository.wire import parse_content_body
 

@@ -9,10 +9,8 @@ existing element (the header names one resource).
 
 from __future__ import annotations
 
-import re
-from collections.abc import Callable
 from dataclasses import replace
-from typing import Any, TypeVar
+from typing import Any
 
 from flask import Blueprint, request
 from sqlalchemy import select
@@ -20,8 +18,9 @@ from sqlalchemy import select
 from repository import auth
 from repository.api.common import (
     check_facet,
+    checked_body,
     elements_envelope,
-    json_body,
+    if_match,
     page_request,
     page_selection_key,
     shaping,
@@ -29,17 +28,13 @@ from repository.api.common import (
 )
 from repository.api.lookup import matching_element, serializer
 from repository.api.routes import ELEMENT, VIEW
-from repository.errors import InvalidInput, RepositoryError
+from repository.errors import InvalidInput
 from repository.filters import VERSIONS, compile_filter
 from repository.models import Element, ElementVersion
 from repository.serialize import Shaping
 from repository.wire import parse_update_body
 
 blueprint = Blueprint("elements", __name__)
-Parsed = TypeVar("Parsed")
-_ENTITY_TAG = r'(?:W/)?"[\x21\x23-\x7e]*"'
-_ENTITY_TAGS = re.compile(rf"{_ENTITY_TAG}(?:[ \t]*,[ \t]*{_ENTITY_TAG})*")
-_REVISION_TAG = re.compile(r'(W/)?"([0-9]{1,18})"')
 
 
 def entity_tag(element: Element, version: ElementVersion) -> str:
@@ -48,33 +43,6 @@ def entity_tag(element: Element, version: ElementVersion) -> str:
     if version.pk == element.current_version_pk:
         return f'"{element.revision}"'
     return f'"{element.revision}-{version.seq}"'
-
-
-def if_match() -> frozenset[int] | None:
-    """The revisions the request's If-Match allows, or None (no header, or `*`: any
-    current one, and the element exists). Weak tags never match (strong comparison)."""
-    header = request.headers.get("If-Match")
-    if header is None or header.strip() == "*":
-        return None
-    if not _ENTITY_TAGS.fullmatch(header.strip()):
-        raise InvalidInput('If-Match must be * or a list of ETags such as "7"')
-    return frozenset(int(revision) for weak, revision in _REVISION_TAG.findall(header)
-                     if not weak)
-
-
-def checked_body(parse: Callable[[Any], Parsed]) -> Callable[[], Parsed]:
-    """Read and check the body now, before the request takes the write lock (a slow
-    upload or a large body must not hold it). Its refusal is raised only when the result
-    is called, after the checks the contract puts first (api-version, token, tenant)."""
-    try:
-        parsed = parse(json_body())
-    except RepositoryError as error:
-        refusal = error
-
-        def refuse() -> Parsed:
-            raise refusal
-        return refuse
-    return lambda: parsed
 
 
 @blueprint.get(VIEW + "/elements")
