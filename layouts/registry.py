@@ -1,32 +1,32 @@
-"""Layout key → strategy: an explicit table, spelled as the seed spells the keys."""
+"""Layout key → strategy: an explicit table over the keys of ``layouts/keys.py``."""
 from __future__ import annotations
 
-from layouts.base import LayoutStrategy
+from layouts.base import LayoutError, LayoutStrategy
 from layouts.detailed import DETAILED
 from layouts.entity_relationship import ENTITY_RELATIONSHIP
 from layouts.flow import HORIZONTAL_FLOW, HORIZONTAL_SWIMLANE, VERTICAL_FLOW, VERTICAL_SWIMLANE
 from layouts.graphic import GRAPHIC
+from layouts.keys import LAYOUT_KEYS
 from layouts.matrix import CUSTOMER_MATRIX, PROCESS_MATRIX
 
-#: Every key the render endpoint accepts (seed, endpoint 16).
-LAYOUT_KEYS: tuple[str, ...] = (
-    "detailed", "vertical", "horizontal", "verticalSwimlane", "horizontalSwimlane",
-    "graphic", "processMatrix", "customerMatrix", "entityRelationship",
-)
-
-STRATEGIES: dict[str, LayoutStrategy] = {
-    HORIZONTAL_FLOW.key: HORIZONTAL_FLOW,
-    VERTICAL_FLOW.key: VERTICAL_FLOW,
-    HORIZONTAL_SWIMLANE.key: HORIZONTAL_SWIMLANE,
-    VERTICAL_SWIMLANE.key: VERTICAL_SWIMLANE,
-    DETAILED.key: DETAILED,
-    GRAPHIC.key: GRAPHIC,
-    PROCESS_MATRIX.key: PROCESS_MATRIX,
-    CUSTOMER_MATRIX.key: CUSTOMER_MATRIX,
-    ENTITY_RELATIONSHIP.key: ENTITY_RELATIONSHIP,
-}
+__all__ = ["LAYOUT_KEYS", "STRATEGIES", "UnknownLayoutKey", "get_strategy"]
 
 
-def get_strategy(key: str) -> LayoutStrategy | None:
-    """The strategy for ``key``, or None when the key is unknown or not built yet."""
-    return STRATEGIES.get(key)
+class UnknownLayoutKey(LayoutError):
+    """A key that is not one of ``LAYOUT_KEYS``."""
+
+
+STRATEGIES: dict[str, LayoutStrategy] = {strategy.key: strategy for strategy in (
+    DETAILED, VERTICAL_FLOW, HORIZONTAL_FLOW, VERTICAL_SWIMLANE, HORIZONTAL_SWIMLANE,
+    GRAPHIC, PROCESS_MATRIX, CUSTOMER_MATRIX, ENTITY_RELATIONSHIP,
+)}
+if tuple(STRATEGIES) != LAYOUT_KEYS:  # a strategy added or renamed without its key
+    raise ImportError(f"layout strategies {tuple(STRATEGIES)} do not match {LAYOUT_KEYS}")
+
+
+def get_strategy(key: str) -> LayoutStrategy:
+    """The strategy for ``key``; ``UnknownLayoutKey`` names the known keys otherwise."""
+    strategy = STRATEGIES.get(key)
+    if strategy is None:
+        raise UnknownLayoutKey(f"unknown layout {key!r}; one of: {', '.join(LAYOUT_KEYS)}")
+    return strategy

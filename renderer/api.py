@@ -9,7 +9,7 @@ from typing import Any
 
 from layouts.base import LayoutError, LayoutOptions
 from layouts.graph import LayoutGraph
-from layouts.registry import LAYOUT_KEYS, get_strategy
+from layouts.registry import LAYOUT_KEYS, UnknownLayoutKey, get_strategy
 from renderer.build import flow_graph, swimlane_graph
 from renderer.entities import entity_graph
 from renderer.hierarchy import graphic_graph
@@ -24,7 +24,8 @@ __all__ = ["render", "RenderInputError", "UnknownLayoutError", "LAYOUT_KEYS"]
 
 GraphBuilder = Callable[[Diagram, str, FontMetrics, str], tuple[LayoutGraph, Scene]]
 
-#: How each layout key turns a diagram into what its strategy lays out.
+#: How each layout key turns a diagram into what its strategy lays out (every key of
+#: LAYOUT_KEYS; tests/test_render.py checks the two agree).
 BUILDERS: dict[str, GraphBuilder] = {
     "horizontal": flow_graph,
     "vertical": flow_graph,
@@ -43,15 +44,12 @@ def render(fixture: Any, layout_key: str, culture: int | str = 1033,
     """SVG text of ``fixture`` (CONTRACT section 7) drawn with the ``layout_key`` strategy
     and labels in ``culture``. Raises ``RenderInputError`` with a one-line message for
     anything in the input or request that cannot be drawn."""
-    strategy = get_strategy(layout_key)
-    builder = BUILDERS.get(layout_key)
-    if strategy is None or builder is None:
-        known = ", ".join(LAYOUT_KEYS)
-        if layout_key in LAYOUT_KEYS:
-            raise UnknownLayoutError(f"layout {layout_key!r} is not available yet")
-        raise UnknownLayoutError(f"unknown layout {layout_key!r}; one of: {known}")
+    try:
+        strategy = get_strategy(layout_key)
+    except UnknownLayoutKey as error:
+        raise UnknownLayoutError(str(error)) from None
     diagram = parse_diagram(fixture)
-    graph, scene = builder(diagram, str(culture), font or load_font(), layout_key)
+    graph, scene = BUILDERS[layout_key](diagram, str(culture), font or load_font(), layout_key)
     try:
         layout = strategy.layout(graph, options or LayoutOptions())
     except LayoutError as error:

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from layouts.keys import LAYOUT_KEYS as LAYOUT_KEYS  # re-exported: the service names them too
+
 GERMAN = 1031
 ENGLISH = 1033
 NEUTRAL = 127
@@ -155,11 +157,6 @@ SERVER_ATTRIBUTES = frozenset({
 })
 
 SERVER_RELATED = frozenset({"createdBy", "changedBy", "relBy", "releaseHistory"})
-
-LAYOUT_KEYS = (
-    "detailed", "vertical", "horizontal", "verticalSwimlane", "horizontalSwimlane",
-    "graphic", "processMatrix", "customerMatrix", "entityRelationship",
-)
 
 
 def facet_of_type(type_key: str, facet_hint: str | None = None) -> str | None:

@@ -7,7 +7,9 @@ from typing import Any
 import pytest
 from lxml import etree
 
-from renderer.api import RenderInputError, UnknownLayoutError, render
+from layouts.keys import LAYOUT_KEYS
+from layouts.registry import STRATEGIES, UnknownLayoutKey, get_strategy
+from renderer.api import BUILDERS, RenderInputError, UnknownLayoutError, render
 from tests.conftest import FIXTURES, load_fixture
 
 SVG = "{http://www.w3.org/2000/svg}"
@@ -90,6 +92,13 @@ def test_bad_input_gets_a_one_line_error(fixture: Any, message: str) -> None:
 def test_unknown_layout_key_is_a_clear_error() -> None:
     with pytest.raises(UnknownLayoutError, match="unknown layout 'diagonal'"):
         render(diagram(item(0)), "diagonal")
+
+
+def test_every_layout_key_has_a_strategy_and_a_builder() -> None:
+    assert tuple(STRATEGIES) == LAYOUT_KEYS
+    assert set(BUILDERS) == set(LAYOUT_KEYS)
+    with pytest.raises(UnknownLayoutKey, match="one of: detailed, vertical"):
+        get_strategy("diagonal")
 
 
 def test_awkward_but_valid_input_gives_a_sensible_picture() -> None:

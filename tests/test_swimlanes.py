@@ -25,7 +25,6 @@ PAIRS = [("horizontal", "horizontalSwimlane"), ("vertical", "verticalSwimlane")]
 def laid_out(fixture: Any, key: str) -> Any:
     graph, scene = swimlane_graph(parse_diagram(fixture), "1033", load_font(), key)
     strategy = get_strategy(key)
-    assert strategy is not None
     return graph, scene, strategy.layout(graph, LayoutOptions())
 
 
@@ -41,7 +40,7 @@ def test_swimlane_invariants_and_crossings(case: str, flow_key: str, key: str) -
     assert sorted(lane.id for lane in layout.lanes) == sorted(set(lane_of.values()))
     flow_graph = graph.__class__(tuple(n.__class__(n.id, n.kind, n.width, n.height, n.label_width, n.label_height)
                                        for n in graph.nodes), graph.edges)
-    flow = get_strategy(flow_key).layout(flow_graph, LayoutOptions())  # type: ignore[union-attr]
+    flow = get_strategy(flow_key).layout(flow_graph, LayoutOptions())
     lane_changes = sum(1 for e in graph.edges if lane_of[e.source] != lane_of[e.target])
     assert crossings(layout) <= crossings(flow) + lane_changes
 

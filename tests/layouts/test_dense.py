@@ -109,7 +109,6 @@ def cheap_paths(monkeypatch: pytest.MonkeyPatch) -> None:
 def laid_out(fixture: dict[str, Any], key: str) -> tuple[LayoutGraph, Layout]:
     graph, _ = BUILDERS[key](parse_diagram(fixture), "1033", load_font(), key)
     strategy = get_strategy(key)
-    assert strategy is not None
     return graph, strategy.layout(graph, LayoutOptions())
 
 

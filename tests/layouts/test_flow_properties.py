@@ -38,7 +38,6 @@ def flow_graphs(draw: st.DrawFn) -> LayoutGraph:
 @given(graph=flow_graphs(), key=st.sampled_from(["horizontal", "vertical"]))
 def test_flow_layout_invariants(graph: LayoutGraph, key: str) -> None:
     strategy = get_strategy(key)
-    assert strategy is not None
     layout = strategy.layout(graph, LayoutOptions())
     assert sorted(n.id for n in layout.nodes) == sorted(n.id for n in graph.nodes)
     assert [(e.source, e.target) for e in layout.edges] == [(e.source, e.target) for e in graph.edges]
@@ -58,7 +57,6 @@ def test_flow_layout_invariants(graph: LayoutGraph, key: str) -> None:
 
 def test_empty_and_single_node_graphs() -> None:
     strategy = get_strategy("horizontal")
-    assert strategy is not None
     empty = strategy.layout(LayoutGraph((), ()), LayoutOptions())
     assert empty.nodes == () and empty.width > 0
     single = strategy.layout(LayoutGraph((LayoutNode("a", "task", 120, 60),), ()), LayoutOptions())

@@ -33,7 +33,6 @@ CASES: dict[str, Any] = {**{f"demo/{k}": v for k, v in DEMO.items()},
 def laid_out(fixture: Any, key: str) -> tuple[LayoutGraph, Scene, Layout]:
     graph, scene = BUILDERS[key](parse_diagram(fixture), "1033", load_font(), key)
     strategy = get_strategy(key)
-    assert strategy is not None
     return graph, scene, strategy.layout(graph, LayoutOptions())
 
 
@@ -69,7 +68,7 @@ def test_every_layout_keeps_its_invariants(case: str, key: str) -> None:
             assert a in ancestors(graph, b) or b in ancestors(graph, a), (a, b)
     else:
         assert overlapping_pairs(layout) == []
-    assert get_strategy(key).layout(graph, LayoutOptions()) == layout  # type: ignore[union-attr]
+    assert get_strategy(key).layout(graph, LayoutOptions()) == layout
 
 
 # --------------------------------------------------------------------------- detailed
@@ -105,7 +104,7 @@ def test_a_satellite_host_with_its_own_outside_label_is_refused() -> None:
                          LayoutNode("s", "orgUnit", 100, 25, role="satellite", parent="g")),
                         (LayoutEdge("g", "s"),))
     with pytest.raises(LayoutError):
-        get_strategy("detailed").layout(graph, LayoutOptions())  # type: ignore[union-attr]
+        get_strategy("detailed").layout(graph, LayoutOptions())
 
 
 # --------------------------------------------------------------------------- graphic
@@ -136,7 +135,7 @@ def test_graphic_survives_parent_cycles_and_unknown_parents() -> None:
              LayoutNode("b", "x", 100, 30, role="container", parent="a"),
              LayoutNode("c", "x", 80, 40, role="leaf", parent="a"),
              LayoutNode("d", "x", 80, 40, role="leaf", parent="missing"))
-    layout = get_strategy("graphic").layout(LayoutGraph(nodes, ()), LayoutOptions())  # type: ignore[union-attr]
+    layout = get_strategy("graphic").layout(LayoutGraph(nodes, ()), LayoutOptions())
     assert sorted(n.id for n in layout.nodes) == ["a", "b", "c", "d"]
 
 
@@ -206,7 +205,7 @@ def test_a_matrix_with_hundreds_of_rows_stays_readable() -> None:
 def test_a_matrix_without_columns_is_its_row_headers() -> None:
     graph, scene, layout = laid_out(load_fixture(FIXTURES / "corpus" / "gateway.nested.json"), "customerMatrix")
     assert layout.cells == () and {n.role for n in graph.nodes} == {"row"} and layout.nodes
-    assert get_strategy("processMatrix").layout(LayoutGraph((), ()), LayoutOptions()).nodes == ()  # type: ignore[union-attr]
+    assert get_strategy("processMatrix").layout(LayoutGraph((), ()), LayoutOptions()).nodes == ()
 
 
 # --------------------------------------------------------------------------- entity-relationship
@@ -247,6 +246,6 @@ def test_entities_list_name_type_and_version() -> None:
 def test_fanned_in_relations_share_one_label() -> None:
     nodes = tuple(LayoutNode(i, "task", 120, 40) for i in ("a", "b", "c", "t"))
     edges = tuple(LayoutEdge(s, "t", 70, 18, key="rel:executedBy:t") for s in ("a", "b", "c"))
-    layout = get_strategy("entityRelationship").layout(LayoutGraph(nodes, edges), LayoutOptions())  # type: ignore[union-attr]
+    layout = get_strategy("entityRelationship").layout(LayoutGraph(nodes, edges), LayoutOptions())
     assert [route.label is not None for route in layout.edges] == [True, False, False]
     assert overlapping_pairs(layout) == [] and edges_through_shapes(layout) == []
