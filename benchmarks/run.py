@@ -19,7 +19,7 @@ from typing import Any
 
 from benchmarks.generate import generate_flow
 from renderer.api import render
-from renderer.build import flow_graph
+from renderer.flow import flow_graph
 from renderer.model import parse_diagram
 from renderer.text import load_font
 

@@ -1,7 +1,8 @@
 """What a layout strategy reads: nodes with measured sizes, edges, lanes.
 
-Plain frozen data, built by ``renderer.build`` and never mutated by a strategy. Sizes are
-in SVG user units in the final orientation (``width`` is always the horizontal extent).
+Plain frozen data, built by the builder of each layout key in ``renderer`` and never
+mutated by a strategy. Sizes are in SVG user units in the final orientation (``width``
+is always the horizontal extent).
 """
 from __future__ import annotations
 

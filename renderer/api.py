@@ -10,12 +10,12 @@ from typing import Any
 from layouts.base import LayoutError, LayoutOptions
 from layouts.graph import LayoutGraph
 from layouts.registry import LAYOUT_KEYS, UnknownLayoutKey, get_strategy
-from renderer.build import flow_graph, swimlane_graph
-from renderer.entities import entity_graph
-from renderer.hierarchy import graphic_graph
+from renderer.detailed import detailed_graph
+from renderer.entity_relationship import entity_graph
+from renderer.flow import flow_graph, swimlane_graph
+from renderer.graphic import graphic_graph
 from renderer.matrix import customer_matrix_graph, process_matrix_graph
 from renderer.model import Diagram, RenderInputError, UnknownLayoutError, parse_diagram
-from renderer.satellites import detailed_graph
 from renderer.scene import Scene
 from renderer.svg import write_svg
 from renderer.text import FontMetrics, load_font

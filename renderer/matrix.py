@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from layouts.graph import LayoutEdge, LayoutGraph, LayoutNode
-from renderer.build import FONT_SIZE, shape_label
+from renderer.measure import FONT_SIZE, shape_label
 from renderer.model import Diagram, Element
 from renderer.relations import first_shape_ids, is_org_unit, is_product, matrix_rows, related
 from renderer.scene import Scene, ShapeView

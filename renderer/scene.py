@@ -1,7 +1,8 @@
 """What the SVG writer draws besides geometry: per node its element, type and label lines.
 
-A ``Scene`` is built by ``renderer.build`` next to the ``LayoutGraph``; the writer pairs
-it with the ``Layout`` a strategy returned. Ids match ``LayoutNode.id``.
+A ``Scene`` is built next to the ``LayoutGraph`` by the builder of the layout key
+(``renderer/flow.py`` and its siblings); the writer pairs it with the ``Layout`` a
+strategy returned. Ids match ``LayoutNode.id``.
 """
 from __future__ import annotations
 

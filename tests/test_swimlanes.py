@@ -9,7 +9,7 @@ import pytest
 from layouts.base import LayoutOptions
 from layouts.registry import get_strategy
 from renderer.api import render
-from renderer.build import UNASSIGNED_LANE, swimlane_graph
+from renderer.flow import UNASSIGNED_LANE, swimlane_graph
 from renderer.model import parse_diagram
 from renderer.text import load_font
 from tests.conftest import FIXTURES, ROOT, load_fixture

@@ -14,7 +14,8 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from layouts.graph import LayoutEdge, LayoutGraph, LayoutNode
-from renderer.build import BOX_PADDING, FONT_SIZE, flow_graph, shape_label
+from renderer.flow import flow_graph
+from renderer.measure import BOX_PADDING, FONT_SIZE, shape_label
 from renderer.model import Diagram, Element, Shape
 from renderer.relations import MATRIX_ROW_TYPES, is_document, is_system, related
 from renderer.scene import Scene, ShapeView

@@ -13,7 +13,7 @@ children is one leaf: the diagram element.
 from __future__ import annotations
 
 from layouts.graph import LayoutGraph, LayoutNode
-from renderer.build import FONT_SIZE, measure_box, shape_label
+from renderer.measure import FONT_SIZE, measure_box, shape_label
 from renderer.model import Diagram
 from renderer.relations import first_shape_ids, hierarchy
 from renderer.scene import Scene, ShapeView

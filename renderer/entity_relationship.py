@@ -12,7 +12,7 @@ two lines), its type and, when the element carries them, its version and state.
 from __future__ import annotations
 
 from layouts.graph import LayoutEdge, LayoutGraph, LayoutNode
-from renderer.build import BOX_PADDING, FONT_SIZE, shape_label
+from renderer.measure import BOX_PADDING, FONT_SIZE, shape_label
 from renderer.model import Diagram, Element
 from renderer.relations import first_shape_ids, related
 from renderer.scene import Scene, ShapeView
