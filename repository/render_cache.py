@@ -18,9 +18,7 @@ is logged per outage, and Redis is tried again after a pause.
 
 from __future__ import annotations
 
-import functools
 import hashlib
-import importlib.util
 import json
 import logging
 import os
@@ -28,9 +26,9 @@ import re
 import threading
 import time
 from collections import OrderedDict
-from importlib import metadata
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
+
+from renderer.identity import engine_version
 
 if TYPE_CHECKING:
     import redis
@@ -55,12 +53,6 @@ KEY_PREFIX = "elrepo:render:"
 DEFAULT_NAMESPACE = "default"
 DEFAULT_MEMORY_BYTES = 64 * 1024 * 1024
 DEFAULT_TTL_SECONDS = 24 * 60 * 60
-#: The packages whose source decides the bytes; their digest is part of the key.
-_ENGINE_PACKAGES = ("renderer", "layouts")
-#: Distributions whose versions shape the bytes: the engine itself, the layout solver
-#: (HiGHS in scipy), the font and its metrics reader, and the SVG serializer. Servers
-#: sharing one Redis with different versions of these then never mix their pictures.
-_OUTPUT_DISTRIBUTIONS = ("elrepo", "scipy", "fonttools", "font-source-sans-pro", "svgwrite")
 #: Pool ids and namespaces are made of these, never ':' or glob characters, so one
 #: namespace's or pool's SCAN pattern cannot match another's keys.
 _NAME = re.compile(r"[A-Za-z0-9_.-]+")
@@ -78,34 +70,6 @@ class RenderCache(Protocol):
     def put(self, key: str, svg: bytes) -> None: ...
 
     def clear(self, pool: str | None = None) -> int: ...
-
-
-@functools.cache
-def engine_version() -> str:
-    """What decides the rendered bytes besides the input, read once per process: a
-    digest of the engine's source and the versions of the distributions it uses.
-
-    The digest stands in for a revision constant bumped by hand: a development checkout
-    (and many a deployment) keeps its `elrepo` version while the renderer changes, and
-    a forgotten bump would serve yesterday's pictures from a shared Redis."""
-    parts = [f"engine-source={_source_digest()}"]
-    for name in _OUTPUT_DISTRIBUTIONS:
-        try:
-            parts.append(f"{name}={metadata.version(name)}")
-        except metadata.PackageNotFoundError:  # a checkout run without installing
-            parts.append(f"{name}=unknown")
-    return ";".join(parts)
-
-
-def _source_digest() -> str:
-    digest = hashlib.sha256()
-    for package in _ENGINE_PACKAGES:
-        spec = importlib.util.find_spec(package)  # locates without importing
-        for root in (spec.submodule_search_locations or []) if spec else []:
-            for path in sorted(Path(root).rglob("*.py")):
-                digest.update(f"{package}/{path.relative_to(root).as_posix()}\0".encode())
-                digest.update(path.read_bytes())
-    return digest.hexdigest()[:16]
 
 
 def render_key(collection_id: str, storage_id: str, fixture: dict[str, Any],

@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 
+from renderer import identity
 from repository import render_cache
 from repository.api import render as render_api
 from repository.app import create_app
@@ -185,7 +186,7 @@ def test_engine_version_names_the_distribution_and_the_engine_source(
     from importlib.metadata import version
 
     assert f"elrepo={version('elrepo')}" in engine_version()
-    source = render_cache._source_digest()
+    source = identity.source_digest()
     assert f"engine-source={source}" in engine_version() and len(source) == 16
     for package in ("renderer", "layouts"):  # a copy of the engine with one line changed
         (tmp_path / package).mkdir()
@@ -194,9 +195,9 @@ def test_engine_version_names_the_distribution_and_the_engine_source(
     monkeypatch.syspath_prepend(str(tmp_path))
     for package in ("renderer", "layouts"):
         monkeypatch.delitem(sys.modules, package, raising=False)
-    before = render_cache._source_digest()
+    before = identity.source_digest()
     (tmp_path / "layouts" / "step.py").write_text("GAP = 12\n")
-    assert render_cache._source_digest() != before
+    assert identity.source_digest() != before
 
 
 # ---- the render endpoint with the cache -------------------------------------------------
