@@ -41,9 +41,9 @@ BUILDERS: dict[str, GraphBuilder] = {
 
 def render(fixture: Any, layout_key: str, culture: int | str = 1033,
            options: LayoutOptions | None = None, font: FontMetrics | None = None) -> str:
-    """SVG text of ``fixture`` (CONTRACT section 7) drawn with the ``layout_key`` strategy
-    and labels in ``culture``. Raises ``RenderInputError`` with a one-line message for
-    anything in the input or request that cannot be drawn."""
+    """SVG text of ``fixture`` (docs/contract.md, "Diagram fixture format") drawn with the
+    ``layout_key`` strategy and labels in ``culture``. Raises ``RenderInputError`` with a
+    one-line message for anything in the input or request that cannot be drawn."""
     try:
         strategy = get_strategy(layout_key)
     except UnknownLayoutKey as error:

@@ -1,8 +1,9 @@
 """The diagram as the renderer reads it: a content-create body plus referenced elements.
 
-``parse_diagram`` is the only reader of the fixture format (CONTRACT section 7) and of
-predecessor indices; everything after it works with shapes and shape ids. Every problem
-with the input becomes a ``RenderInputError`` whose message is one line a user can act on.
+``parse_diagram`` is the only reader of the fixture format (docs/contract.md, "Diagram
+fixture format") and of predecessor indices; everything after it works with shapes and
+shape ids. Every problem with the input becomes a ``RenderInputError`` whose message is
+one line a user can act on.
 """
 from __future__ import annotations
 

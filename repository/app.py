@@ -47,7 +47,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     app.extensions["elrepo.render_cache"] = cache
     app.url_map.strict_slashes = False
     # A `//` in a path is a plain 404: merging it would answer a redirect whose Location
-    # is built from the Host header (CONTRACT section 9).
+    # is built from the Host header (docs/contract.md, "Limits and robustness").
     app.url_map.merge_slashes = False
     _register_blueprints(app)
     app.before_request(refuse_invalid_text)

@@ -1,4 +1,5 @@
-"""Tenants' bearer tokens and the role → permission table (CONTRACT section 2).
+"""Tenants' bearer tokens and the role → permission table (docs/contract.md,
+"Authentication and permissions").
 
 A token is shown once; only its SHA-256 is stored. Each token is an `authToken` element
 of facet `automation`, which is what appears in createdBy / changedBy.

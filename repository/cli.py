@@ -1,4 +1,5 @@
-"""`elrepo`: serve, tenant create, token create, render, export (CONTRACT section 1).
+"""`elrepo`: serve, tenant create, token create, render, export (docs/contract.md,
+"Names and commands").
 
 Every command that touches the store takes `--db URL` (else ELREPO_DATABASE_URL, else
 ./elrepo.db) and creates the schema on an empty database. Errors are one line on

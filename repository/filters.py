@@ -1,9 +1,9 @@
 """`$filter`: a lark grammar and its compilation to SQLAlchemy expressions.
 
-Both operator forms of CONTRACT section 4 parse to the same tree (`name -eq 'x'` and
-`name eq 'x'`). Keywords and function names are case-insensitive. The result is a SQL
-condition on `Element`; attribute properties become IN sub-queries on the newest
-version's attribute rows, so nothing is filtered in Python.
+Both operator forms (docs/contract.md, "Query parameters") parse to the same tree
+(`name -eq 'x'` and `name eq 'x'`). Keywords and function names are case-insensitive.
+The result is a SQL condition on `Element`; attribute properties become IN sub-queries
+on the newest version's attribute rows, so nothing is filtered in Python.
 
 String comparisons with eq/ne/in/lt... are exact; contains/startswith/endswith ignore
 case, as users of a search box expect.

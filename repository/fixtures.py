@@ -1,4 +1,5 @@
-"""A diagram in the store → the renderer's fixture dict (CONTRACT section 7).
+"""A diagram in the store → the renderer's fixture dict (docs/contract.md, "Diagram
+fixture format").
 
 `values` are the diagram's shapes in order as content-create items whose predecessors
 are indices; `elements` holds the diagram's descendants and every element that the

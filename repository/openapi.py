@@ -233,7 +233,8 @@ HEADERS: dict[str, Schema] = {
 }
 _RENDER_HEADERS = ("ETag", *SECURITY_HEADERS, "X-Render-Cache")
 
-# Refusals any operation may answer (CONTRACT sections 2, 3 and 9).
+# Refusals any operation may answer (docs/contract.md, "Authentication and permissions",
+# "Wire conventions" and "Limits and robustness").
 _REFUSALS = (
     (400, "Bad request: malformed JSON, a bad query parameter, an invalid filter, invalid "
           "Unicode (lone surrogates, NUL), a number outside the 64-bit range, a culture id "

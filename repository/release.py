@@ -1,4 +1,5 @@
-"""The release workflow as a pure state machine (CONTRACT section 5). No I/O here.
+"""The release workflow as a pure state machine (docs/contract.md, "Elements, versions
+and release workflow"). No I/O here.
 
 The store asks three questions: which transitions may this caller run now, where does
 one lead (or why not), and which version number comes next.

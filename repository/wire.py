@@ -1,8 +1,9 @@
 """Inbound text and JSON → typed inputs, with every check a client can fail (400/413).
 
-The input rules of CONTRACT section 9 live here, once: text is valid Unicode (no NUL, no
-lone surrogates), integers lie within 64-bit range and other numbers are finite, culture
-ids are ASCII digits within range, attribute values and predecessor links are bounded.
+The input rules (docs/contract.md, "Limits and robustness") live here, once: text is
+valid Unicode (no NUL, no lone surrogates), integers lie within 64-bit range and other
+numbers are finite, culture ids are ASCII digits within range, attribute values and
+predecessor links are bounded.
 `load_json` applies them to a whole body, `check_text` to any other text a request
 carries; the store receives only the dataclasses below, so it never guesses at the shape
 of a body, and SQLite and PostgreSQL never see text one of them would refuse.
@@ -133,7 +134,7 @@ class ElementInput:
 
 @dataclass(frozen=True, slots=True)
 class ContentItem:
-    """One ContentModel of a content-create body (seed section 12)."""
+    """One ContentModel of a content-create body (docs/contract.md, "Diagrams")."""
 
     index: int
     shape_id: str | None
@@ -145,7 +146,8 @@ class ContentItem:
 
 
 def parse_update_body(body: Any) -> list[ElementInput]:
-    """`{count, elements: [...]}`; count must equal the list length (CONTRACT 8)."""
+    """`{count, elements: [...]}`; count must equal the list length (docs/contract.md,
+    "Details clients rely on")."""
     obj = _object(body, "body")
     elements = obj.get("elements")
     if not isinstance(elements, list):
@@ -199,7 +201,7 @@ def parse_related(raw: Any, where: str) -> dict[str, list[str]]:
 
 
 def parse_content_body(body: Any) -> list[ContentItem]:
-    """`{values: ContentModel[]}` with the index rules of CONTRACT section 6."""
+    """`{values: ContentModel[]}` with the index rules of docs/contract.md, "Diagrams"."""
     values = _object(body, "body").get("values")
     if not isinstance(values, list):
         raise InvalidInput("The body needs a list under 'values'")

@@ -111,8 +111,9 @@ def json_body() -> Any:
 
 
 def refuse_invalid_text() -> None:
-    """A request hook: the text rule of CONTRACT section 9 on every query parameter, path
-    parameter and header, before any endpoint (tenant or not) reads one."""
+    """A request hook: the text rule (docs/contract.md, "Limits and robustness") on every
+    query parameter, path parameter and header, before any endpoint (tenant or not) reads
+    one."""
     for name, value in request.args.items(multi=True):
         check_text(name, "A query parameter name")
         check_text(value, f"Query parameter {name}")

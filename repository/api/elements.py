@@ -1,10 +1,10 @@
 """Seed endpoints 2-6: list, get, update (and create), children, versions.
 
-Optimistic concurrency (CONTRACT 9): element GET answers a strong `ETag`, the element's
-revision (`"7"`), which changes on every write to the element. Update and content create
-honour `If-Match` (RFC 9110 13.1.1): a list of entity tags or `*`; no listed revision
-current → 412, nothing written. Update takes If-Match only for a body of exactly one
-existing element (the header names one resource).
+Optimistic concurrency (docs/contract.md, "Limits and robustness"): element GET answers
+a strong `ETag`, the element's revision (`"7"`), which changes on every write to the
+element. Update and content create honour `If-Match` (RFC 9110 13.1.1): a list of entity
+tags or `*`; no listed revision current → 412, nothing written. Update takes If-Match
+only for a body of exactly one existing element (the header names one resource).
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""URL prefixes shared by the blueprints (seed section Endpoints)."""
+"""URL prefixes shared by the blueprints (docs/contract.md, "Endpoints")."""
 
 TENANT = "/<collection_id>/<storage_id>"
 FACET = TENANT + "/_api/rest/facets/<facet>"
