@@ -1,10 +1,10 @@
 """Batch export of diagrams to SVG or PNG files, and SVG rasterization.
 
-Expects jobs that each name a diagram fixture (CONTRACT §7) and a layout key, and a
-render function ``render(fixture, layout_key, culture) -> svg``. Guarantees: every job
-is tried, a failing one is reported and never stops the others; each output file
-appears whole or not at all (temp file in the same directory, then ``os.replace``);
-file names cannot leave ``out_dir``.
+Expects jobs that each name a diagram fixture (docs/contract.md, "Diagram fixture
+format") and a layout key, and a render function ``render(fixture, layout_key, culture)
+-> svg``. Guarantees: every job is tried, a failing one is reported and never stops the
+others; each output file appears whole or not at all (temp file in the same directory,
+then ``os.replace``); file names cannot leave ``out_dir``.
 """
 from __future__ import annotations
 

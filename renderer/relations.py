@@ -77,9 +77,9 @@ def first_shape_ids(diagram: Diagram) -> dict[str, str]:
 
 
 def matrix_rows(diagram: Diagram) -> list[Element]:
-    """The rows of both matrices (CONTRACT §7): the elements of the diagram's task and
-    sub-process shapes, each once; for an element without content, the processes
-    under it in the hierarchy."""
+    """The rows of both matrices (docs/contract.md, "Layout keys"): the elements of the
+    diagram's task and sub-process shapes, each once; for an element without content,
+    the processes under it in the hierarchy."""
     if diagram.shapes:
         candidates = [shape.element for shape in diagram.shapes if shape.element.type in MATRIX_ROW_TYPES]
     else:

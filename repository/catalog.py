@@ -150,7 +150,8 @@ COMMON_ATTRIBUTES: tuple[tuple[str, str, str, str, bool], ...] = (
     ("gotoUrl", "SingleLineText", "Link", "Link", True),
 )
 
-# Attributes only the server writes, always under the neutral culture (CONTRACT 8).
+# Attributes only the server writes, always under the neutral culture (docs/contract.md,
+# "Details clients rely on").
 SERVER_ATTRIBUTES = frozenset({
     "createdOn", "changedOn", "version", "validFrom", "validUntil", "isReleased", "relOn",
     "state1",

@@ -4,11 +4,12 @@ SQLite gets WAL (readers never wait for the writer) and foreign keys on. A sessi
 opened with `write=True` takes SQLite's write lock at BEGIN (BEGIN IMMEDIATE): a request
 that reads and then writes cannot lose its snapshot to another worker half way.
 
-Waiting for a lock is bounded (CONTRACT 9): SQLite waits at most BUSY_TIMEOUT_SECONDS for
-the write lock (pysqlite's `timeout`), PostgreSQL at most as long for a row or table lock
-(`lock_timeout`). A write that still cannot go on (the lock, a deadlock, a serialization
-failure) raises `ServiceUnavailable`: 503 with Retry-After, never 500. Both waits can be
-set per engine through the driver's own connect arguments (`timeout`, `options`).
+Waiting for a lock is bounded (docs/contract.md, "Limits and robustness"): SQLite waits
+at most BUSY_TIMEOUT_SECONDS for the write lock (pysqlite's `timeout`), PostgreSQL at
+most as long for a row or table lock (`lock_timeout`). A write that still cannot go on
+(the lock, a deadlock, a serialization failure) raises `ServiceUnavailable`: 503 with
+Retry-After, never 500. Both waits can be set per engine through the driver's own
+connect arguments (`timeout`, `options`).
 """
 
 from __future__ import annotations

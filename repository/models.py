@@ -79,7 +79,8 @@ class Element(Base):
     # No FK: versions point at their element, and a cycle of FKs makes inserts order-bound.
     current_version_pk: Mapped[int | None] = mapped_column(Integer, nullable=True)
     # Counts the writes to the element (any version: attributes, related, children,
-    # content, state): its ETag, checked against If-Match (CONTRACT 9).
+    # content, state): its ETag, checked against If-Match
+    # (docs/contract.md, "Limits and robustness").
     revision: Mapped[int] = mapped_column(Integer, default=1, server_default=text("1"))
 
 

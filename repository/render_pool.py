@@ -1,5 +1,5 @@
 """Renders in separate processes with a deadline, so that a runaway layout cannot take a
-request worker down (CONTRACT section 9).
+request worker down (docs/contract.md, "Limits and robustness").
 
 Each request worker (a gunicorn worker, or a test process) has one `RenderPool` of a few
 render processes, made after gunicorn's fork on first use: render processes are never

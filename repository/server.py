@@ -7,9 +7,10 @@ render pool): a slow client then holds one thread of many instead of a whole wor
 What was measured and what is left to a proxy in front: docs/service.md, "Workers and
 the server layer".
 
-`_Worker` is gunicorn's threaded worker with the limits of CONTRACT section 9: every
-refusal of the server layer (malformed request, request line or headers too large, a
-head that does not arrive in time, a failure outside the app) is the JSON envelope.
+`_Worker` is gunicorn's threaded worker with the limits of docs/contract.md, "Limits and
+robustness": every refusal of the server layer (malformed request, request line or
+headers too large, a head that does not arrive in time, a failure outside the app) is
+the JSON envelope.
 """
 
 from __future__ import annotations
