@@ -4,18 +4,15 @@ Expects a layout whose every node, and every edge end, has a ``ShapeView`` in th
 Guarantees: positions come only from the layout (the legend strip under a matrix is the
 one thing placed here); the document parses as XML whatever the user text holds; every
 node has one overlay rect in a last ``<g class="overlays">``; connectors use absolute
-``M``/``L``/``H``/``V`` only; the same input gives the same bytes. svgwrite stays inside
-this module: symbol geometry comes as plain data from ``renderer.symbols``.
+``M``/``L``/``H``/``V`` only; the same input gives the same bytes. The XML is written by
+the small ``_Element`` below, not by an SVG library; symbol geometry comes as plain data
+from ``renderer.symbols``.
 """
 from __future__ import annotations
 
 import math
 import re
 from collections.abc import Iterable, Sequence
-
-import svgwrite
-from svgwrite.base import BaseElement
-from svgwrite.container import Group
 
 from layouts.geometry import Box, Cell, EdgeRoute, LaneBand, Layout, NodeBox, Point
 from renderer.scene import Scene, ShapeView
@@ -67,6 +64,73 @@ def fmt(value: float) -> str:
     return "0" if text == "-0" else text
 
 
+# --------------------------------------------------------------------------- XML
+def _escape_text(text: str) -> str:
+    """Character data with ``&``, ``<`` and ``>`` as entities: user text stays text, and
+    ``>`` too so that a ``]]>`` in a label is never markup."""
+    if "&" in text:
+        text = text.replace("&", "&amp;")
+    if "<" in text:
+        text = text.replace("<", "&lt;")
+    if ">" in text:
+        text = text.replace(">", "&gt;")
+    return text
+
+
+def _escape_attribute(value: str) -> str:
+    """An attribute value for ``name="..."``: the text escapes plus ``"``, and tab, LF and
+    CR as character references, which a parser keeps where it would turn the raw
+    characters into spaces (attribute-value normalization). ``&`` goes first so the
+    entities written after it are not escaped twice."""
+    value = _escape_text(value)
+    if '"' in value:
+        value = value.replace('"', "&quot;")
+    if "\r" in value:
+        value = value.replace("\r", "&#13;")
+    if "\n" in value:
+        value = value.replace("\n", "&#10;")
+    if "\t" in value:
+        value = value.replace("\t", "&#09;")
+    return value
+
+
+class _Element:
+    """One XML element with its text and children. Attributes are written sorted by
+    name, so the bytes do not depend on the order the code sets them in; an empty value
+    means "not set" and is left out (a route without points writes no ``d``). These two
+    rules, the escapes above and ``<tag />`` for an element without content are those
+    of the svgwrite + ElementTree serializer this replaced: documents stay byte-identical
+    to the ones rendered before, so caches and goldens remain valid."""
+
+    __slots__ = ("tag", "attrs", "text", "children")
+
+    def __init__(self, tag: str, attrs: dict[str, str], text: str = "") -> None:
+        self.tag = tag
+        self.attrs = attrs
+        self.text = text
+        self.children: list[_Element] = []
+
+    def add(self, child: _Element) -> None:
+        self.children.append(child)
+
+    def write(self, out: list[str]) -> None:
+        """Append this element's markup to ``out`` (joined once at the end: cheaper than
+        concatenating strings of a document that can reach tens of megabytes)."""
+        out.append("<" + self.tag)
+        for name, value in sorted(self.attrs.items()):
+            if value:
+                out.append(f' {name}="{_escape_attribute(value)}"')
+        if not self.text and not self.children:
+            out.append(" />")
+            return
+        out.append(">")
+        if self.text:
+            out.append(_escape_text(self.text))
+        for child in self.children:
+            child.write(out)
+        out.append(f"</{self.tag}>")
+
+
 class _Text:
     """Font size and line height of one document, with the arithmetic that turns
     label lines into baselines."""
@@ -89,37 +153,49 @@ def write_svg(layout: Layout, scene: Scene, font: FontMetrics | None = None) -> 
     text = _Text(font or load_font(), scene.font_size)
     legend = _legend_lines(scene)
     width, height = _canvas(layout, legend, text)
-    dwg = svgwrite.Drawing(size=(fmt(width), fmt(height)), profile="full", debug=False)
-    dwg.update({
+    # baseProfile, version and the xlink and ev namespaces are unused, and kept: they
+    # were in every document rendered so far, and the bytes must not change.
+    svg = _Element("svg", {
+        "xmlns": "http://www.w3.org/2000/svg",
+        "xmlns:xlink": "http://www.w3.org/1999/xlink",
+        "xmlns:ev": "http://www.w3.org/2001/xml-events",
+        "baseProfile": "full",
+        "version": "1.1",
+        "width": fmt(width),
+        "height": fmt(height),
         "viewBox": f"0 0 {fmt(width)} {fmt(height)}",
         "data-diagram-id": clean_text(scene.diagram_id),
         "data-layout": clean_text(scene.layout_key),
         "font-family": FONT_FAMILY,
         "font-size": fmt(scene.font_size),
     })
-    dwg.defs.add(_arrow_marker(dwg))
+    defs = _Element("defs", {})
+    defs.add(_arrow_marker())
+    svg.add(defs)
     containers = [n for n in layout.nodes if views[n.id].role == "container"]
     others = [n for n in layout.nodes if views[n.id].role != "container"]
     for group in (
-        _lanes(dwg, layout.lanes, scene, text),
-        _cells(dwg, layout.cells, scene, text),
-        _nodes(dwg, "containers", containers, views, text),
-        _connectors(dwg, layout.edges, views),
-        _edge_labels(dwg, layout.edges, scene, text),
-        _nodes(dwg, "nodes", others, views, text),
-        _legend(dwg, layout, legend, text),
+        _lanes(layout.lanes, scene, text),
+        _cells(layout.cells, scene, text),
+        _nodes("containers", containers, views, text),
+        _connectors(layout.edges, views),
+        _edge_labels(layout.edges, scene, text),
+        _nodes("nodes", others, views, text),
+        _legend(layout, legend, text),
     ):
-        if group.elements:
-            dwg.add(group)
-    dwg.add(_overlays(dwg, layout.nodes, views, scene))
-    return str(dwg.tostring())
+        if group.children:
+            svg.add(group)
+    svg.add(_overlays(layout.nodes, views, scene))
+    out: list[str] = []
+    svg.write(out)
+    return "".join(out)
 
 
 # --------------------------------------------------------------------------- checks
 def _checked_views(layout: Layout, scene: Scene) -> dict[str, ShapeView]:
     """The scene's views by node id, after refusing what would make a non-conforming
     document: a node or edge end without a view, a duplicate ``data-shape-id``, an
-    empty id (svgwrite silently drops empty attributes, and the contract requires
+    empty id (``_Element`` leaves empty attributes out, and the contract requires
     them)."""
     views = scene.shapes
     for node in layout.nodes:
@@ -173,84 +249,93 @@ def _canvas(layout: Layout, legend: Sequence[str], text: _Text) -> tuple[float, 
 
 
 # --------------------------------------------------------------------------- helpers
-def _text(dwg: svgwrite.Drawing, lines: Sequence[str], x: float, baselines: Sequence[float],
-          anchor: str = "middle", **attrs: str) -> BaseElement:
+def _group(cls: str) -> _Element:
+    return _Element("g", {"class": cls})
+
+
+def _text(lines: Sequence[str], x: float, baselines: Sequence[float], anchor: str = "middle",
+          attrs: dict[str, str] | None = None) -> _Element:
     """One ``<text>`` for a block of lines: the line itself when there is one, a
-    ``<tspan>`` per line otherwise."""
-    element = dwg.text("", **{"text_anchor": anchor, "fill": TEXT_COLOR, **attrs})
+    ``<tspan>`` per line otherwise; ``attrs`` add to (or override) anchor and fill."""
+    element = _Element("text", {"text-anchor": anchor, "fill": TEXT_COLOR, **(attrs or {})})
     if len(lines) == 1:
         element.text = clean_text(lines[0])
-        element.update({"x": fmt(x), "y": fmt(baselines[0])})
+        element.attrs["x"] = fmt(x)
+        element.attrs["y"] = fmt(baselines[0])
         return element
     for line, y in zip(lines, baselines):
-        element.add(dwg.tspan(clean_text(line), x=[fmt(x)], y=[fmt(y)]))
+        element.add(_Element("tspan", {"x": fmt(x), "y": fmt(y)}, clean_text(line)))
     return element
 
 
-def _centred_text(dwg: svgwrite.Drawing, lines: Sequence[str], box: Box, text: _Text,
-                  **attrs: str) -> BaseElement:
-    return _text(dwg, lines, box.cx, text.baselines(box.cy, len(lines)), **attrs)
+def _centred_text(lines: Sequence[str], box: Box, text: _Text,
+                  attrs: dict[str, str] | None = None) -> _Element:
+    return _text(lines, box.cx, text.baselines(box.cy, len(lines)), attrs=attrs)
 
 
-def _rect(dwg: svgwrite.Drawing, box: Box, **attrs: str) -> BaseElement:
-    return dwg.rect(insert=(fmt(box.x), fmt(box.y)), size=(fmt(box.w), fmt(box.h)), **attrs)
+def _rect(box: Box, attrs: dict[str, str]) -> _Element:
+    return _Element("rect", {"x": fmt(box.x), "y": fmt(box.y), "width": fmt(box.w),
+                             "height": fmt(box.h), **attrs})
 
 
 def _points(points: Iterable[Point]) -> list[tuple[str, str]]:
     return [(fmt(x), fmt(y)) for x, y in points]
 
 
-def _arrow_marker(dwg: svgwrite.Drawing) -> BaseElement:
+def _point_list(points: Iterable[Point]) -> str:
+    """The ``points`` attribute of a polyline or polygon: ``x,y`` pairs, space-separated."""
+    return " ".join(f"{x},{y}" for x, y in _points(points))
+
+
+def _arrow_marker() -> _Element:
     """Filled triangle whose tip sits on the last route point, turned along the last
     segment; sized in user units so it does not grow with the stroke width."""
-    marker = dwg.marker(insert=("10", "3.5"), size=("10", "7"), orient="auto",
-                        id=ARROW_MARKER_ID)
-    marker.update({"viewBox": "0 0 10 7", "markerUnits": "userSpaceOnUse"})
-    marker.add(dwg.polygon([("0", "0"), ("10", "3.5"), ("0", "7")], fill=EDGE_COLOR))
+    marker = _Element("marker", {"id": ARROW_MARKER_ID, "viewBox": "0 0 10 7",
+                                 "refX": "10", "refY": "3.5", "markerWidth": "10",
+                                 "markerHeight": "7", "markerUnits": "userSpaceOnUse",
+                                 "orient": "auto"})
+    marker.add(_Element("polygon", {"points": "0,0 10,3.5 0,7", "fill": EDGE_COLOR}))
     return marker
 
 
 # --------------------------------------------------------------------------- lanes
-def _lanes(dwg: svgwrite.Drawing, lanes: Sequence[LaneBand], scene: Scene,
-           text: _Text) -> Group:
-    group = dwg.g(class_="lanes")
+def _lanes(lanes: Sequence[LaneBand], scene: Scene, text: _Text) -> _Element:
+    group = _group("lanes")
     for index, lane in enumerate(lanes):
         view = scene.lanes.get(lane.id)
-        g = dwg.g(class_="lane")
-        g.update({"data-lane-id": clean_text(lane.id)})
+        g = _Element("g", {"class": "lane", "data-lane-id": clean_text(lane.id)})
         fill = LANE_COLORS[index % len(LANE_COLORS)]
-        g.add(_rect(dwg, lane.box, class_="lane-body", fill=fill, stroke="#b8c2cf",
-                    stroke_width="1"))
-        g.add(_rect(dwg, lane.header, class_="lane-header", fill="#eef1f5", stroke="#b8c2cf",
-                    stroke_width="1"))
+        g.add(_rect(lane.box, {"class": "lane-body", "fill": fill, "stroke": "#b8c2cf",
+                               "stroke-width": "1"}))
+        g.add(_rect(lane.header, {"class": "lane-header", "fill": "#eef1f5",
+                                  "stroke": "#b8c2cf", "stroke-width": "1"}))
         if view is not None and view.lines:
-            g.add(_lane_name(dwg, view.lines, lane.header, text))
+            g.add(_lane_name(view.lines, lane.header, text))
         group.add(g)
     return group
 
 
-def _lane_name(dwg: svgwrite.Drawing, lines: Sequence[str], header: Box,
-               text: _Text) -> BaseElement:
+def _lane_name(lines: Sequence[str], header: Box, text: _Text) -> _Element:
     """The lane name centred in its header; in a strip taller than wide (horizontal
     lanes) it is turned -90° so it reads bottom to top, as swimlane headers do."""
     if header.w >= header.h:
-        return _centred_text(dwg, lines, header, text)
+        return _centred_text(lines, header, text)
     turn = f"rotate(-90 {fmt(header.cx)} {fmt(header.cy)})"
-    return _text(dwg, lines, header.cx, text.baselines(header.cy, len(lines)), transform=turn)
+    return _text(lines, header.cx, text.baselines(header.cy, len(lines)),
+                 attrs={"transform": turn})
 
 
 # --------------------------------------------------------------------------- cells
-def _cells(dwg: svgwrite.Drawing, cells: Sequence[Cell], scene: Scene, text: _Text) -> Group:
-    group = dwg.g(class_="cells")
+def _cells(cells: Sequence[Cell], scene: Scene, text: _Text) -> _Element:
+    group = _group("cells")
     for cell in cells:
-        rect = _rect(dwg, cell.box, class_="matrix-cell", fill="#ffffff", stroke="#d5dbe3",
-                     stroke_width="1")
-        rect.update({"data-row-id": clean_text(cell.row_id),
-                     "data-column-id": clean_text(cell.column_id)})
-        group.add(rect)
+        group.add(_rect(cell.box, {"class": "matrix-cell", "fill": "#ffffff",
+                                   "stroke": "#d5dbe3", "stroke-width": "1",
+                                   "data-row-id": clean_text(cell.row_id),
+                                   "data-column-id": clean_text(cell.column_id)}))
         mark = scene.cell_marks.get((cell.row_id, cell.column_id))
         if mark:
-            group.add(_centred_text(dwg, [mark], cell.box, text))
+            group.add(_centred_text([mark], cell.box, text))
     return group
 
 
@@ -276,122 +361,122 @@ def _path_data(points: Sequence[Point]) -> str:
     return " ".join(commands)
 
 
-def _connectors(dwg: svgwrite.Drawing, routes: Sequence[EdgeRoute],
-                views: dict[str, ShapeView]) -> Group:
+def _connectors(routes: Sequence[EdgeRoute], views: dict[str, ShapeView]) -> _Element:
     """One ``path.connector`` per route; its ends are named by the shape ids of the
     nodes it joins, the same ids the overlays carry."""
-    group = dwg.g(class_="edges")
+    group = _group("edges")
     for route in routes:
-        path = dwg.path(d=_path_data(route.points), class_="connector", fill="none",
-                        stroke=EDGE_COLOR, stroke_width=fmt(EDGE_WIDTH),
-                        stroke_linejoin="round", marker_end=f"url(#{ARROW_MARKER_ID})")
-        path.update({"data-source-shape-id": clean_text(views[route.source].shape_id),
-                     "data-target-shape-id": clean_text(views[route.target].shape_id)})
-        group.add(path)
+        group.add(_Element("path", {
+            "d": _path_data(route.points), "class": "connector", "fill": "none",
+            "stroke": EDGE_COLOR, "stroke-width": fmt(EDGE_WIDTH),
+            "stroke-linejoin": "round", "marker-end": f"url(#{ARROW_MARKER_ID})",
+            "data-source-shape-id": clean_text(views[route.source].shape_id),
+            "data-target-shape-id": clean_text(views[route.target].shape_id),
+        }))
     return group
 
 
-def _edge_labels(dwg: svgwrite.Drawing, routes: Sequence[EdgeRoute], scene: Scene,
-                 text: _Text) -> Group:
+def _edge_labels(routes: Sequence[EdgeRoute], scene: Scene, text: _Text) -> _Element:
     """Labels after all connectors, on a white ground, so no line runs through text."""
-    group = dwg.g(class_="edge-labels")
+    group = _group("edge-labels")
     for route in routes:
         lines = scene.edge_labels.get(route.key) if route.key else None
         if route.label is None or not lines:
             continue
-        g = dwg.g(class_="edge-label")
-        g.add(_rect(dwg, route.label, fill="#ffffff", fill_opacity="0.9"))
-        g.add(_centred_text(dwg, lines, route.label, text, fill=MUTED_TEXT_COLOR))
+        g = _group("edge-label")
+        g.add(_rect(route.label, {"fill": "#ffffff", "fill-opacity": "0.9"}))
+        g.add(_centred_text(lines, route.label, text, {"fill": MUTED_TEXT_COLOR}))
         group.add(g)
     return group
 
 
 # --------------------------------------------------------------------------- nodes
-def _part(dwg: svgwrite.Drawing, part: Part) -> BaseElement:
-    """The svgwrite element of one symbol part."""
+def _part(part: Part) -> _Element:
+    """The element of one symbol part."""
     if isinstance(part, Stroke):
-        return dwg.polyline(_points(part.points), fill="none", stroke=part.color,
-                            stroke_width=fmt(part.width), stroke_linecap="round")
+        return _Element("polyline", {"points": _point_list(part.points), "fill": "none",
+                                     "stroke": part.color, "stroke-width": fmt(part.width),
+                                     "stroke-linecap": "round"})
     style = {"fill": part.style.fill, "stroke": part.style.stroke,
-             "stroke_width": fmt(part.style.stroke_width)}
+             "stroke-width": fmt(part.style.stroke_width)}
     if isinstance(part, Rect):
         rx = {"rx": fmt(part.rx)} if part.rx > 0 else {}
-        return _rect(dwg, part.box, **rx, **style)
+        return _rect(part.box, {**rx, **style})
     if isinstance(part, Circle):
-        return dwg.circle(center=(fmt(part.cx), fmt(part.cy)), r=fmt(part.r), **style)
+        return _Element("circle", {"cx": fmt(part.cx), "cy": fmt(part.cy), "r": fmt(part.r),
+                                   **style})
     if isinstance(part, Polygon):
-        return dwg.polygon(_points(part.points), stroke_linejoin="round", **style)
+        return _Element("polygon", {"points": _point_list(part.points),
+                                    "stroke-linejoin": "round", **style})
     raise TypeError(f"unknown symbol part {part!r}")
 
 
-def _note(dwg: svgwrite.Drawing, note: Note, text: _Text) -> BaseElement:
+def _note(note: Note, text: _Text) -> _Element:
     """The small italic caption, ellipsized to its box (it is user data of any length)."""
     size = text.size * NOTE_SCALE
     line = text.font.ellipsize(clean_text(note.text), note.box.w, size)
     baseline = note.box.cy + BASELINE_SHIFT * size
-    return _text(dwg, [line], note.box.cx, [baseline], fill=MUTED_TEXT_COLOR,
-                 font_size=fmt(size), font_style="italic")
+    return _text([line], note.box.cx, [baseline],
+                 attrs={"fill": MUTED_TEXT_COLOR, "font-size": fmt(size),
+                        "font-style": "italic"})
 
 
-def _label(dwg: svgwrite.Drawing, node: NodeBox, view: ShapeView, symbol: Symbol,
-           text: _Text) -> BaseElement:
+def _label(node: NodeBox, view: ShapeView, symbol: Symbol, text: _Text) -> _Element:
     """Label lines in the node's outside label box when it has one, else inside the
     symbol: centred, or from the top-left for containers."""
     if node.label is not None:
-        return _centred_text(dwg, view.lines, node.label, text)
+        return _centred_text(view.lines, node.label, text)
     area = symbol.label_area
     if symbol.align == "start":
         top = area.y + len(view.lines) * text.line_height / 2
         baselines = text.baselines(top, len(view.lines))
-        return _text(dwg, view.lines, area.x, baselines, anchor="start")
-    return _centred_text(dwg, view.lines, area, text)
+        return _text(view.lines, area.x, baselines, anchor="start")
+    return _centred_text(view.lines, area, text)
 
 
-def _nodes(dwg: svgwrite.Drawing, name: str, nodes: Sequence[NodeBox],
-           views: dict[str, ShapeView], text: _Text) -> Group:
+def _nodes(name: str, nodes: Sequence[NodeBox], views: dict[str, ShapeView],
+           text: _Text) -> _Element:
     """Symbols and labels of ``nodes`` in a group of class ``name``. Containers get
     their own group under the edges: they are filled backgrounds, like lanes, and
     would hide the edges between their children."""
-    group = dwg.g(class_=name)
+    group = _group(name)
     for node in nodes:
         view = views[node.id]
         symbol = symbol_for(view, node.box, text.line_height, text.size, node.frame)
-        g = dwg.g(class_=f"node symbol-{symbol.kind}")
+        g = _group(f"node symbol-{symbol.kind}")
         for part in symbol.parts:
-            g.add(_part(dwg, part))
+            g.add(_part(part))
         if symbol.note is not None and symbol.note.text:
-            g.add(_note(dwg, symbol.note, text))
+            g.add(_note(symbol.note, text))
         if view.lines:
-            g.add(_label(dwg, node, view, symbol, text))
+            g.add(_label(node, view, symbol, text))
         group.add(g)
     return group
 
 
 # --------------------------------------------------------------------------- legend
-def _legend(dwg: svgwrite.Drawing, layout: Layout, lines: Sequence[str], text: _Text) -> Group:
+def _legend(layout: Layout, lines: Sequence[str], text: _Text) -> _Element:
     """The matrix legend, one "mark – meaning" per line, in the strip under the layout."""
-    group = dwg.g(class_="legend")
+    group = _group("legend")
     if lines:
         x, y = _legend_origin(layout)
         top = y + LEGEND_PADDING + len(lines) * text.line_height / 2
-        group.add(_text(dwg, lines, x, text.baselines(top, len(lines)), anchor="start"))
+        group.add(_text(lines, x, text.baselines(top, len(lines)), anchor="start"))
     return group
 
 
 # --------------------------------------------------------------------------- overlays
-def _overlays(dwg: svgwrite.Drawing, nodes: Sequence[NodeBox], views: dict[str, ShapeView],
-              scene: Scene) -> Group:
+def _overlays(nodes: Sequence[NodeBox], views: dict[str, ShapeView], scene: Scene) -> _Element:
     """The click targets of CONTRACT §7: one transparent rect per node, exactly its
     box, in root user space, drawn last so they sit on top of everything."""
-    group = dwg.g(class_="overlays")
+    group = _group("overlays")
     diagram_id = clean_text(scene.diagram_id)
     for node in nodes:
         view = views[node.id]
-        rect = _rect(dwg, node.box, class_="overlay", fill="transparent")
-        rect.update({"data-guid": clean_text(view.guid), "data-type": clean_text(view.type),
-                     "data-shape-id": clean_text(view.shape_id),
-                     "data-diagram-id": diagram_id})
+        attrs = {"class": "overlay", "fill": "transparent", "data-guid": clean_text(view.guid),
+                 "data-type": clean_text(view.type), "data-shape-id": clean_text(view.shape_id),
+                 "data-diagram-id": diagram_id}
         if view.lane_id is not None:
-            rect.update({"data-lane-id": clean_text(view.lane_id)})
-        group.add(rect)
+            attrs["data-lane-id"] = clean_text(view.lane_id)
+        group.add(_rect(node.box, attrs))
     return group
