@@ -2,7 +2,7 @@
 
 Expects a node's laid-out box and its ``ShapeView``; guarantees a ``Symbol``: the parts
 to draw (all inside the box), the area inside the symbol where its label lines go and
-how they are aligned there. Keeping this free of svgwrite lets the geometry be tested
+how they are aligned there. Keeping this free of XML lets the geometry be tested
 as numbers and keeps the XML writing in ``renderer.svg``.
 """
 from __future__ import annotations
