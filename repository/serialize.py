@@ -53,10 +53,15 @@ class Serializer:
 
     def elements(self, pairs: Sequence[tuple[Element, ElementVersion | None]]) -> list[dict[str, Any]]:
         """Full elements; a None version means the element's newest version."""
-        self._preload_versions([e.current_version_pk for e, v in pairs if v is None])
+        wants = self.shaping.resources
+        root_paths = (self.store.root_paths([e for e, _ in pairs])
+                      if "rootPath" in wants else {})
+        # The path references name their newest versions: loaded with the page's own.
+        self._preload_versions([e.current_version_pk for e, v in pairs if v is None]
+                               + [p.current_version_pk for path in root_paths.values()
+                                  for p in path])
         resolved = [(e, v or self._version_of(e)) for e, v in pairs]
         version_pks = [v.pk for _, v in resolved]
-        wants = self.shaping.resources
         attributes = self.store.attributes(version_pks) if "attributes" in wants else {}
         need_links = bool({"related", "stereotype"} & wants)
         links = self.store.links(version_pks) if need_links else {}
@@ -65,7 +70,8 @@ class Serializer:
         refs = self._references(links, children, shapes)
         expanded = self._expansions(links)
         return [self._element(e, v, attributes.get(v.pk, {}), links.get(v.pk, {}),
-                              children.get(v.pk, []), shapes.get(v.pk, []), refs, expanded)
+                              children.get(v.pk, []), shapes.get(v.pk, []),
+                              root_paths.get(e.pk, []), refs, expanded)
                 for e, v in resolved]
 
     def reference(self, element: Element, version: ElementVersion | None = None) -> dict[str, Any]:
@@ -97,7 +103,8 @@ class Serializer:
     def _element(self, element: Element, version: ElementVersion,
                  attributes: dict[str, dict[int, Any]],
                  links: dict[str, list[Link]], children: list[int], shapes: list[Shape],
-                 refs: dict[int, Element], expanded: dict[int, dict[str, Any]]) -> dict[str, Any]:
+                 root_path: list[Element], refs: dict[int, Element],
+                 expanded: dict[int, dict[str, Any]]) -> dict[str, Any]:
         wants = self.shaping.resources
         body: dict[str, Any] = {"id": element.id, "creationId": element.id}
         if element.versioned:
@@ -120,7 +127,7 @@ class Serializer:
             body["displayNames"] = {str(k): v for k, v in
                                     (known.display_names if known else {}).items()}
         if "rootPath" in wants:
-            body["rootPath"] = [self.reference(p) for p in self.store.root_path(element)]
+            body["rootPath"] = [self.reference(p) for p in root_path]
         if "stereotype" in wants:
             stereotype = links.get("stereotype", [])
             body["stereotype"] = (self._linked(stereotype[0], refs, {}) if stereotype else None)

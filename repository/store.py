@@ -21,6 +21,7 @@ from sqlalchemy import (
     Exists,
     Integer,
     Row,
+    ScalarSelect,
     Select,
     Table,
     and_,
@@ -132,6 +133,17 @@ def _listed_in_a_current_version(member: InstrumentedAttribute[int],
     owner_element = aliased(Element)
     return exists(select(version).join(owner_element, owner_element.pk == owner).where(
         member == Element.pk, version == owner_element.current_version_pk))
+
+
+def _first_parent(
+        child_pk: ColumnElement[int] | InstrumentedAttribute[int]) -> ScalarSelect[int]:
+    """The parent of `child_pk` that `Store.root_paths` follows: the owner of the first
+    child row (by pk) listing it in the owner's newest version; NULL for a root."""
+    owner = aliased(Element)
+    return (select(Child.parent_pk)
+            .join(owner, and_(owner.pk == Child.parent_pk,
+                              owner.current_version_pk == Child.version_pk))
+            .where(Child.child_pk == child_pk).order_by(Child.pk).limit(1).scalar_subquery())
 
 
 def find_tenant(session: Session, collection_id: str, storage_id: str) -> Tenant | None:
@@ -280,23 +292,39 @@ class Store:
             result[version_pk].append(child_pk)
         return result
 
-    def parent(self, element: Element) -> Element | None:
-        """The first element whose newest version has `element` as a child."""
-        return self.session.scalar(
-            select(Element).join(Child, and_(Child.parent_pk == Element.pk,
-                                             Child.version_pk == Element.current_version_pk))
-            .where(Child.child_pk == element.pk).order_by(Child.pk).limit(1))
-
     def root_path(self, element: Element) -> list[Element]:
         """Parents from the nearest up to the root (the seed's example order)."""
-        path: list[Element] = []
-        seen = {element.pk}
-        current = self.parent(element)
-        while current is not None and current.pk not in seen and len(path) < MAX_TREE_DEPTH:
-            path.append(current)
-            seen.add(current.pk)
-            current = self.parent(current)
-        return path
+        return self.root_paths([element])[element.pk]
+
+    def root_paths(self, elements: Sequence[Element]) -> dict[int, list[Element]]:
+        """`root_path` of each element, in one statement whatever their number and the
+        depth of the tree: a recursive query collects the first parent of every element
+        and ancestor, then each path is walked here. An element's parent is the first
+        element (by child row) whose newest version has it as a child."""
+        if not elements:
+            return {}
+        start = (select(Element.pk.label("pk"), _first_parent(Element.pk).label("parent_pk"))
+                 .where(Element.pk.in_({e.pk for e in elements})).cte("up", recursive=True))
+        # UNION, not UNION ALL: a row seen before is dropped, so the recursion ends even
+        # where first parents loop (children lists can make such a loop across several
+        # parents); the walk below then stops at the repeat.
+        up = start.union(select(start.c.parent_pk, _first_parent(start.c.parent_pk))
+                         .where(start.c.parent_pk.is_not(None)))
+        parent_of = {pk: parent for pk, parent in self.session.execute(
+            select(up.c.pk, Element).select_from(up)
+            .outerjoin(Element, Element.pk == up.c.parent_pk))}
+        paths: dict[int, list[Element]] = {}
+        for element in elements:
+            path: list[Element] = []
+            seen = {element.pk}
+            current = parent_of[element.pk]
+            while (current is not None and current.pk not in seen
+                   and len(path) < MAX_TREE_DEPTH):
+                path.append(current)
+                seen.add(current.pk)
+                current = parent_of[current.pk]
+            paths[element.pk] = path
+        return paths
 
     def shapes(self, version: ElementVersion) -> list[Shape]:
         """The version's content, in order."""
