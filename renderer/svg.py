@@ -65,33 +65,30 @@ def fmt(value: float) -> str:
 
 
 # --------------------------------------------------------------------------- XML
-def _escape_text(text: str) -> str:
-    """Character data with ``&``, ``<`` and ``>`` as entities: user text stays text, and
-    ``>`` too so that a ``]]>`` in a label is never markup."""
-    if "&" in text:
-        text = text.replace("&", "&amp;")
-    if "<" in text:
-        text = text.replace("<", "&lt;")
-    if ">" in text:
-        text = text.replace(">", "&gt;")
+#: Character data: ``&``, ``<`` and ``>`` as entities, so user text stays text, ``>`` too
+#: so that a ``]]>`` in a label is never markup. ``&`` goes first so the entities written
+#: after it are not escaped twice.
+_TEXT_ESCAPES = (("&", "&amp;"), ("<", "&lt;"), (">", "&gt;"))
+#: An attribute value for ``name="..."``: the text escapes plus ``"``, and tab, LF and CR
+#: as character references, which a parser keeps where it would turn the raw characters
+#: into spaces (attribute-value normalization).
+_ATTRIBUTE_ESCAPES = (*_TEXT_ESCAPES, ('"', "&quot;"), ("\r", "&#13;"), ("\n", "&#10;"),
+                      ("\t", "&#09;"))
+
+
+def _escaped(text: str, escapes: tuple[tuple[str, str], ...]) -> str:
+    for raw, entity in escapes:
+        if raw in text:
+            text = text.replace(raw, entity)
     return text
 
 
+def _escape_text(text: str) -> str:
+    return _escaped(text, _TEXT_ESCAPES)
+
+
 def _escape_attribute(value: str) -> str:
-    """An attribute value for ``name="..."``: the text escapes plus ``"``, and tab, LF and
-    CR as character references, which a parser keeps where it would turn the raw
-    characters into spaces (attribute-value normalization). ``&`` goes first so the
-    entities written after it are not escaped twice."""
-    value = _escape_text(value)
-    if '"' in value:
-        value = value.replace('"', "&quot;")
-    if "\r" in value:
-        value = value.replace("\r", "&#13;")
-    if "\n" in value:
-        value = value.replace("\n", "&#10;")
-    if "\t" in value:
-        value = value.replace("\t", "&#09;")
-    return value
+    return _escaped(value, _ATTRIBUTE_ESCAPES)
 
 
 class _Element:
