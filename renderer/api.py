@@ -25,7 +25,7 @@ __all__ = ["render", "RenderInputError", "UnknownLayoutError", "LAYOUT_KEYS"]
 GraphBuilder = Callable[[Diagram, str, FontMetrics, str], tuple[LayoutGraph, Scene]]
 
 #: How each layout key turns a diagram into what its strategy lays out (every key of
-#: LAYOUT_KEYS; tests/test_render.py checks the two agree).
+#: LAYOUT_KEYS; tests/renderer/test_render.py checks the two agree).
 BUILDERS: dict[str, GraphBuilder] = {
     "horizontal": flow_graph,
     "vertical": flow_graph,

@@ -15,7 +15,7 @@ from renderer.svg import ARROW_MARKER_ID, clean_text, fmt, write_svg
 from renderer.text import FONT_FAMILY
 
 SVG_NS = "{http://www.w3.org/2000/svg}"
-SHARED_TOOLS = Path(__file__).resolve().parents[2] / "shared" / "tools"
+SHARED_TOOLS = Path(__file__).resolve().parents[3] / "shared" / "tools"
 HOSTILE = '<script>alert(1)</script>" onload="x\' &amp; ]]>'
 FLOW_TYPES = ("evStart", "task", "subProcess", "ruleXor", "ruleAnd", "condition",
               "evIntermediate", "processInterfacePlaceholder", "evEnd", "mainProcess")

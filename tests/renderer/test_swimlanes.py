@@ -15,7 +15,7 @@ from renderer.text import load_font
 from tests.conftest import FIXTURES, ROOT, load_fixture
 from tests.demo_fixtures import DIAGRAM_KEYS, demo_fixture
 from tests.geometry_checks import crossings, edges_through_shapes, lane_violations, overlapping_pairs
-from tests.test_golden import same_svg
+from tests.renderer.test_golden import same_svg
 
 LANE_FIXTURES = {"lane.cross-lane-sequence-flow": load_fixture(FIXTURES / "corpus" / "lane.cross-lane-sequence-flow.json")}
 CASES: dict[str, Any] = {**{f"demo/{key}": demo_fixture(key) for key in DIAGRAM_KEYS}, **LANE_FIXTURES}

@@ -1,7 +1,7 @@
 """Golden SVGs of real process models in both flow layouts.
 
 A change in the picture fails here; after looking at the new picture (rasterize the
-``.obtained`` file), ``pytest tests/test_golden.py --force-regen`` accepts it.
+``.obtained`` file), ``pytest tests/renderer/test_golden.py --force-regen`` accepts it.
 """
 from __future__ import annotations
 

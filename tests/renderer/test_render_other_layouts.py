@@ -4,7 +4,7 @@ counts, byte-identical output, and golden pictures of demo diagrams.
 
 A golden that changes fails here; after looking at the new picture (rasterize the
 ``.obtained`` file with ``renderer.export.svg_to_png``),
-``pytest tests/test_render_other_layouts.py --force-regen`` accepts it.
+``pytest tests/renderer/test_render_other_layouts.py --force-regen`` accepts it.
 """
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ from renderer.api import render
 from renderer.model import parse_diagram
 from tests.conftest import FIXTURES, SHARED, ROOT, load_fixture
 from tests.demo_fixtures import demo_fixture, demo_fixtures
-from tests.test_golden import same_svg
+from tests.renderer.test_golden import same_svg
 
 SVG = "{http://www.w3.org/2000/svg}"
 LAYOUTS = ("detailed", "graphic", "processMatrix", "customerMatrix", "entityRelationship")
