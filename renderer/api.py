@@ -10,19 +10,21 @@ from typing import Any
 from layouts.base import LayoutError, LayoutOptions
 from layouts.graph import LayoutGraph
 from layouts.registry import LAYOUT_KEYS, UnknownLayoutKey, get_strategy
+from renderer.contract import RenderInputError, UnknownLayoutError, culture_id
+from renderer.culture import DEFAULT_CULTURE, Cultures
 from renderer.detailed import detailed_graph
 from renderer.entity_relationship import entity_graph
 from renderer.flow import flow_graph, swimlane_graph
 from renderer.graphic import graphic_graph
 from renderer.matrix import customer_matrix_graph, process_matrix_graph
-from renderer.model import Diagram, RenderInputError, UnknownLayoutError, parse_diagram
+from renderer.model import Diagram, parse_diagram
 from renderer.scene import Scene
 from renderer.svg import write_svg
 from renderer.text import FontMetrics, load_font
 
 __all__ = ["render", "RenderInputError", "UnknownLayoutError", "LAYOUT_KEYS"]
 
-GraphBuilder = Callable[[Diagram, str, FontMetrics, str], tuple[LayoutGraph, Scene]]
+GraphBuilder = Callable[[Diagram, Cultures, FontMetrics, str], tuple[LayoutGraph, Scene]]
 
 #: How each layout key turns a diagram into what its strategy lays out (every key of
 #: LAYOUT_KEYS; tests/renderer/test_render.py checks the two agree).
@@ -39,17 +41,21 @@ BUILDERS: dict[str, GraphBuilder] = {
 }
 
 
-def render(fixture: Any, layout_key: str, culture: int | str = 1033,
-           options: LayoutOptions | None = None, font: FontMetrics | None = None) -> str:
+def render(fixture: Any, layout_key: str, culture: int | str = DEFAULT_CULTURE,
+           options: LayoutOptions | None = None, font: FontMetrics | None = None, *,
+           default_culture: int | str = DEFAULT_CULTURE) -> str:
     """SVG text of ``fixture`` (docs/contract.md, "Diagram fixture format") drawn with the
-    ``layout_key`` strategy and labels in ``culture``. Raises ``RenderInputError`` with a
-    one-line message for anything in the input or request that cannot be drawn."""
+    ``layout_key`` strategy and labels in ``culture``, falling back to
+    ``default_culture`` (the service passes its tenant's). Culture ids are integers or
+    digit strings. Raises ``RenderInputError`` with a one-line message for anything in
+    the input or request that cannot be drawn."""
     try:
         strategy = get_strategy(layout_key)
     except UnknownLayoutKey as error:
         raise UnknownLayoutError(str(error)) from None
+    cultures = Cultures(culture_id(culture, "culture"), culture_id(default_culture, "default culture"))
     diagram = parse_diagram(fixture)
-    graph, scene = BUILDERS[layout_key](diagram, str(culture), font or load_font(), layout_key)
+    graph, scene = BUILDERS[layout_key](diagram, cultures, font or load_font(), layout_key)
     try:
         layout = strategy.layout(graph, options or LayoutOptions())
     except LayoutError as error:

@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from layouts.graph import LayoutEdge, LayoutGraph, LayoutNode
+from renderer.culture import Cultures
 from renderer.flow import flow_graph
 from renderer.measure import BOX_PADDING, FONT_SIZE, shape_label
 from renderer.model import Diagram, Element, Shape
@@ -36,9 +37,9 @@ GROUPS: tuple[tuple[str, Callable[[str, Element], bool]], ...] = (
 )
 
 
-def detailed_graph(diagram: Diagram, culture: str, font: FontMetrics, layout_key: str) -> tuple[LayoutGraph, Scene]:
+def detailed_graph(diagram: Diagram, cultures: Cultures, font: FontMetrics, layout_key: str) -> tuple[LayoutGraph, Scene]:
     """The flow graph with the satellites of every task and sub-process shape."""
-    graph, scene = flow_graph(diagram, culture, font, layout_key)
+    graph, scene = flow_graph(diagram, cultures, font, layout_key)
     nodes = list(graph.nodes)
     edges = list(graph.edges)
     views = dict(scene.shapes)
@@ -47,7 +48,7 @@ def detailed_graph(diagram: Diagram, culture: str, font: FontMetrics, layout_key
             continue
         for group, element in satellite_elements(diagram, shape):
             satellite_id = f"{shape.shape_id}:{element.id}"
-            lines = tuple(font.wrap(shape_label(element, culture) or element.type,
+            lines = tuple(font.wrap(shape_label(element, cultures) or element.type,
                                     SATELLITE_WIDTH - 2 * BOX_PADDING, FONT_SIZE, SATELLITE_LINES))
             height = round(len(lines) * font.line_height(FONT_SIZE) + 2 * SATELLITE_PADDING, 2)
             nodes.append(LayoutNode(satellite_id, element.type, SATELLITE_WIDTH, height, role="satellite",

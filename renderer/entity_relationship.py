@@ -12,6 +12,7 @@ two lines), its type and, when the element carries them, its version and state.
 from __future__ import annotations
 
 from layouts.graph import LayoutEdge, LayoutGraph, LayoutNode
+from renderer.culture import Cultures
 from renderer.measure import BOX_PADDING, FONT_SIZE, shape_label
 from renderer.model import Diagram, Element
 from renderer.relations import first_shape_ids, related
@@ -23,7 +24,7 @@ NAME_LINES = 2
 EDGE_LABEL_PADDING = 4.0
 
 
-def entity_graph(diagram: Diagram, culture: str, font: FontMetrics, layout_key: str) -> tuple[LayoutGraph, Scene]:
+def entity_graph(diagram: Diagram, cultures: Cultures, font: FontMetrics, layout_key: str) -> tuple[LayoutGraph, Scene]:
     """Entities and their relations as labelled edges."""
     entities: dict[str, Element] = {}
     for shape in diagram.shapes:
@@ -36,7 +37,7 @@ def entity_graph(diagram: Diagram, culture: str, font: FontMetrics, layout_key: 
     nodes: list[LayoutNode] = []
     views: dict[str, ShapeView] = {}
     for element in entities.values():
-        lines = entity_lines(element, culture, font)
+        lines = entity_lines(element, cultures, font)
         nodes.append(LayoutNode(element.id, element.type, ENTITY_WIDTH,
                                 round(len(lines) * line_height + 2 * BOX_PADDING, 2), role="entity"))
         views[element.id] = ShapeView(shape_ids.get(element.id, element.id), element.id, element.type, lines,
@@ -56,12 +57,12 @@ def entity_graph(diagram: Diagram, culture: str, font: FontMetrics, layout_key: 
     return LayoutGraph(tuple(nodes), tuple(edges)), scene
 
 
-def entity_lines(element: Element, culture: str, font: FontMetrics) -> tuple[str, ...]:
+def entity_lines(element: Element, cultures: Cultures, font: FontMetrics) -> tuple[str, ...]:
     """Name (wrapped, at most two lines), «type», and "version · state" if present."""
-    name = font.wrap(shape_label(element, culture), ENTITY_WIDTH - 2 * BOX_PADDING, FONT_SIZE, NAME_LINES)
+    name = font.wrap(shape_label(element, cultures), ENTITY_WIDTH - 2 * BOX_PADDING, FONT_SIZE, NAME_LINES)
     details = " \u00b7 ".join(part for part in (
-        f"v{element.text('version', culture)}" if element.text("version", culture) else "",
-        element.text("state1", culture) or element.text("state", culture),
+        f"v{element.text('version', cultures)}" if element.text("version", cultures) else "",
+        element.text("state1", cultures) or element.text("state", cultures),
     ) if part)
     extra = (font.ellipsize(details, ENTITY_WIDTH - 2 * BOX_PADDING, FONT_SIZE),) if details else ()
     return (*name, f"\u00ab{element.type}\u00bb", *extra)

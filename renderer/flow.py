@@ -7,6 +7,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from layouts.graph import LaneSpec, LayoutEdge, LayoutGraph, LayoutNode
+from renderer.culture import ENGLISH, GERMAN, Cultures
 from renderer.measure import FONT_SIZE, measure_shape, shape_label
 from renderer.model import Diagram, Shape
 from renderer.scene import LaneView, Scene, ShapeView
@@ -15,15 +16,17 @@ from renderer.text import FontMetrics
 LANE_NAME_WIDTH = 120.0
 LANE_NAME_LINES = 3
 UNASSIGNED_LANE = "unassigned"
-UNASSIGNED_NAMES = {"1031": "Nicht zugeordnet", "1033": "Unassigned"}
+#: The name of the lane of shapes without an org unit; English first, so a render whose
+#: cultures have no translation shows it.
+UNASSIGNED_NAMES = {ENGLISH: "Unassigned", GERMAN: "Nicht zugeordnet"}
 
 
-def flow_graph(diagram: Diagram, culture: str, font: FontMetrics, layout_key: str) -> tuple[LayoutGraph, Scene]:
+def flow_graph(diagram: Diagram, cultures: Cultures, font: FontMetrics, layout_key: str) -> tuple[LayoutGraph, Scene]:
     """Shapes as nodes, predecessor links as edges (each pair once, in shape order)."""
     nodes: list[LayoutNode] = []
     views: dict[str, ShapeView] = {}
     for shape in diagram.shapes:
-        measured = measure_shape(shape.element.type, shape_label(shape.element, culture), font)
+        measured = measure_shape(shape.element.type, shape_label(shape.element, cultures), font)
         nodes.append(LayoutNode(shape.shape_id, shape.element.type, measured.width, measured.height,
                                 measured.label_width, measured.label_height))
         views[shape.shape_id] = ShapeView(shape.shape_id, shape.element.id, shape.element.type,
@@ -42,18 +45,18 @@ def flow_edges(diagram: Diagram) -> list[LayoutEdge]:
     return edges
 
 
-def swimlane_graph(diagram: Diagram, culture: str, font: FontMetrics, layout_key: str) -> tuple[LayoutGraph, Scene]:
+def swimlane_graph(diagram: Diagram, cultures: Cultures, font: FontMetrics, layout_key: str) -> tuple[LayoutGraph, Scene]:
     """The flow graph with every shape in the lane of its org unit (``executedBy``; the
     first by name when there are several) and shapes without one in "Unassigned"."""
-    graph, scene = flow_graph(diagram, culture, font, layout_key)
-    lane_of = {shape.shape_id: shape_lane(shape, diagram, culture) for shape in diagram.shapes}
+    graph, scene = flow_graph(diagram, cultures, font, layout_key)
+    lane_of = {shape.shape_id: shape_lane(shape, diagram, cultures) for shape in diagram.shapes}
     lane_names: dict[str, str] = {}
     for shape in diagram.shapes:
         lane_id = lane_of[shape.shape_id]
         if lane_id not in lane_names:
             unit = diagram.lookup(lane_id)
-            lane_names[lane_id] = (unit.text("name", culture) or lane_id) if unit else \
-                UNASSIGNED_NAMES.get(culture, UNASSIGNED_NAMES["1033"])
+            lane_names[lane_id] = (unit.text("name", cultures) or lane_id) if unit else \
+                cultures.pick(UNASSIGNED_NAMES) or ""
     line_height = font.line_height(FONT_SIZE)
     lanes: list[LaneSpec] = []
     lane_views: dict[str, LaneView] = {}
@@ -68,10 +71,10 @@ def swimlane_graph(diagram: Diagram, culture: str, font: FontMetrics, layout_key
             replace(scene, shapes=shapes, lanes=lane_views))
 
 
-def shape_lane(shape: Shape, diagram: Diagram, culture: str) -> str:
+def shape_lane(shape: Shape, diagram: Diagram, cultures: Cultures) -> str:
     """The lane id of a shape: its first org unit by name, or the unassigned lane."""
     units = [unit for unit in (diagram.lookup(i) for i in shape.element.related.get("executedBy", ()))
              if unit is not None]
     if not units:
         return UNASSIGNED_LANE
-    return min(units, key=lambda unit: (unit.text("name", culture).casefold(), unit.id)).id
+    return min(units, key=lambda unit: (unit.text("name", cultures).casefold(), unit.id)).id

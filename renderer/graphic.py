@@ -13,6 +13,7 @@ children is one leaf: the diagram element.
 from __future__ import annotations
 
 from layouts.graph import LayoutGraph, LayoutNode
+from renderer.culture import Cultures
 from renderer.measure import FONT_SIZE, measure_box, shape_label
 from renderer.model import Diagram
 from renderer.relations import first_shape_ids, hierarchy
@@ -24,7 +25,7 @@ CONTAINER_NAME_WIDTH = 260.0
 CONTAINER_NAME_LINES = 2
 
 
-def graphic_graph(diagram: Diagram, culture: str, font: FontMetrics, layout_key: str) -> tuple[LayoutGraph, Scene]:
+def graphic_graph(diagram: Diagram, cultures: Cultures, font: FontMetrics, layout_key: str) -> tuple[LayoutGraph, Scene]:
     """Containers and leaves of the hierarchy, each naming its parent."""
     members = hierarchy(diagram)
     parents = {parent for _, parent in members if parent is not None}
@@ -33,7 +34,7 @@ def graphic_graph(diagram: Diagram, culture: str, font: FontMetrics, layout_key:
     nodes: list[LayoutNode] = []
     views: dict[str, ShapeView] = {}
     for element, parent in members:
-        name = shape_label(element, culture)
+        name = shape_label(element, cultures)
         if element.id in parents:
             lines = tuple(font.wrap(name, CONTAINER_NAME_WIDTH, FONT_SIZE, CONTAINER_NAME_LINES))
             width = max((font.text_width(line, FONT_SIZE) for line in lines), default=0.0) + 2 * LABEL_PADDING + 2

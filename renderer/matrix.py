@@ -15,6 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from layouts.graph import LayoutEdge, LayoutGraph, LayoutNode
+from renderer.culture import Cultures
 from renderer.measure import FONT_SIZE, shape_label
 from renderer.model import Diagram, Element
 from renderer.relations import first_shape_ids, is_org_unit, is_product, matrix_rows, related
@@ -48,19 +49,19 @@ CUSTOMER = MatrixKind(is_product, (
 ), "/")
 
 
-def process_matrix_graph(diagram: Diagram, culture: str, font: FontMetrics,
+def process_matrix_graph(diagram: Diagram, cultures: Cultures, font: FontMetrics,
                          layout_key: str) -> tuple[LayoutGraph, Scene]:
     """Processes by org units."""
-    return matrix_graph(PROCESS, diagram, culture, font, layout_key)
+    return matrix_graph(PROCESS, diagram, cultures, font, layout_key)
 
 
-def customer_matrix_graph(diagram: Diagram, culture: str, font: FontMetrics,
+def customer_matrix_graph(diagram: Diagram, cultures: Cultures, font: FontMetrics,
                           layout_key: str) -> tuple[LayoutGraph, Scene]:
     """Processes by products."""
-    return matrix_graph(CUSTOMER, diagram, culture, font, layout_key)
+    return matrix_graph(CUSTOMER, diagram, cultures, font, layout_key)
 
 
-def matrix_graph(kind: MatrixKind, diagram: Diagram, culture: str, font: FontMetrics,
+def matrix_graph(kind: MatrixKind, diagram: Diagram, cultures: Cultures, font: FontMetrics,
                  layout_key: str) -> tuple[LayoutGraph, Scene]:
     rows = matrix_rows(diagram)
     row_ids = {row.id for row in rows}
@@ -73,19 +74,19 @@ def matrix_graph(kind: MatrixKind, diagram: Diagram, culture: str, font: FontMet
             if kind.is_column(element) and element.id not in row_ids:
                 columns.setdefault(element.id, element)
                 linked.setdefault((row.id, element.id), []).append(context)
-    ordered = sorted(columns.values(), key=lambda e: (shape_label(e, culture).casefold(), e.id))
+    ordered = sorted(columns.values(), key=lambda e: (shape_label(e, cultures).casefold(), e.id))
     line_height = font.line_height(FONT_SIZE)
     shape_ids = first_shape_ids(diagram)
     nodes: list[LayoutNode] = []
     views: dict[str, ShapeView] = {}
     for column in ordered:
-        lines = _lines(font, shape_label(column, culture), COLUMN_WIDTH, COLUMN_LINES)
+        lines = _lines(font, shape_label(column, cultures), COLUMN_WIDTH, COLUMN_LINES)
         nodes.append(LayoutNode(column.id, column.type, COLUMN_WIDTH,
                                 round(len(lines) * line_height + 2 * CELL_PADDING, 2), role="column"))
         views[column.id] = ShapeView(column.id, column.id, column.type, lines, role="column")
     row_height = round(ROW_LINES * line_height + 2 * CELL_PADDING, 2)
     for row in rows:
-        lines = _lines(font, shape_label(row, culture), ROW_HEADER_WIDTH, ROW_LINES)
+        lines = _lines(font, shape_label(row, cultures), ROW_HEADER_WIDTH, ROW_LINES)
         nodes.append(LayoutNode(row.id, row.type, ROW_HEADER_WIDTH, row_height, role="row"))
         views[row.id] = ShapeView(shape_ids.get(row.id, row.id), row.id, row.type, lines, role="row")
     marks = {key: kind.joiner.join(mark_of[c] for c in contexts if c in found) for key, found in linked.items()}

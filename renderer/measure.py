@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from renderer.culture import Cultures
 from renderer.model import Element
 from renderer.text import FontMetrics
 
@@ -59,7 +60,7 @@ def measure_box(text: str, font: FontMetrics, min_height: float = BOX_MIN_HEIGHT
     return Measured(width, round(height, 2), tuple(lines))
 
 
-def shape_label(element: Element, culture: str) -> str:
-    return element.text("name", culture)
+def shape_label(element: Element, cultures: Cultures) -> str:
+    return element.text("name", cultures)
 
 

@@ -1,9 +1,10 @@
 """The diagram as the renderer reads it: a content-create body plus referenced elements.
 
 ``parse_diagram`` is the only reader of the fixture format (docs/contract.md, "Diagram
-fixture format") and of predecessor indices; everything after it works with shapes and
-shape ids. Every problem with the input becomes a ``RenderInputError`` whose message is
-one line a user can act on.
+fixture format") and of predecessor indices, which it checks with the render contract
+(renderer/contract.py); everything after it works with shapes and shape ids. Every
+problem with the input becomes a ``RenderInputError`` whose message is one line a user
+can act on.
 """
 from __future__ import annotations
 
@@ -11,6 +12,16 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
+
+from renderer.contract import (
+    MAX_SHAPES,
+    RenderInputError,
+    check_element_reference,
+    check_shape_links,
+    culture_id,
+    shape_links,
+)
+from renderer.culture import Cultures
 
 #: Element types of the seed; anything else is rejected.
 KNOWN_TYPES = frozenset((
@@ -20,18 +31,7 @@ KNOWN_TYPES = frozenset((
     "userGroup"
 ).split())
 
-LANGUAGE_NEUTRAL = "127"
-DEFAULT_CULTURE = "1033"
-MAX_SHAPES = 5000
 _CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ud800-\udfff]")
-
-
-class RenderInputError(ValueError):
-    """The diagram or the request cannot be rendered; the message is user-facing."""
-
-
-class UnknownLayoutError(RenderInputError):
-    """The layout key is not one the engine draws."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,20 +39,17 @@ class Element:
     id: str
     type: str
     facet: str = ""
-    attributes: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    #: name → culture id → value, cultures in ascending order
+    attributes: Mapping[str, Mapping[int, Any]] = field(default_factory=dict)
     related: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     children: tuple[str, ...] = ()
 
-    def text(self, attribute: str, culture: str) -> str:
-        """A localized text attribute with the contract's fallback: requested culture,
-        language-neutral, default culture, then any value; control characters become
-        spaces so no text can break the drawing."""
-        values = self.attributes.get(attribute) or {}
-        for key in (culture, LANGUAGE_NEUTRAL, DEFAULT_CULTURE, *sorted(values)):
-            value = values.get(key)
-            if value not in (None, ""):
-                return " ".join(_CONTROL.sub(" ", str(value)).split())
-        return ""
+    def text(self, attribute: str, cultures: Cultures) -> str:
+        """A localized text attribute in the culture `cultures` picks (with no value in
+        any of its cultures, the lowest culture id's); control characters become spaces
+        so no text can break the drawing."""
+        value = cultures.pick(self.attributes.get(attribute) or {})
+        return "" if value is None else " ".join(_CONTROL.sub(" ", str(value)).split())
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,8 +91,9 @@ def parse_diagram(data: Any) -> Diagram:
     items = _list(data, "values")
     if len(items) > MAX_SHAPES:
         raise RenderInputError(f"a diagram holds at most {MAX_SHAPES} shapes, this one {len(items)}")
-    shapes = [_shape(item, position, elements) for position, item in enumerate(items)]
-    _check_indices(shapes)
+    shapes = [_shape(item, f"values[{position}]", elements) for position, item in enumerate(items)]
+    check_shape_links([(shape.index, shape.predecessors) for shape in shapes])
+    _check_shape_ids(shapes)
     return Diagram(diagram, tuple(shapes), elements)
 
 
@@ -120,10 +118,16 @@ def _element(raw: Any, where: str) -> Element:
         raise RenderInputError(f"{where}: attributes must map names to {{culture: value}}")
     return Element(
         id=element_id, type=element_type, facet=str(raw.get("facetName") or ""),
-        attributes={name: {str(c): v for c, v in values.items()} for name, values in attributes.items()},
+        attributes={name: _by_culture(values, f"{where}.attributes.{name}") for name, values in attributes.items()},
         related=_references_by_context(raw.get("related"), where),
         children=tuple(_reference_ids(raw.get("children"), where)),
     )
+
+
+def _by_culture(values: Mapping[Any, Any], where: str) -> dict[int, Any]:
+    """Culture keys as ids, in ascending order (the order `Cultures.pick` falls back in)."""
+    by_id = {culture_id(key, where): value for key, value in values.items()}
+    return {culture: by_id[culture] for culture in sorted(by_id)}
 
 
 def _references_by_context(raw: Any, where: str) -> dict[str, tuple[str, ...]]:
@@ -142,48 +146,32 @@ def _reference_ids(raw: Any, where: str) -> list[str]:
     return [r["id"] for r in raw]
 
 
-def _shape(item: Any, position: int, elements: Mapping[str, Element]) -> Shape:
-    where = f"values[{position}]"
+def _shape(item: Any, where: str, elements: Mapping[str, Element]) -> Shape:
     if not isinstance(item, Mapping) or not isinstance(item.get("shapeInfo"), Mapping):
         raise RenderInputError(f"{where}: each item needs a 'shapeInfo' object")
     info = item["shapeInfo"]
-    index = info.get("index")
-    if not isinstance(index, int) or isinstance(index, bool):
-        raise RenderInputError(f"{where}: shapeInfo.index must be an integer")
-    predecessors = info.get("predecessors") or []
-    if not isinstance(predecessors, list) or not all(
-            isinstance(p, int) and not isinstance(p, bool) for p in predecessors):
-        raise RenderInputError(f"{where}: shapeInfo.predecessors must be a list of integers")
+    index, links = shape_links(info, where)
+    predecessors = tuple(dict.fromkeys(links))  # a link given twice is drawn once
     shape_id = info.get("id")
     if shape_id is not None and (not isinstance(shape_id, str) or not shape_id):
-        raise RenderInputError(f"{where}: shapeInfo.id must be a non-empty string")
-    raw_element = item.get("element") or {}
-    if not isinstance(raw_element, Mapping):
-        raise RenderInputError(f"{where}: 'element' must be an object")
+        raise RenderInputError(f"{where}.shapeInfo.id must be a non-empty string")
     shape_id = shape_id or f"shape-{index}"
+    raw_element = item.get("element")
+    if not isinstance(raw_element, Mapping):
+        raise RenderInputError(f"{where}.element must be an object")
     referenced = raw_element.get("id")
-    if referenced and "type" not in raw_element:
-        if referenced not in elements:
+    check_element_reference(referenced, raw_element.get("type"), where)
+    if "type" not in raw_element:
+        element = elements.get(referenced) if isinstance(referenced, str) else None
+        if element is None:
             raise RenderInputError(f"{where}: element {referenced!r} is not among the diagram's elements")
-        element = elements[referenced]
-    else:
-        element = _element({**raw_element, "id": referenced or shape_id}, where)
-    return Shape(shape_id, index, element, tuple(dict.fromkeys(predecessors)))
+        return Shape(shape_id, index, element, predecessors)
+    return Shape(shape_id, index, _element({**raw_element, "id": referenced or shape_id}, where), predecessors)
 
 
-def _check_indices(shapes: list[Shape]) -> None:
-    seen: set[int] = set()
+def _check_shape_ids(shapes: list[Shape]) -> None:
     ids: set[str] = set()
-    for shape in shapes:
-        if shape.index in seen:
-            raise RenderInputError(f"shape index {shape.index} appears twice")
+    for position, shape in enumerate(shapes):
         if shape.shape_id in ids:
-            raise RenderInputError(f"shape id {shape.shape_id!r} appears twice")
-        seen.add(shape.index)
+            raise RenderInputError(f"values[{position}]: shape id {shape.shape_id!r} appears twice")
         ids.add(shape.shape_id)
-    for shape in shapes:
-        for predecessor in shape.predecessors:
-            if predecessor == shape.index:
-                raise RenderInputError(f"shape {shape.index} names itself as its predecessor")
-            if predecessor not in seen:
-                raise RenderInputError(f"shape {shape.index}: predecessor index {predecessor} is out of range")

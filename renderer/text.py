@@ -30,7 +30,7 @@ class FontMetrics:
         font = TTFont(str(path), lazy=True)
         self._units_per_em = float(font["head"].unitsPerEm)
         hhea = font["hhea"]
-        self._line_gap = (hhea.ascent - hhea.descent + hhea.lineGap) / self._units_per_em
+        self._line_gap: float = (hhea.ascent - hhea.descent + hhea.lineGap) / self._units_per_em
         metrics = font["hmtx"].metrics
         cmap = font.getBestCmap()
         self._advance: dict[int, float] = {

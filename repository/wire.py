@@ -2,8 +2,10 @@
 
 The input rules (docs/contract.md, "Limits and robustness") live here, once: text is
 valid Unicode (no NUL, no lone surrogates), integers lie within 64-bit range and other
-numbers are finite, culture ids are ASCII digits within range, attribute values and
-predecessor links are bounded.
+numbers are finite, attribute values and predecessor links are bounded. The rules of the
+content itself (indices, predecessors, element references, culture ids) are the
+renderer's (renderer/contract.py): this module calls them, so the service refuses
+exactly what the renderer could not draw, with the renderer's message.
 `load_json` applies them to a whole body, `check_text` to any other text a request
 carries; the store receives only the dataclasses below, so it never guesses at the shape
 of a body, and SQLite and PostgreSQL never see text one of them would refuse.
@@ -14,21 +16,29 @@ from __future__ import annotations
 import json
 import math
 import re
-from collections import Counter
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, NoReturn, TypeGuard
 
+from renderer.contract import (
+    MAX_CULTURE_ID,
+    MAX_SHAPES,
+    RenderInputError,
+    check_element_reference,
+    check_shape_links,
+    culture_id,
+    shape_links,
+)
+
 from repository.errors import InvalidInput, TooLarge
 
-MAX_CONTENT_ITEMS = 5000
+MAX_CONTENT_ITEMS = MAX_SHAPES
 MAX_ELEMENTS_PER_UPDATE = 5000
 MAX_NAME_LENGTH = 128
 MAX_ID_LENGTH = 64
 MIN_INTEGER = -(2**63)
 MAX_INTEGER = 2**63 - 1
-# Culture ids are Windows LCIDs (1031, 1033, 127); every LCID fits the 32-bit integer
-# column that stores them on every database.
-MAX_CULTURE_ID = 2**31 - 1
 # Characters of one attribute value in one culture (a file list: all its text together).
 MAX_ATTRIBUTE_VALUE_LENGTH = 100_000
 MAX_PREDECESSOR_LINKS = 20_000
@@ -103,12 +113,19 @@ def parse_finite(text: str, where: str) -> float:
 
 def parse_culture_id(text: str, where: str) -> int:
     """A culture id as text (an attribute key, a path or `$filter` segment): ASCII digits
-    without a leading zero, 1..MAX_CULTURE_ID; 400 naming `where` otherwise."""
-    if (not (text.isascii() and text.isdigit()) or text.startswith("0")
-            or len(text) > len(str(MAX_CULTURE_ID)) or int(text) > MAX_CULTURE_ID):
-        raise InvalidInput(f"{where}: culture {_shown(text)} must be a culture id "
-                           f"1..{MAX_CULTURE_ID} in ASCII digits, such as 1031, 1033 or 127")
-    return int(text)
+    without a leading zero, 1..MAX_CULTURE_ID (it fits the 32-bit integer column that
+    stores it on every database); 400 naming `where` otherwise."""
+    with _render_contract():
+        return culture_id(text, where)
+
+
+@contextmanager
+def _render_contract() -> Iterator[None]:
+    """The renderer's refusal of content it could not draw, as a 400 with its message."""
+    try:
+        yield
+    except RenderInputError as error:
+        raise InvalidInput(str(error)) from None
 
 
 @dataclass(frozen=True, slots=True)
@@ -210,44 +227,27 @@ def parse_content_body(body: Any) -> list[ContentItem]:
                        f"got {len(values)}")
     items = [_content_item(raw, f"values[{i}]") for i, raw in enumerate(values)]
     check_link_count(sum(len(item.predecessors) for item in items), "this request")
-    for item in items:
-        if item.index < 0 or item.index >= len(items):
-            raise InvalidInput(f"shapeInfo.index {item.index} is out of range 0..{len(items) - 1}")
-    indices = Counter(item.index for item in items)
-    duplicated = sorted(index for index, times in indices.items() if times > 1)
-    if duplicated:
-        raise InvalidInput(f"shapeInfo.index duplicated: {duplicated}")
-    for item in items:
-        for predecessor in item.predecessors:
-            if predecessor == item.index:
-                raise InvalidInput(f"Item {item.index} lists itself as predecessor")
-            if predecessor not in indices:
-                raise InvalidInput(f"Item {item.index} has predecessor {predecessor}, "
-                                   "which is not an index of this request")
+    with _render_contract():
+        check_shape_links([(item.index, item.predecessors) for item in items])
     return items
 
 
 def _content_item(raw: Any, where: str) -> ContentItem:
     obj = _object(raw, where)
     info = _object(obj.get("shapeInfo"), f"{where}.shapeInfo")
-    raw_index = info.get("index")
-    if not _is_int(raw_index):
-        raise InvalidInput(f"{where}.shapeInfo.index must be an integer")
-    index = raw_index
-    predecessors = info.get("predecessors") or []
-    if not isinstance(predecessors, list) or not all(_is_int(p) for p in predecessors):
-        raise InvalidInput(f"{where}.shapeInfo.predecessors must be a list of integers")
+    with _render_contract():
+        index, predecessors = shape_links(info, where)
     shape_id = _optional_id(info.get("id"), f"{where}.shapeInfo.id")
     element = obj.get("element")
     if shape_id is not None:
         if element is not None:
             raise InvalidInput(f"{where} refers to an existing shape and must carry no element")
-        return ContentItem(index, shape_id, None, None, {}, {}, tuple(predecessors))
+        return ContentItem(index, shape_id, None, None, {}, {}, predecessors)
     element_obj = _object(element, f"{where}.element")
     element_id = _optional_id(element_obj.get("id"), f"{where}.element.id")
     type_key = _optional_name(element_obj.get("type"), f"{where}.element.type")
-    if element_id is None and type_key is None:
-        raise InvalidInput(f"{where}.element needs either an id or a type")
+    with _render_contract():
+        check_element_reference(element_id, type_key, where)
     return ContentItem(
         index=index,
         shape_id=None,
@@ -255,7 +255,7 @@ def _content_item(raw: Any, where: str) -> ContentItem:
         type=type_key,
         attributes=parse_attributes(element_obj.get("attributes"), f"{where}.element.attributes"),
         related=parse_related(element_obj.get("related") or {}, f"{where}.element.related"),
-        predecessors=tuple(predecessors),
+        predecessors=predecessors,
     )
 
 

@@ -74,9 +74,10 @@ def test_user_text_never_becomes_markup() -> None:
 
 @pytest.mark.parametrize(("fixture", "message"), [
     (diagram(item(0, "bogus")), "unknown element type 'bogus'"),
-    (diagram(item(0), item(1, predecessors=(7,))), "predecessor index 7 is out of range"),
-    (diagram(item(0, predecessors=(0,))), "names itself as its predecessor"),
-    (diagram(item(0), item(0)), "shape index 0 appears twice"),
+    (diagram(item(0), item(1, predecessors=(7,))), "values[1]: predecessor 7 of shape 1 is not an index"),
+    (diagram(item(0, predecessors=(0,))), "values[0]: shape 0 names itself as its predecessor"),
+    (diagram(item(0), item(0)), "values[1].shapeInfo.index 0 is already the index of values[0]"),
+    (diagram(item(1)), "values[0].shapeInfo.index 1 is out of range 0..0"),
     ([1, 2], "must be a JSON object"),
     ({"values": {"a": 1}}, "'values' must be a list"),
     (diagram({"shapeInfo": {"index": "x"}}), "shapeInfo.index must be an integer"),

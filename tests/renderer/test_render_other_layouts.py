@@ -15,11 +15,13 @@ import pytest
 from lxml import etree
 
 from renderer.api import render
+from renderer.culture import ENGLISH, Cultures
 from renderer.model import parse_diagram
 from tests.conftest import FIXTURES, SHARED, ROOT, load_fixture
 from tests.demo_fixtures import demo_fixture, demo_fixtures
 from tests.renderer.test_golden import same_svg
 
+IN_ENGLISH = Cultures(requested=ENGLISH, default=ENGLISH)
 SVG = "{http://www.w3.org/2000/svg}"
 LAYOUTS = ("detailed", "graphic", "processMatrix", "customerMatrix", "entityRelationship")
 CORPUS = sorted((FIXTURES / "corpus").glob("*.json"))
@@ -67,8 +69,8 @@ def test_matrix_cells_and_headers_name_elements() -> None:
     fixture = demo_fixture("order-to-cash")
     root = parse(render(fixture, "processMatrix"))
     diagram = parse_diagram(fixture)
-    credit_check = next(s for s in diagram.shapes if s.element.text("name", "1033") == "Credit check")
-    finance = next(e for e in diagram.elements.values() if e.text("name", "1033") == "Finance and controlling")
+    credit_check = next(s for s in diagram.shapes if s.element.text("name", IN_ENGLISH) == "Credit check")
+    finance = next(e for e in diagram.elements.values() if e.text("name", IN_ENGLISH) == "Finance and controlling")
     cell = root.find(f".//{SVG}rect[@data-row-id='{credit_check.element.id}'][@data-column-id='{finance.id}']")
     assert cell is not None and cell.get("class") == "matrix-cell"
     overlays = {r.get("data-guid"): r.get("data-shape-id") for r in root[-1]}
@@ -82,7 +84,7 @@ def test_satellites_carry_overlays_of_their_elements() -> None:
     fixture = demo_fixture("credit-check")
     root = parse(render(fixture, "detailed"))
     diagram = parse_diagram(fixture)
-    task = next(s for s in diagram.shapes if s.element.text("name", "1033") == "Assess credit limit")
+    task = next(s for s in diagram.shapes if s.element.text("name", IN_ENGLISH) == "Assess credit limit")
     satellites = [r for r in root[-1] if r.get("data-shape-id", "").startswith(f"{task.shape_id}:")]
     assert [r.get("data-type") for r in satellites] == ["inOut", "orgUnit", "system", "knowledgeStructureDocument"]
     assert all(r.get("data-shape-id") == f"{task.shape_id}:{r.get('data-guid')}" for r in satellites)

@@ -9,6 +9,7 @@ import pytest
 from layouts.base import LayoutOptions
 from layouts.registry import get_strategy
 from renderer.api import render
+from renderer.culture import ENGLISH, Cultures
 from renderer.flow import UNASSIGNED_LANE, swimlane_graph
 from renderer.model import parse_diagram
 from renderer.text import load_font
@@ -17,13 +18,14 @@ from tests.demo_fixtures import DIAGRAM_KEYS, demo_fixture
 from tests.geometry_checks import crossings, edges_through_shapes, lane_violations, overlapping_pairs
 from tests.renderer.test_golden import same_svg
 
+IN_ENGLISH = Cultures(requested=ENGLISH, default=ENGLISH)
 LANE_FIXTURES = {"lane.cross-lane-sequence-flow": load_fixture(FIXTURES / "corpus" / "lane.cross-lane-sequence-flow.json")}
 CASES: dict[str, Any] = {**{f"demo/{key}": demo_fixture(key) for key in DIAGRAM_KEYS}, **LANE_FIXTURES}
 PAIRS = [("horizontal", "horizontalSwimlane"), ("vertical", "verticalSwimlane")]
 
 
 def laid_out(fixture: Any, key: str) -> Any:
-    graph, scene = swimlane_graph(parse_diagram(fixture), "1033", load_font(), key)
+    graph, scene = swimlane_graph(parse_diagram(fixture), IN_ENGLISH, load_font(), key)
     strategy = get_strategy(key)
     return graph, scene, strategy.layout(graph, LayoutOptions())
 
@@ -55,7 +57,7 @@ def test_lanes_come_from_executed_by_with_one_unassigned_lane() -> None:
         if not units:
             assert lane == UNASSIGNED_LANE
         else:
-            names = {unit: diagram.elements[unit].text("name", "1033") for unit in units}
+            names = {unit: diagram.elements[unit].text("name", IN_ENGLISH) for unit in units}
             assert lane == min(units, key=lambda unit: (names[unit].casefold(), unit))
     assert [lane.id for lane in layout.lanes].count(UNASSIGNED_LANE) == 1
     assert scene.lanes[UNASSIGNED_LANE].lines == ("Unassigned",)

@@ -1,0 +1,41 @@
+"""Which culture's text a render shows: the requested culture and the one fallback.
+
+Culture ids are integers everywhere in the engine (`renderer.api.render` normalizes what
+its caller passes). A localized text is looked up in the requested culture, then the
+language-neutral culture, then the default culture, then the first value there is
+(docs/contract.md, "Wire conventions"); `Cultures.pick` is that rule, for the fixture's
+attributes and the engine's own words alike.
+"""
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import TypeVar
+
+__all__ = ["DEFAULT_CULTURE", "ENGLISH", "GERMAN", "LANGUAGE_NEUTRAL", "Cultures"]
+
+LANGUAGE_NEUTRAL = 127
+GERMAN = 1031
+ENGLISH = 1033
+#: The default culture of a render whose caller names none (`elrepo render`); the
+#: service passes its tenant's.
+DEFAULT_CULTURE = ENGLISH
+
+Text = TypeVar("Text")
+
+
+@dataclass(frozen=True, slots=True)
+class Cultures:
+    """The culture a render asks for and the default culture its texts fall back to."""
+
+    requested: int
+    default: int
+
+    def pick(self, values: Mapping[int, Text]) -> Text | None:
+        """The value of `values` (culture id → text) this render shows; empty text counts
+        as missing. "The first value there is" is the first in the mapping's order."""
+        for culture in (self.requested, LANGUAGE_NEUTRAL, self.default):
+            value = values.get(culture)
+            if value not in (None, ""):
+                return value
+        return next((value for value in values.values() if value not in (None, "")), None)
