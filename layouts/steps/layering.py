@@ -8,6 +8,10 @@ The problem is a linear program whose constraint matrix is totally unimodular, s
 simplex vertex HiGHS returns is integral; HiGHS (through SciPy) solves 5,000-node
 graphs in a fraction of a second, which a network simplex in pure Python does not.
 
+When longest-path layering already gives every edge a span of one (about half of the
+process models), that is the only optimum up to a shift per component, and the program
+is skipped.
+
 Bounded cost: on deep graphs with many edges HiGHS needs seconds (a 5,000-node chain
 with 15,000 long edges: 6 s), so above ``LP_EDGES`` edges the ranks come from
 ``_promoted_ranks`` instead: longest-path layering, then a fixed number of passes that
@@ -21,10 +25,10 @@ from collections import deque
 from collections.abc import Sequence
 
 import numpy as np
-from scipy.optimize import linprog
 from scipy.sparse import coo_matrix
 
 from layouts.steps.components import weak_components
+from layouts.steps.linear import InfeasibleProgram, minimize_linear
 
 LP_EDGES = 8000
 PROMOTION_PASSES = 4
@@ -35,8 +39,17 @@ def minimal_length_ranks(node_count: int, edges: Sequence[tuple[int, int]]) -> l
         return []
     if not edges:
         return [0] * node_count
+    successors: list[list[int]] = [[] for _ in range(node_count)]
+    predecessors: list[list[int]] = [[] for _ in range(node_count)]
+    for source, target in edges:
+        successors[source].append(target)
+        predecessors[target].append(source)
     if len(edges) > LP_EDGES:
-        return _normalize_components(node_count, edges, _promoted_ranks(node_count, edges))
+        return _normalize_components(node_count, edges, _promoted_ranks(node_count, successors, predecessors))
+    longest, _ = _longest_path_ranks(node_count, successors, predecessors)
+    if all(longest[t] - longest[s] == 1 for s, t in edges):
+        # every edge at its least span is the only optimum (up to a shift per component)
+        return _normalize_components(node_count, edges, longest)
     sources = np.fromiter((s for s, _ in edges), dtype=np.int64, count=len(edges))
     targets = np.fromiter((t for _, t in edges), dtype=np.int64, count=len(edges))
     # objective: sum over edges of rank[target] - rank[source]
@@ -45,13 +58,11 @@ def minimal_length_ranks(node_count: int, edges: Sequence[tuple[int, int]]) -> l
     cols = np.column_stack((sources, targets)).ravel()
     vals = np.tile(np.array([1.0, -1.0]), len(edges))  # rank[s] - rank[t] <= -1
     matrix = coo_matrix((vals, (rows, cols)), shape=(len(edges), node_count)).tocsr()
-    result = linprog(
-        cost.astype(float), A_ub=matrix, b_ub=-np.ones(len(edges)),
-        bounds=(0, None), method="highs-ds",
-    )
-    if result.status != 0:  # only on a cyclic input, which cycle breaking rules out
-        raise ValueError(f"layering failed: {result.message}")
-    ranks = [int(round(value)) for value in result.x]
+    try:
+        solution = minimize_linear(cost.astype(float), matrix, -np.ones(len(edges)), 0.0)
+    except InfeasibleProgram as error:  # only on a cyclic input, which cycle breaking rules out
+        raise ValueError(f"layering failed: {error}") from None
+    ranks = [int(round(value)) for value in solution]
     return _normalize_components(node_count, edges, ranks)
 
 
@@ -65,12 +76,10 @@ def _normalize_components(
     return [ranks[v] - lowest[component[v]] for v in range(node_count)]
 
 
-def _promoted_ranks(node_count: int, edges: Sequence[tuple[int, int]]) -> list[int]:
-    successors: list[list[int]] = [[] for _ in range(node_count)]
-    predecessors: list[list[int]] = [[] for _ in range(node_count)]
-    for source, target in edges:
-        successors[source].append(target)
-        predecessors[target].append(source)
+def _longest_path_ranks(
+    node_count: int, successors: list[list[int]], predecessors: list[list[int]]
+) -> tuple[list[int], list[int]]:
+    """Each node one layer after its latest predecessor, and the topological order."""
     waiting = [len(p) for p in predecessors]
     ready = deque(v for v in range(node_count) if not waiting[v])
     order: list[int] = []
@@ -86,6 +95,13 @@ def _promoted_ranks(node_count: int, edges: Sequence[tuple[int, int]]) -> list[i
     ranks = [0] * node_count
     for node in order:
         ranks[node] = max((ranks[p] + 1 for p in predecessors[node]), default=0)
+    return ranks, order
+
+
+def _promoted_ranks(
+    node_count: int, successors: list[list[int]], predecessors: list[list[int]]
+) -> list[int]:
+    ranks, order = _longest_path_ranks(node_count, successors, predecessors)
     for _ in range(PROMOTION_PASSES):
         for node in reversed(order):
             if successors[node] and len(successors[node]) > len(predecessors[node]):

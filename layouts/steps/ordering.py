@@ -22,6 +22,7 @@ without them; dense graphs get fewer sweeps and fewer sifted chains.
 """
 from __future__ import annotations
 
+from bisect import bisect_right, insort
 from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import accumulate
@@ -33,6 +34,7 @@ Layers = list[list[int]]
 
 SWEEP_WORK = 1_000_000
 SIFT_WORK = 600_000
+SORTED_LIST_ENDS = 4_000
 
 
 @dataclass(slots=True)
@@ -77,7 +79,14 @@ def _sift_chains(graph: ProperGraph, layers: Layers, work: Work) -> Layers:
     that only crosses edges when moved one layer at a time. Chains are tried in edge
     order while ``work`` lasts (three crossing counts over the layers a chain spans)."""
     layers = [list(layer) for layer in layers]
+    position = _positions(graph, layers)
     layer_work = [0, *accumulate(len(layer) + sum(len(graph.down[v]) for v in layer) for layer in layers)]
+
+    def set_layer(k: int, layer: list[int]) -> None:
+        layers[k] = layer
+        for index, vertex in enumerate(layer):
+            position[vertex] = index
+
     for chain in graph.chains:
         dummies = chain[1:-1]
         if not dummies:
@@ -85,7 +94,7 @@ def _sift_chains(graph: ProperGraph, layers: Layers, work: Work) -> Layers:
         touched = range(max(graph.layer_of[chain[0]], 0), graph.layer_of[chain[-1]])
         if not work.spend(3 * (layer_work[touched.stop + 1] - layer_work[touched.start])):
             break
-        current = _local_crossings(graph, layers, touched)
+        current = _local_crossings(graph, layers, position, touched)
         if current == 0:
             continue
         original = {graph.layer_of[d]: list(layers[graph.layer_of[d]]) for d in dummies}
@@ -95,19 +104,17 @@ def _sift_chains(graph: ProperGraph, layers: Layers, work: Work) -> Layers:
                 layer = [v for v in original[graph.layer_of[dummy]] if v != dummy]
                 lane = graph.lane[dummy]
                 at = sum(1 for v in layer if graph.lane[v] < lane or (not to_top and graph.lane[v] == lane))
-                layers[graph.layer_of[dummy]] = [*layer[:at], dummy, *layer[at:]]
-            cost = _local_crossings(graph, layers, touched)
+                set_layer(graph.layer_of[dummy], [*layer[:at], dummy, *layer[at:]])
+            cost = _local_crossings(graph, layers, position, touched)
             if cost < best_cost:
                 best_cost = cost
                 best_layers = {k: list(layers[k]) for k in original}
         for k, layer in best_layers.items():
-            layers[k] = layer
+            set_layer(k, layer)
     return layers
 
 
-def _local_crossings(graph: ProperGraph, layers: Layers, upper_layers: range) -> int:
-    position = {v: i for k in range(upper_layers.start, upper_layers.stop + 1)
-                for i, v in enumerate(layers[k])}
+def _local_crossings(graph: ProperGraph, layers: Layers, position: list[int], upper_layers: range) -> int:
     return sum(_bilayer(layers[k], graph.down, position, len(layers[k + 1])) for k in upper_layers)
 
 
@@ -230,14 +237,27 @@ def _transpose(graph: ProperGraph, layers: Layers, position: list[int], allow_ti
                work: Work, max_passes: int = 8) -> None:
     """Swap neighbours while that removes crossings; with ``allow_ties`` also swap
     neighbours whose order does not matter, which lets the next sweep escape a plateau
-    (dot's "reverse" transpose). A pass costs at most the sum of squared degrees."""
+    (dot's "reverse" transpose). A pass costs at most the sum of squared degrees.
+
+    A layer's swaps depend only on it and its two neighbouring layers, so a pass skips
+    the layers where a scan that swapped nothing saw the same three layers (the
+    outcome is that of scanning them all)."""
     up, down, lane = graph.up, graph.down, graph.lane
     pass_work = sum(len(up[v]) ** 2 + len(down[v]) ** 2 for v in range(graph.vertex_count))
+    layer_count = len(layers)
+    changed_at = [0] * layer_count  # step of each layer's last swap
+    settled_at = [-1] * layer_count  # step of its last scan that swapped nothing, or -1
+    step = 0
     for _ in range(max_passes):
         if not work.spend(pass_work):
             return
         improved = False
-        for layer in layers:
+        for k, layer in enumerate(layers):
+            step += 1
+            if settled_at[k] >= 0 and all(changed_at[j] < settled_at[k]
+                                          for j in (k - 1, k, k + 1) if 0 <= j < layer_count):
+                continue
+            swapped_any = False
             for index in range(len(layer) - 1):
                 v, w = layer[index], layer[index + 1]
                 if lane[v] != lane[w]:
@@ -246,7 +266,13 @@ def _transpose(graph: ProperGraph, layers: Layers, position: list[int], allow_ti
                 if swapped < kept or (allow_ties and kept > 0 and swapped == kept):
                     layer[index], layer[index + 1] = w, v
                     position[v], position[w] = index + 1, index
+                    swapped_any = True
                     improved = improved or swapped < kept
+            if swapped_any:
+                changed_at[k] = step
+                settled_at[k] = -1
+            else:
+                settled_at[k] = step
         if not improved:
             return
 
@@ -259,25 +285,34 @@ def total_crossings(graph: ProperGraph, layers: Layers) -> int:
     )
 
 
-def _bilayer(
-    upper: list[int], down: list[list[int]], position: Sequence[int] | dict[int, int], lower_size: int
-) -> int:
-    """Crossings between two layers by counting inversions with a Fenwick tree
+def _bilayer(upper: list[int], down: list[list[int]], position: Sequence[int], lower_size: int) -> int:
+    """Crossings between two layers: inversions among the lower end points taken in
+    upper order. A sorted list with bisection does it in C for the usual layer; past
+    ``SORTED_LIST_ENDS`` end points its insertions cost more than a Fenwick tree
     (Barth, Jünger, Mutzel)."""
+    ends = [end for vertex in upper for end in sorted([position[w] for w in down[vertex]])]
+    if len(ends) > SORTED_LIST_ENDS:
+        return _fenwick_inversions(ends, lower_size)
+    inserted: list[int] = []
+    crossings = 0
+    for target in ends:
+        # inserted end points strictly right of target
+        crossings += len(inserted) - bisect_right(inserted, target)
+        insort(inserted, target)
+    return crossings
+
+
+def _fenwick_inversions(ends: list[int], lower_size: int) -> int:
     tree = [0] * (lower_size + 1)
     crossings = 0
-    inserted = 0
-    for vertex in upper:
-        for target in sorted(position[w] for w in down[vertex]):
-            # number of already inserted end points strictly right of target
-            i, at_most = target + 1, 0
-            while i > 0:
-                at_most += tree[i]
-                i -= i & -i
-            crossings += inserted - at_most
-            i = target + 1
-            while i <= lower_size:
-                tree[i] += 1
-                i += i & -i
-            inserted += 1
+    for inserted, target in enumerate(ends):
+        i, at_most = target + 1, 0
+        while i > 0:
+            at_most += tree[i]
+            i -= i & -i
+        crossings += inserted - at_most
+        i = target + 1
+        while i <= lower_size:
+            tree[i] += 1
+            i += i & -i
     return crossings

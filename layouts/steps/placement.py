@@ -31,8 +31,9 @@ from dataclasses import dataclass
 from itertools import accumulate
 
 import numpy as np
-from scipy.optimize import linprog
 from scipy.sparse import coo_matrix
+
+from layouts.steps.linear import InfeasibleProgram, minimize_linear
 
 LP_VARIABLES = 8_000
 #: Sparse graphs (links at most this many per vertex, as in process models) keep the
@@ -126,13 +127,11 @@ def place_across(
     matrix = coo_matrix((vals, (rows, cols)), shape=(row, variable_count)).tocsr()
     lower = np.zeros(variable_count)
     lower[:vertex_count] = np.asarray(before, dtype=float)
-    result = linprog(
-        cost, A_ub=matrix, b_ub=np.asarray(bounds_rhs), bounds=np.column_stack(
-            (lower, np.full(variable_count, np.inf))), method="highs-ds",
-    )
-    if result.status != 0:
-        raise ValueError(f"coordinate assignment failed: {result.message}")
-    values = [round(float(value), 3) for value in result.x]
+    try:
+        solution = minimize_linear(cost, matrix, np.asarray(bounds_rhs), lower)
+    except InfeasibleProgram as error:
+        raise ValueError(f"coordinate assignment failed: {error}") from None
+    values = [round(float(value), 3) for value in solution]
     return Placement(values[:vertex_count], values[first_boundary:])
 
 
