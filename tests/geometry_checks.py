@@ -2,19 +2,24 @@
 from __future__ import annotations
 
 from layouts.geometry import Box, Layout, Point
+from layouts.graph import LayoutGraph
 
 TOLERANCE = 0.5
 
 
+def intersects(a: Box, b: Box, tolerance: float = TOLERANCE) -> bool:
+    """Do the boxes share more than a ``tolerance``-wide strip?"""
+    return min(a.right, b.right) - max(a.x, b.x) > tolerance and min(a.bottom, b.bottom) - max(a.y, b.y) > tolerance
+
+
+def inside(inner: Box, outer: Box, tolerance: float = 0.01) -> bool:
+    return (inner.x >= outer.x - tolerance and inner.y >= outer.y - tolerance
+            and inner.right <= outer.right + tolerance and inner.bottom <= outer.bottom + tolerance)
+
+
 def overlapping_pairs(layout: Layout) -> list[tuple[str, str]]:
     boxes = [(n.id, n.box) for n in layout.nodes]
-    pairs = []
-    for i, (a_id, a) in enumerate(boxes):
-        for b_id, b in boxes[i + 1:]:
-            if (min(a.right, b.right) - max(a.x, b.x) > TOLERANCE
-                    and min(a.bottom, b.bottom) - max(a.y, b.y) > TOLERANCE):
-                pairs.append((a_id, b_id))
-    return pairs
+    return [(a_id, b_id) for i, (a_id, a) in enumerate(boxes) for b_id, b in boxes[i + 1:] if intersects(a, b)]
 
 
 def segment_enters(p: Point, q: Point, box: Box, tolerance: float = 1.0) -> bool:
@@ -77,10 +82,8 @@ def label_collisions(layout: Layout) -> list[tuple[str, str]]:
     hits = []
     for i, (a_id, a) in enumerate(regions):
         for b_id, b in regions[i + 1:]:
-            if a_id.endswith("#label") or b_id.endswith("#label"):
-                if (min(a.right, b.right) - max(a.x, b.x) > TOLERANCE
-                        and min(a.bottom, b.bottom) - max(a.y, b.y) > TOLERANCE):
-                    hits.append((a_id, b_id))
+            if (a_id.endswith("#label") or b_id.endswith("#label")) and intersects(a, b):
+                hits.append((a_id, b_id))
     return hits
 
 
@@ -109,3 +112,79 @@ def lane_violations(layout: Layout, lane_of: dict[str, str]) -> list[str]:
                                 and body.y <= box.y and box.bottom <= body.bottom):
             outside.append(node.id)
     return outside
+
+
+def nesting_problems(graph: LayoutGraph, layout: Layout) -> list[str]:
+    """``graphic``: a container's box is the header strip atop its frame; each child lies
+    inside its parent's frame and clear of the parent's header."""
+    placed = {n.id: n for n in layout.nodes}
+    header_height = {n.id: n.height for n in graph.nodes}
+    problems = []
+    for node in graph.nodes:
+        if node.parent is None:
+            continue
+        parent, child = placed[node.parent], placed[node.id]
+        frame = parent.frame or parent.box
+        if parent.box != Box(frame.x, frame.y, frame.w, header_height[node.parent]):
+            problems.append(f"the box of {node.parent} is not the header strip of its frame")
+        if not inside(child.frame or child.box, frame):
+            problems.append(f"{node.id} is outside its parent {node.parent}")
+        if intersects(child.frame or child.box, parent.box):
+            problems.append(f"{node.id} covers the header of {node.parent}")
+    return problems
+
+
+def satellite_problems(graph: LayoutGraph, layout: Layout) -> list[str]:
+    """``detailed``: each satellite beside its host (left or right, level with it within
+    four satellite heights), the host without an outside label."""
+    placed = {n.id: n for n in layout.nodes}
+    problems = []
+    for node in graph.nodes:
+        if node.role != "satellite" or node.parent is None:
+            continue
+        host, satellite = placed[node.parent], placed[node.id].box
+        if host.label is not None:
+            problems.append(f"host {node.parent} keeps an outside label")
+        level = satellite.y < host.box.bottom + 4 * satellite.h and satellite.bottom > host.box.y - 4 * satellite.h
+        if not level or not (satellite.x >= host.box.right or satellite.right <= host.box.x):
+            problems.append(f"{node.id} is not beside {node.parent}")
+    return problems
+
+
+def matrix_tiling_problems(graph: LayoutGraph, layout: Layout) -> list[str]:
+    """Matrices: one cell per crossing, rows by columns, each as tall as its row header
+    and level with it, as wide as its column header and under it."""
+    headers = {n.id: n.box for n in layout.nodes}
+    rows = [n.id for n in graph.nodes if n.role == "row"]
+    columns = [n.id for n in graph.nodes if n.role == "column"]
+    problems = []
+    if [(c.row_id, c.column_id) for c in layout.cells] != [(r, c) for r in rows for c in columns]:
+        problems.append("the cells are not the crossings of rows and columns in order")
+    for cell in layout.cells:
+        row, column = headers[cell.row_id], headers[cell.column_id]
+        if (cell.box.y, cell.box.h) != (row.y, row.h) or (cell.box.x, cell.box.w) != (column.x, column.w):
+            problems.append(f"cell {cell.row_id}/{cell.column_id} is not at its row and column")
+    return problems
+
+
+def entity_label_problems(layout: Layout) -> list[str]:
+    """``entityRelationship``: every route passes through its group's label box (the first
+    route of a group carries it); labels lie on the canvas, cover no entity nor each other."""
+    problems = []
+    for route in layout.edges:
+        label = route.label or next((r.label for r in layout.edges if r.key == route.key
+                                     and r.target == route.target and r.label is not None), None)
+        if label is None:
+            continue
+        if not any(min(p[0], q[0]) - 0.1 <= label.cx <= max(p[0], q[0]) + 0.1
+                   and min(p[1], q[1]) - 0.1 <= label.cy <= max(p[1], q[1]) + 0.1
+                   for p, q in zip(route.points, route.points[1:])):
+            problems.append(f"{route.source}->{route.target} misses its label")
+    labels = [route.label for route in layout.edges if route.label is not None]
+    canvas = Box(0, 0, layout.width, layout.height)
+    for i, label in enumerate(labels):
+        if not inside(label, canvas) or any(intersects(label, node.box) for node in layout.nodes):
+            problems.append(f"label {label} is off the canvas or covers an entity")
+        if any(intersects(label, other) for other in labels[i + 1:]):
+            problems.append(f"label {label} overlaps another")
+    return problems

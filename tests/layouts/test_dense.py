@@ -1,13 +1,14 @@
 """Bounded layout cost on dense graphs: structural bounds on each step's work (not
 times), and every layout drawing a dense graph completely, also on the cheap paths the
-size thresholds choose for large inputs (forced here on small graphs by lowering them)."""
+size thresholds choose for large inputs (forced here on small graphs by lowering them).
+The graphs are built directly (tests/layouts/graphs.py), without the renderer."""
 from __future__ import annotations
 
 from typing import Any
 
 import pytest
 
-from benchmarks.generate import chain_with_long_links, complete_dag, dag_fixture, generate_flow, random_dag
+from benchmarks.generate import chain_with_long_links, complete_dag, generate_flow, random_dag
 from layouts import matrix, packing
 from layouts.base import LayoutOptions
 from layouts.geometry import Layout
@@ -21,13 +22,15 @@ from layouts.steps.layering import minimal_length_ranks
 from layouts.steps.ordering import order_layers
 from layouts.steps.placement import Bands, place_across
 from layouts.steps.proper import ProperGraph, dummy_budget, make_proper
-from renderer.api import BUILDERS
-from renderer.model import parse_diagram
-from renderer.text import load_font
 from tests.geometry_checks import (
-    edges_through_shapes, endpoint_problems, lane_violations, non_orthogonal_segments, overlapping_pairs,
+    edges_through_shapes,
+    endpoint_problems,
+    lane_violations,
+    non_orthogonal_segments,
+    overlapping_pairs,
     within_canvas,
 )
+from tests.layouts.graphs import dense_cyclic, graph_for
 
 FLOW_KEYS = ("horizontal", "vertical", "horizontalSwimlane", "verticalSwimlane")
 
@@ -106,22 +109,10 @@ def cheap_paths(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(packing, "MAX_LIMITS", 3)
 
 
-def laid_out(fixture: dict[str, Any], key: str) -> tuple[LayoutGraph, Layout]:
-    graph, _ = BUILDERS[key](parse_diagram(fixture), "1033", load_font(), key)
-    strategy = get_strategy(key)
-    return graph, strategy.layout(graph, LayoutOptions())
-
-
-def dense_cyclic() -> list[list[int]]:
-    """A complete DAG of 22 shapes (concentrated: one chain per edge would need 1,540
-    dummies) with five rework loops."""
-    predecessors = complete_dag(22)
-    for shape in range(0, 17, 4):
-        predecessors[shape].append(shape + 5)
-    return predecessors
-
-
-DENSE = dag_fixture("dense", dense_cyclic(), lanes=3, related=2, hierarchy=True)
+def laid_out(key: str) -> tuple[LayoutGraph, Layout]:
+    """The dense graph below as ``key`` reads it (in three lanes, with satellites, ...)."""
+    graph = graph_for(key, dense_cyclic())
+    return graph, get_strategy(key).layout(graph, LayoutOptions())
 
 
 def assert_complete_and_clean(graph: LayoutGraph, layout: Layout, key: str) -> None:
@@ -139,19 +130,19 @@ def assert_complete_and_clean(graph: LayoutGraph, layout: Layout, key: str) -> N
 
 @pytest.mark.parametrize("key", LAYOUT_KEYS)
 def test_every_layout_draws_a_dense_cyclic_graph_completely(key: str) -> None:
-    graph, layout = laid_out(DENSE, key)
+    graph, layout = laid_out(key)
     assert_complete_and_clean(graph, layout, key)
 
 
 @pytest.mark.parametrize("key", LAYOUT_KEYS)
 def test_every_layout_draws_it_completely_on_the_cheap_paths(key: str, cheap_paths: None) -> None:
-    graph, layout = laid_out(DENSE, key)
+    graph, layout = laid_out(key)
     assert_complete_and_clean(graph, layout, key)
 
 
 def test_cheap_paths_are_deterministic(cheap_paths: None) -> None:
     assert proper_graph(dense_cyclic())[0].bypass
-    assert laid_out(DENSE, "horizontalSwimlane")[1] == laid_out(DENSE, "horizontalSwimlane")[1]
+    assert laid_out("horizontalSwimlane")[1] == laid_out("horizontalSwimlane")[1]
 
 
 def test_bundled_slots_share_a_track_per_fork_and_keep_overlapping_tracks_apart() -> None:
@@ -244,9 +235,9 @@ def test_packing_tries_a_bounded_number_of_row_widths(monkeypatch: pytest.Monkey
 
 
 def test_a_huge_matrix_lays_out_only_its_linked_cells(monkeypatch: pytest.MonkeyPatch) -> None:
-    graph, full = laid_out(DENSE, "processMatrix")
+    graph, full = laid_out("processMatrix")
     assert len(full.cells) == 22 * 3  # every crossing
     monkeypatch.setattr(matrix, "MAX_CELLS", 10)
-    _, sparse = laid_out(DENSE, "processMatrix")
+    _, sparse = laid_out("processMatrix")
     assert [(c.row_id, c.column_id) for c in sparse.cells] == [(e.source, e.target) for e in graph.edges]
     assert len(sparse.cells) == 22 and {c.box for c in sparse.cells} <= {c.box for c in full.cells}

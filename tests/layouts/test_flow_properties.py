@@ -7,10 +7,12 @@ from hypothesis import strategies as st
 from layouts.base import LayoutOptions
 from layouts.graph import LayoutEdge, LayoutGraph, LayoutNode
 from layouts.registry import get_strategy
-from renderer.scene import Scene, ShapeView
-from renderer.svg import write_svg
 from tests.geometry_checks import (
-    edges_through_shapes, endpoint_problems, label_collisions, non_orthogonal_segments, overlapping_pairs,
+    edges_through_shapes,
+    endpoint_problems,
+    label_collisions,
+    non_orthogonal_segments,
+    overlapping_pairs,
     within_canvas,
 )
 
@@ -49,15 +51,5 @@ def test_flow_layout_invariants(graph: LayoutGraph, key: str) -> None:
     assert within_canvas(layout)
     sizes = {n.id: (n.width, n.height) for n in graph.nodes}
     assert all((n.box.w, n.box.h) == sizes[n.id] for n in layout.nodes)
-    again = strategy.layout(graph, LayoutOptions())
-    assert again == layout
-    scene = Scene("d", key, {n.id: ShapeView(n.id, n.id, n.kind, ("label",)) for n in graph.nodes})
-    assert write_svg(again, scene) == write_svg(layout, scene)
+    assert strategy.layout(graph, LayoutOptions()) == layout
 
-
-def test_empty_and_single_node_graphs() -> None:
-    strategy = get_strategy("horizontal")
-    empty = strategy.layout(LayoutGraph((), ()), LayoutOptions())
-    assert empty.nodes == () and empty.width > 0
-    single = strategy.layout(LayoutGraph((LayoutNode("a", "task", 120, 60),), ()), LayoutOptions())
-    assert single.nodes[0].box.w == 120
