@@ -1,8 +1,8 @@
 """Batch export of diagrams to SVG or PNG files, and SVG rasterization.
 
 Expects jobs that each name a diagram fixture (docs/contract.md, "Diagram fixture
-format") and a layout key, and a render function ``render(fixture, layout_key, culture)
--> svg``. Guarantees: every job is tried, a failing one is reported and never stops the
+format") and a layout key, and a render function ``render(fixture, layout_key, culture,
+default_culture=...) -> svg``. Guarantees: every job is tried, a failing one is reported and never stops the
 others; each output file appears whole or not at all (temp file in the same directory,
 then ``os.replace``); file names cannot leave ``out_dir``.
 """
@@ -12,15 +12,16 @@ import os
 import re
 import secrets
 import sys
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from concurrent.futures import Future, ProcessPoolExecutor, as_completed
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import resvg_py
 from tqdm import tqdm
 
+from renderer.culture import DEFAULT_CULTURE
 from renderer.text import default_font_path
 
 __all__ = [
@@ -34,11 +35,16 @@ __all__ = [
     "safe_name",
     "svg_to_png",
 ]
-
-RenderFn = Callable[[dict[str, Any], str, int], str]
 FORMATS = ("svg", "png")
 MAX_NAME_LENGTH = 120
 MAX_ERROR_LENGTH = 300
+
+
+class RenderFn(Protocol):
+    """What ``renderer.api.render`` is to an export: SVG text of one job."""
+
+    def __call__(self, fixture: dict[str, Any], layout_key: str, culture: int, *,
+                 default_culture: int) -> str: ...
 
 
 def svg_to_png(svg: str, scale: float = 1.0) -> bytes:
@@ -56,12 +62,14 @@ def svg_to_png(svg: str, scale: float = 1.0) -> bytes:
 @dataclass(frozen=True, slots=True)
 class ExportJob:
     """One diagram to export: ``name`` becomes the file name (sanitized),
-    ``fixture`` is a diagram fixture, ``culture`` the language of its texts."""
+    ``fixture`` is a diagram fixture, ``culture`` the language of its texts and
+    ``default_culture`` the one they fall back to (a tenant's default culture)."""
 
     name: str
     layout_key: str
     fixture: dict[str, Any]
     culture: int
+    default_culture: int = DEFAULT_CULTURE
 
 
 @dataclass(frozen=True, slots=True)
@@ -170,7 +178,8 @@ def _export_one(job: ExportJob, out_dir: Path, fmt: str,
                 render: RenderFn) -> Path | ExportFailure:
     """Render one job and write its file; any error becomes this job's failure."""
     try:
-        svg = render(job.fixture, job.layout_key, job.culture)
+        svg = render(job.fixture, job.layout_key, job.culture,
+                     default_culture=job.default_culture)
         data = svg.encode("utf-8") if fmt == "svg" else svg_to_png(svg)
         return _write_atomic(out_dir / output_name(job, fmt), data)
     except Exception as exc:  # noqa: BLE001 - any failure of one job is reported

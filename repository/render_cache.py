@@ -1,9 +1,10 @@
 """The render cache: finished SVG by content-addressed key, shared when Redis is configured.
 
 Rendering is the service's expensive call (half a second for a 540-shape diagram) and
-`renderer.api.render` is pure: the same fixture, layout key and culture give the same
-bytes. So the key is a SHA-256 over exactly that input (plus the tenant and the engine
-version) and an entry never needs invalidating: any change of the data, of the request
+`renderer.api.render` is pure: the same fixture, layout key, culture and default culture
+give the same bytes. So the key is a SHA-256 over exactly that input (plus the tenant and
+the engine's identity, `renderer.identity.engine_version`) and an entry never needs
+invalidating: any change of the data, of the request
 or of the engine gives a new key, and old entries only age out (LRU in memory, TTL in
 Redis). Keys start with the pool id `<collection>.<storage>` so maintenance can drop one
 tenant's entries, and because the tenant is hashed in too, no tenant can ever be served
@@ -28,6 +29,7 @@ import time
 from collections import OrderedDict
 from typing import TYPE_CHECKING, Any, Protocol
 
+from renderer.culture import DEFAULT_CULTURE
 from renderer.identity import engine_version
 
 if TYPE_CHECKING:
@@ -42,7 +44,6 @@ __all__ = [
     "MemoryRenderCache",
     "RedisRenderCache",
     "RenderCache",
-    "engine_version",
     "make_render_cache",
     "redis_url",
     "render_key",
@@ -73,12 +74,15 @@ class RenderCache(Protocol):
 
 
 def render_key(collection_id: str, storage_id: str, fixture: dict[str, Any],
-               layout_key: str, culture: int) -> str:
+               layout_key: str, culture: int, *,
+               default_culture: int = DEFAULT_CULTURE) -> str:
     """`<collection>.<storage>:<sha256>` over the canonical JSON of everything the
-    renderer reads, the tenant and the engine version."""
+    renderer reads (`default_culture` as passed to `renderer.api.render`), the tenant
+    and the engine version."""
     payload = json.dumps(
         {"collection": collection_id, "storage": storage_id, "layout": layout_key,
-         "culture": culture, "engine": engine_version(), "fixture": fixture},
+         "culture": culture, "default_culture": default_culture,
+         "engine": engine_version(), "fixture": fixture},
         sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     digest = hashlib.sha256(payload.encode("utf-8")).hexdigest()
     return f"{collection_id}.{storage_id}:{digest}"

@@ -15,11 +15,12 @@ TINY_SVG = ('<svg xmlns="http://www.w3.org/2000/svg" width="120" height="40" vie
             '<text x="10" y="25" font-family="Source Sans Pro" font-size="12">Hello</text></svg>')
 
 
-def stub_render(fixture: dict[str, Any], layout_key: str, culture: int) -> str:
+def stub_render(fixture: dict[str, Any], layout_key: str, culture: int, *,
+                default_culture: int) -> str:
     """Top-level (picklable) stand-in for renderer.api.render."""
     if fixture.get("fail"):
         raise RuntimeError("cannot render\nthis diagram")
-    return TINY_SVG.replace("Hello", f"{fixture['label']} {layout_key} {culture}")
+    return TINY_SVG.replace("Hello", f"{fixture['label']} {layout_key} {culture} {default_culture}")
 
 
 def png_size(data: bytes) -> tuple[int, int]:
@@ -28,7 +29,7 @@ def png_size(data: bytes) -> tuple[int, int]:
 
 
 def job(name: str, **fixture: Any) -> ExportJob:
-    return ExportJob(name, "layered", {"label": name, **fixture}, 1031)
+    return ExportJob(name, "layered", {"label": name, **fixture}, 1031, default_culture=1036)
 
 
 def test_png_has_signature_and_scaled_size() -> None:
@@ -58,7 +59,7 @@ def test_export_writes_files_and_reports_failures(tmp_path: Path) -> None:
                          render_fn=stub_render)
     out = tmp_path / "out"
     assert report.written == (out / "first.layered.svg", out / "third.layered.svg")
-    assert "first layered 1031" in report.written[0].read_text(encoding="utf-8")
+    assert "first layered 1031 1036" in report.written[0].read_text(encoding="utf-8")
     assert [(f.name, f.error) for f in report.failures] == [
         ("broken", "RuntimeError: cannot render this diagram")]
     assert not report.ok
@@ -93,7 +94,7 @@ def test_export_in_parallel_to_png(tmp_path: Path) -> None:
 
 def test_export_reports_a_render_fn_the_pool_cannot_send(tmp_path: Path) -> None:
     report = export_many([job("a"), job("b")], tmp_path, "svg", 2, False,
-                         lambda fixture, layout, culture: TINY_SVG)
+                         lambda fixture, layout, culture, *, default_culture: TINY_SVG)
     assert [f.name for f in report.failures] == ["a", "b"]
     assert all("pickle" in f.error.lower() for f in report.failures)
 

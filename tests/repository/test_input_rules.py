@@ -15,6 +15,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from sqlalchemy import func, select
 
+from renderer.contract import RenderInputError
+from renderer.model import parse_diagram
 from repository.errors import InvalidInput, TooLarge
 from repository.models import AttributeValue, Element, Shape
 from repository.wire import (
@@ -268,6 +270,31 @@ def test_the_link_limit_is_inclusive() -> None:
         parse_content_body(dense_content(MAX_PREDECESSOR_LINKS + 1))
     entries = [{"shapeId": "s", "predecessors": ["p"] * MAX_PREDECESSOR_LINKS}]
     assert parse_update_body({"elements": [{"id": ORDER, "content": entries}]})
+
+
+# --- the render contract: the service refuses what the renderer could not draw --------
+
+def shape(index: Any, predecessors: Any = (), **element: Any) -> dict[str, Any]:
+    return {"shapeInfo": {"index": index, "predecessors": list(predecessors)},
+            "element": element or {"type": "task"}}
+
+
+@pytest.mark.parametrize("values", [
+    [shape(1)],
+    [shape(0), shape(0)],
+    [shape(0, [0])],
+    [shape(0), shape(1, [5])],
+    [shape("0")],
+    [shape(0, "0")],
+    [shape(0, [True])],
+    [{"shapeInfo": {"index": 0}, "element": {"attributes": {}}}],
+])
+def test_content_create_and_the_renderer_refuse_alike(values: list[dict[str, Any]]) -> None:
+    with pytest.raises(InvalidInput) as refused:
+        parse_content_body({"values": values})
+    with pytest.raises(RenderInputError) as not_drawn:
+        parse_diagram({"diagram": {"id": "d"}, "values": values})
+    assert str(refused.value) == str(not_drawn.value)
 
 
 # --- the parser itself ---------------------------------------------------------------

@@ -27,7 +27,6 @@ from repository.render_cache import (
     KEY_PREFIX,
     MemoryRenderCache,
     RedisRenderCache,
-    engine_version,
     render_key,
 )
 from tests.repository.conftest import TENANT, Api, Prepared, assert_error, sqlite_only
@@ -177,17 +176,18 @@ def test_key_is_canonical_and_covers_tenant_request_and_data() -> None:
     others = {render_key("demo", "default", renamed, "horizontal", 1033),
               render_key("demo", "other", fixture, "horizontal", 1033),
               render_key("demo", "default", fixture, "vertical", 1033),
-              render_key("demo", "default", fixture, "horizontal", 1031)}
-    assert len(others) == 4 and key not in others
+              render_key("demo", "default", fixture, "horizontal", 1031),
+              render_key("demo", "default", fixture, "horizontal", 1033, default_culture=1031)}
+    assert len(others) == 5 and key not in others
 
 
 def test_engine_version_names_the_distribution_and_the_engine_source(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from importlib.metadata import version
 
-    assert f"elrepo={version('elrepo')}" in engine_version()
+    assert f"elrepo={version('elrepo')}" in identity.engine_version()
     source = identity.source_digest()
-    assert f"engine-source={source}" in engine_version() and len(source) == 16
+    assert f"engine-source={source}" in identity.engine_version() and len(source) == 16
     for package in ("renderer", "layouts"):  # a copy of the engine with one line changed
         (tmp_path / package).mkdir()
         (tmp_path / package / "__init__.py").write_text("")
