@@ -287,18 +287,26 @@ def total_crossings(graph: ProperGraph, layers: Layers) -> int:
 
 def _bilayer(upper: list[int], down: list[list[int]], position: Sequence[int], lower_size: int) -> int:
     """Crossings between two layers: inversions among the lower end points taken in
-    upper order. A sorted list with bisection does it in C for the usual layer; past
-    ``SORTED_LIST_ENDS`` end points its insertions cost more than a Fenwick tree
-    (Barth, Jünger, Mutzel)."""
-    ends = [end for vertex in upper for end in sorted([position[w] for w in down[vertex]])]
-    if len(ends) > SORTED_LIST_ENDS:
-        return _fenwick_inversions(ends, lower_size)
+    upper order (a vertex's own edges never cross). A sorted list with bisection does it
+    in C for the usual layer; past ``SORTED_LIST_ENDS`` end points its insertions cost
+    more than a Fenwick tree (Barth, Jünger, Mutzel)."""
     inserted: list[int] = []
     crossings = 0
-    for target in ends:
-        # inserted end points strictly right of target
-        crossings += len(inserted) - bisect_right(inserted, target)
-        insort(inserted, target)
+    for vertex in upper:
+        if len(inserted) > SORTED_LIST_ENDS:  # rare: start again with the tree
+            return _fenwick_inversions(
+                [end for v in upper for end in sorted([position[w] for w in down[v]])], lower_size)
+        adjacent = down[vertex]
+        if len(adjacent) == 1:  # most vertices: a dummy or a node in a sequence
+            target = position[adjacent[0]]
+            crossings += len(inserted) - bisect_right(inserted, target)  # inserted ends right of it
+            insort(inserted, target)
+        else:
+            ends = [position[w] for w in adjacent]
+            for target in ends:
+                crossings += len(inserted) - bisect_right(inserted, target)
+            for target in ends:
+                insort(inserted, target)
     return crossings
 
 

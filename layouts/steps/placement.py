@@ -56,6 +56,20 @@ class Bands:
 
 
 @dataclass(frozen=True, slots=True)
+class _Spacing:
+    """The order and gap constraints: ``q`` after ``p`` in a layer starts at least
+    ``least_distance(p, q)`` after it."""
+
+    layers: Sequence[Sequence[int]]
+    before: Sequence[float]
+    after: Sequence[float]
+    gap: Callable[[int, int], float]
+
+    def least_distance(self, p: int, q: int) -> float:
+        return self.after[p] + self.before[q] + self.gap(p, q)
+
+
+@dataclass(frozen=True, slots=True)
 class Placement:
     positions: list[float]
     boundaries: list[float]  # lane k spans boundaries[k] .. boundaries[k + 1]; empty without bands
@@ -71,10 +85,11 @@ def place_across(
     pulls: Sequence[tuple[int, int, float]] = (),
     bands: Bands | None = None,
 ) -> Placement:
+    spacing = _Spacing(layers, before, after, gap)
     variables = vertex_count + len(links)
     sparse = len(links) <= SPARSE_LINKS_PER_VERTEX * vertex_count
     if variables > (SPARSE_LP_VARIABLES if sparse else LP_VARIABLES):
-        return _relaxed(layers, vertex_count, before, after, gap, links, bands)
+        return _relaxed(spacing, vertex_count, links, bands)
     rows: list[int] = []
     cols: list[int] = []
     vals: list[float] = []
@@ -93,7 +108,7 @@ def place_across(
             rows += [row, row]
             cols += [p, q]
             vals += [1.0, -1.0]
-            bounds_rhs.append(-(after[p] + before[q] + gap(p, q)))
+            bounds_rhs.append(-spacing.least_distance(p, q))
             row += 1
     lane_count = len(bands.min_extent) if bands else 0
     first_boundary = vertex_count + len(links)
@@ -135,15 +150,8 @@ def place_across(
     return Placement(values[:vertex_count], values[first_boundary:])
 
 
-def _relaxed(
-    layers: Sequence[Sequence[int]],
-    vertex_count: int,
-    before: Sequence[float],
-    after: Sequence[float],
-    gap: Callable[[int, int], float],
-    links: Sequence[tuple[int, int, float]],
-    bands: Bands | None,
-) -> Placement:
+def _relaxed(spacing: _Spacing, vertex_count: int, links: Sequence[tuple[int, int, float]],
+             bands: Bands | None) -> Placement:
     """Positions by sweeps of constrained least squares, lane by lane (see the module
     docstring); links between lanes do not pull."""
     lane = bands.lane if bands else [0] * vertex_count
@@ -152,8 +160,8 @@ def _relaxed(
         if lane[a] == lane[b]:
             neighbours[a].append((b, weight))
             neighbours[b].append((a, weight))
-    rows = [[list(run) for run in _lane_runs(layer, lane)] for layer in layers]
-    offsets = [[[0.0, *accumulate(after[p] + before[q] + gap(p, q) for p, q in zip(run, run[1:]))]
+    rows = [[list(run) for run in _lane_runs(layer, lane)] for layer in spacing.layers]
+    offsets = [[[0.0, *accumulate(spacing.least_distance(p, q) for p, q in zip(run, run[1:]))]
                 for run in layer] for layer in rows]
     position = [0.0] * vertex_count
     for layer, layer_offsets in zip(rows, offsets):
@@ -175,7 +183,7 @@ def _relaxed(
                     position[v] = value
                 for v, offset in zip(run, run_offsets):
                     position[v] += offset
-    return _stack_lanes(position, vertex_count, before, after, bands)
+    return _stack_lanes(position, vertex_count, spacing.before, spacing.after, bands)
 
 
 def _weighted_median(values: list[tuple[float, float]]) -> float:
