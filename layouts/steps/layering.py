@@ -25,7 +25,6 @@ from collections import deque
 from collections.abc import Sequence
 
 import numpy as np
-from scipy.sparse import coo_matrix
 
 from layouts.steps.components import weak_components
 from layouts.steps.linear import InfeasibleProgram, minimize_linear
@@ -57,9 +56,8 @@ def minimal_length_ranks(node_count: int, edges: Sequence[tuple[int, int]]) -> l
     rows = np.repeat(np.arange(len(edges)), 2)
     cols = np.column_stack((sources, targets)).ravel()
     vals = np.tile(np.array([1.0, -1.0]), len(edges))  # rank[s] - rank[t] <= -1
-    matrix = coo_matrix((vals, (rows, cols)), shape=(len(edges), node_count)).tocsr()
     try:
-        solution = minimize_linear(cost.astype(float), matrix, -np.ones(len(edges)), 0.0)
+        solution = minimize_linear(cost.astype(float), rows, cols, vals, -np.ones(len(edges)), 0.0)
     except InfeasibleProgram as error:  # only on a cyclic input, which cycle breaking rules out
         raise ValueError(f"layering failed: {error}") from None
     ranks = [int(round(value)) for value in solution]

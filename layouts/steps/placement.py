@@ -31,7 +31,6 @@ from dataclasses import dataclass
 from itertools import accumulate
 
 import numpy as np
-from scipy.sparse import coo_matrix
 
 from layouts.steps.linear import InfeasibleProgram, minimize_linear
 
@@ -139,11 +138,10 @@ def place_across(
         cost[a] -= weight
     if row == 0:
         return Placement([before[v] for v in range(vertex_count)], [])
-    matrix = coo_matrix((vals, (rows, cols)), shape=(row, variable_count)).tocsr()
     lower = np.zeros(variable_count)
     lower[:vertex_count] = np.asarray(before, dtype=float)
     try:
-        solution = minimize_linear(cost, matrix, np.asarray(bounds_rhs), lower)
+        solution = minimize_linear(cost, rows, cols, vals, np.asarray(bounds_rhs), lower)
     except InfeasibleProgram as error:
         raise ValueError(f"coordinate assignment failed: {error}") from None
     values = [round(float(value), 3) for value in solution]
