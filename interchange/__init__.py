@@ -1,0 +1,53 @@
+"""BPMN 2.0 interchange: read BPMN XML as our diagram fixture, write it back laid out by
+our engine with complete diagram interchange (docs/contract.md, "Diagram fixture format").
+
+``bpmn_to_fixture`` feeds ``renderer.api.render``; ``layout_bpmn`` is ``elrepo layout``.
+Every problem with the input is a ``BpmnError`` with a one-line message.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from interchange.fixture import lane_keys, scope_fixture, scope_nodes
+from interchange.model import BpmnModel
+from interchange.parsing import MAX_BPMN_BYTES, BpmnError, parse_bpmn_xml
+from interchange.positions import LAYOUTS, BpmnGeometry, bpmn_positions
+from interchange.reader import read_model
+from interchange.writer import write_bpmn
+from layouts.base import LayoutOptions
+from renderer.text import FontMetrics
+
+__all__ = ["BPMN_LAYOUT_KEYS", "MAX_BPMN_BYTES", "BpmnError", "BpmnGeometry", "BpmnImport",
+           "BpmnModel", "bpmn_positions", "bpmn_to_fixture", "layout_bpmn", "read_bpmn"]
+
+BPMN_LAYOUT_KEYS: tuple[str, ...] = tuple(LAYOUTS)
+
+
+@dataclass(frozen=True, slots=True)
+class BpmnImport:
+    """A BPMN file read: its model, the fixture of its process level and, for each BPMN
+    id drawn there, the index of its shape in ``fixture['values']``."""
+
+    model: BpmnModel
+    fixture: dict[str, Any]
+    shape_index: dict[str, int]
+
+
+def read_bpmn(xml_bytes: bytes) -> BpmnImport:
+    model = read_model(parse_bpmn_xml(xml_bytes))
+    top = scope_fixture(model, scope_nodes(model, None), lane_keys(model))
+    return BpmnImport(model, top.fixture, top.shape_index)
+
+
+def bpmn_to_fixture(xml_bytes: bytes) -> dict[str, Any]:
+    """The diagram fixture of a BPMN file's process level (pools and lanes as org units)."""
+    return read_bpmn(xml_bytes).fixture
+
+
+def layout_bpmn(xml_bytes: bytes, layout_key: str = "horizontal", *, font: FontMetrics | None = None,
+                options: LayoutOptions | None = None) -> bytes:
+    """The same BPMN file with its diagram interchange replaced by our engine's layout."""
+    tree = parse_bpmn_xml(xml_bytes)
+    model = read_model(tree)
+    return write_bpmn(tree, model, bpmn_positions(model, layout_key, font, options))

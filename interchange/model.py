@@ -1,0 +1,105 @@
+"""What the BPMN reader returns: the parts of a BPMN 2.0 model our engine lays out.
+
+Plain frozen data; ids are the BPMN ids of the file, so a writer can go back to the
+XML elements. Everything the model does not name (documentation, extension elements,
+event definitions...) stays in the XML tree untouched.
+"""
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+#: kinds of node
+FLOW_NODE = "flowNode"
+DATA = "data"
+ANNOTATION = "annotation"
+
+
+@dataclass(frozen=True, slots=True)
+class BpmnNode:
+    """A flow node, a data object/store reference or a text annotation.
+
+    ``shape_type`` is our element type (``renderer/model.py`` KNOWN_TYPES), '' for text
+    annotations, which have none. ``process`` is the process holding it ('' for an
+    artifact of the collaboration), ``parent`` the sub-process around it, ``lane`` its
+    deepest lane, ``attached_to`` the host of a boundary event. ``names`` maps culture
+    id to name; ``expandable`` marks sub-processes and other activities that may hold
+    flow nodes."""
+
+    id: str
+    tag: str
+    kind: str
+    shape_type: str
+    names: Mapping[int, str]
+    process: str
+    line: int
+    parent: str | None = None
+    lane: str | None = None
+    attached_to: str | None = None
+    expandable: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class BpmnFlow:
+    """A sequence flow, message flow, association or data association between two ids."""
+
+    id: str
+    tag: str
+    source: str
+    target: str
+    names: Mapping[int, str]
+    line: int
+
+
+@dataclass(frozen=True, slots=True)
+class BpmnPool:
+    """A participant of the collaboration; ``process`` is '' for a black-box pool."""
+
+    id: str
+    process: str
+    names: Mapping[int, str]
+    line: int
+
+
+@dataclass(frozen=True, slots=True)
+class BpmnLane:
+    """A lane of ``process``; ``parent`` is the lane whose childLaneSet holds it."""
+
+    id: str
+    process: str
+    names: Mapping[int, str]
+    line: int
+    parent: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class UnknownElement:
+    """A BPMN element the reader does not lay out; it stays in the file as it was."""
+
+    tag: str
+    id: str
+    line: int
+
+
+@dataclass(frozen=True, slots=True)
+class BpmnModel:
+    """``plane_element`` is what a diagram plane shows: the collaboration, else the
+    (first) process. Tuples keep document order."""
+
+    plane_element: str
+    processes: tuple[str, ...]
+    nodes: tuple[BpmnNode, ...]
+    flows: tuple[BpmnFlow, ...]
+    pools: tuple[BpmnPool, ...] = ()
+    lanes: tuple[BpmnLane, ...] = ()
+    unknown: tuple[UnknownElement, ...] = ()
+    _nodes_by_id: dict[str, BpmnNode] = field(default_factory=dict, compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        self._nodes_by_id.update((node.id, node) for node in self.nodes)
+
+    def node(self, node_id: str) -> BpmnNode | None:
+        return self._nodes_by_id.get(node_id)
+
+    def pool_of_process(self, process: str) -> BpmnPool | None:
+        return next((pool for pool in self.pools if pool.process and pool.process == process), None)
