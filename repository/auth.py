@@ -13,12 +13,11 @@ import os
 import secrets
 from dataclasses import dataclass
 
-from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from repository.errors import Forbidden, InvalidInput, Unauthenticated
-from repository.models import Tenant, Token
-from repository.store import Store
+from repository.models import Tenant
+from repository.store import Store, add_token, find_token
 from repository.wire import ElementInput
 
 SHOW = "ShowElement"
@@ -80,16 +79,14 @@ def create_token(session: Session, tenant: Tenant, role: str, name: str | None =
         id=None, version_id=None, type="authToken", facet="automation",
         attributes={"name": {127: label}, "role": {127: role}},
         related=None, children=None, content=None), actor_pk=None)
-    session.add(Token(tenant_pk=tenant.pk, token_hash=hash_token(token), role=role, name=label,
-                      element_pk=actor.pk))
-    session.flush()
+    add_token(session, tenant, hash_token(token), role, label, actor)
     return token
 
 
 def authenticate(session: Session, authorization: str | None) -> Caller:
     """The caller behind `Authorization: Bearer <token>`, or 401."""
     token = _bearer(authorization)
-    row = session.scalar(select(Token).where(Token.token_hash == hash_token(token)))
+    row = find_token(session, hash_token(token))
     if row is None:
         raise Unauthenticated("Unknown or revoked bearer token")
     return Caller(tenant_pk=row.tenant_pk, role=row.role, actor_pk=row.element_pk)

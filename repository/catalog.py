@@ -159,6 +159,12 @@ SERVER_ATTRIBUTES = frozenset({
 
 SERVER_RELATED = frozenset({"createdBy", "changedBy", "relBy", "releaseHistory"})
 
+# The names of the tasks the release workflow opens, by their `actionType`, per culture;
+# `{name}` is the subject element's name in that culture.
+TASK_NAMES: dict[str, dict[int, str]] = {
+    "approveExpiry": {GERMAN: "Ablauf genehmigen: {name}", ENGLISH: "Approve expiry: {name}"},
+}
+
 
 def facet_of_type(type_key: str, facet_hint: str | None = None) -> str | None:
     """The facet an element of this type lives in (the hint wins when it allows the type)."""

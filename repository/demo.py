@@ -10,12 +10,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from repository import auth, release
 from repository.models import Element, Tenant
-from repository.store import Store, create_tenant
+from repository.store import Store, create_tenant, has_elements
 from repository.wire import ElementInput, parse_content_body, parse_element
 
 DEMO_COLLECTION = "demo"
@@ -59,7 +58,7 @@ def create_role_tokens(session: Session, tenant: Tenant) -> dict[str, str]:
 
 
 def is_empty(session: Session) -> bool:
-    return session.scalar(select(Element.pk).limit(1)) is None
+    return not has_elements(session)
 
 
 def _release(store: Store, element: Element, times: int, pending_change: bool,

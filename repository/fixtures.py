@@ -17,6 +17,7 @@ from typing import Any
 
 from repository.models import Element
 from repository.store import Link, Store
+from repository.store.base import current_version_pk
 
 MAX_DESCENDANTS = 20000
 
@@ -63,19 +64,14 @@ def _descendants(store: Store, root: Element) -> list[Element]:
     order: list[Element] = []
     frontier = [root]
     while frontier and len(order) < MAX_DESCENDANTS:
-        children = store.child_pks([_version_pk(e) for e in frontier])
-        fresh = list(dict.fromkeys(pk for e in frontier for pk in children[_version_pk(e)]
+        children = store.child_pks([current_version_pk(e) for e in frontier])
+        fresh = list(dict.fromkeys(pk for e in frontier for pk in children[current_version_pk(e)]
                                    if pk not in seen))
         seen.update(fresh)
         loaded = store.elements_by_pk(fresh)
         frontier = [loaded[pk] for pk in fresh]
         order.extend(frontier)
     return order
-
-
-def _version_pk(element: Element) -> int:
-    assert element.current_version_pk is not None, "every element has a version"
-    return element.current_version_pk
 
 
 class _Details:
@@ -90,7 +86,7 @@ class _Details:
         self.load(elements)
 
     def load(self, elements: list[Element]) -> None:
-        version_pks = [_version_pk(e) for e in elements]
+        version_pks = [current_version_pk(e) for e in elements]
         self.attributes.update(self.store.attributes(version_pks))
         self.links.update(self.store.links(version_pks))
         children = self.store.child_pks(version_pks)
@@ -98,14 +94,14 @@ class _Details:
                    for link in ls} | {pk for pks in children.values() for pk in pks}
         self.ids.update({pk: e.id for pk, e in self.store.elements_by_pk(targets).items()})
         for element in elements:
-            self.children[element.pk] = [self.ids[pk] for pk in children[_version_pk(element)]]
+            self.children[element.pk] = [self.ids[pk] for pk in children[current_version_pk(element)]]
 
     def link_targets(self, element: Element) -> list[int]:
-        per_context = self.links.get(_version_pk(element), {})
+        per_context = self.links.get(current_version_pk(element), {})
         return [link.target_pk for ls in per_context.values() for link in ls]
 
     def describe(self, element: Element, with_children: bool = True) -> dict[str, Any]:
-        version_pk = _version_pk(element)
+        version_pk = current_version_pk(element)
         body: dict[str, Any] = {
             "id": element.id,
             "type": element.type,

@@ -11,8 +11,6 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import select
-
 from repository import catalog
 from repository.models import Element, ElementVersion, Shape
 from repository.store import Link, Store
@@ -170,8 +168,7 @@ class Serializer:
         """Load the versions a response will name in one query (not one per element)."""
         wanted = {pk for pk in version_pks if pk is not None} - set(self._versions)
         if wanted:
-            self._versions.update((v.pk, v) for v in self.store.session.scalars(
-                select(ElementVersion).where(ElementVersion.pk.in_(wanted))))
+            self._versions.update(self.store.versions_by_pk(wanted))
 
     def _version(self, pk: int) -> ElementVersion:
         if pk not in self._versions:

@@ -1,0 +1,86 @@
+"""What every part of `Store` stands on: the session and tenant, id → pk lookups and the
+bulk inserts."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING, Any, cast
+
+from sqlalchemy import Table, insert, select
+from sqlalchemy.orm import Session
+
+from repository.db import qualified_name, refusing_when_busy
+from repository.errors import InvalidInput
+from repository.models import Base, Element, Tenant
+from repository.store.batch import chunked_rows
+
+if TYPE_CHECKING:
+    import psycopg
+
+# Rows from which PostgreSQL gets COPY instead of INSERT (`StoreBase._insert`).
+COPY_FROM = 100
+
+
+def table_of(model: type[Base]) -> Table:
+    return Base.metadata.tables[model.__tablename__]
+
+
+def pks_of(found: dict[str, int], ids: Sequence[str], where: str) -> list[int]:
+    """The pks of `ids` from a lookup, or 400 naming the ones that do not exist."""
+    missing = [i for i in ids if i not in found]
+    if missing:
+        raise InvalidInput(f"{where}: unknown element id(s) {', '.join(map(repr, missing))}")
+    return [found[i] for i in ids]
+
+
+def current_version_pk(element: Element) -> int:
+    assert element.current_version_pk is not None, "every element has a version"
+    return element.current_version_pk
+
+
+class StoreBase:
+    """Element operations within one tenant. The store never commits: the caller owns
+    the transaction (one per request)."""
+
+    def __init__(self, session: Session, tenant: Tenant) -> None:
+        self.session = session
+        self.tenant = tenant
+
+    def _pks_by_id(self, ids: Iterable[str]) -> dict[str, int]:
+        """Pks of the tenant's elements with these ids (the ones that exist)."""
+        query = select(Element.id, Element.pk).where(Element.tenant_pk == self.tenant.pk)
+        return {element_id: pk
+                for element_id, pk in chunked_rows(self.session, query, Element.id, ids)}
+
+    def _existing_pks(self, ids: Sequence[str], where: str) -> list[int]:
+        return pks_of(self._pks_by_id(ids), ids, where)
+
+    def _insert(self, model: type[Base], rows: list[dict[str, Any]]) -> None:
+        """Rows that all have the same keys, nothing loaded back: PostgreSQL's COPY for
+        many (half the CPU of an executemany, on both ends), else one executemany. Core,
+        not the ORM's bulk insert: the rows are complete, and per-row ORM work costs more
+        than the statement itself."""
+        if not rows:
+            return
+        connection = self.session.connection()
+        if connection.dialect.name != "postgresql" or len(rows) < COPY_FROM:
+            self.session.execute(insert(table_of(model)), rows)
+            return
+        columns = list(rows[0])
+        preparer = connection.dialect.identifier_preparer
+        command = (f"COPY {qualified_name(connection, table_of(model))} "
+                   f"({', '.join(preparer.quote(column) for column in columns)}) FROM STDIN")
+        driver = cast("psycopg.Connection[Any]", connection.connection.dbapi_connection)
+        with refusing_when_busy(), driver.cursor() as cursor, cursor.copy(command) as copy:
+            for row in rows:
+                copy.write_row([row[column] for column in columns])
+
+    def _insert_returning_pks(self, model: type[Base], rows: list[dict[str, Any]],
+                              key: str) -> list[int]:
+        """One bulk INSERT (multi-row VALUES batches) answering the new pks in row order,
+        matched through `key`, a column unique among the rows (asking the database to
+        keep the order would make SQLite insert row by row)."""
+        table = table_of(model)
+        pks = {value: pk for value, pk in self.session.execute(
+            insert(table).returning(table.c[key], table.c.pk), rows)}
+        return [pks[row[key]] for row in rows]

@@ -1,0 +1,117 @@
+"""Pool maintenance (seed endpoint 17): one pool per tenant, id `<collection>.<storage>`.
+
+Per pool: drop stale caches (recompute the denormalized listing columns `state` and
+`sort_name` from the version records, and drop the pool's render cache entries), check
+integrity (database check plus the links of the tenant staying inside the tenant), and
+optimize the query planner's statistics (SQLite `PRAGMA optimize`, PostgreSQL
+`ANALYZE`). A pool succeeds when the integrity check finds nothing wrong.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from sqlalchemy import and_, func, select, text, update
+from sqlalchemy.orm import Session, aliased
+
+from repository.models import (
+    AttributeValue,
+    Child,
+    Element,
+    ElementVersion,
+    RelatedLink,
+    Shape,
+    Tenant,
+)
+from repository.render_cache import RenderCache
+from repository.store.values import sort_key
+
+BATCH = 1000
+_log = logging.getLogger(__name__)
+
+
+def pool_id(tenant: Tenant) -> str:
+    return f"{tenant.collection_id}.{tenant.storage_id}"
+
+
+def maintain_pool(session: Session, tenant: Tenant, render_cache: RenderCache) -> bool:
+    refresh_caches(session, tenant)
+    drop_renders(render_cache, tenant)
+    healthy = database_ok(session) and tenant_consistent(session, tenant)
+    optimize(session)
+    return healthy
+
+
+def refresh_caches(session: Session, tenant: Tenant) -> None:
+    newest_state = (select(ElementVersion.state)
+                    .where(ElementVersion.pk == Element.current_version_pk)
+                    .scalar_subquery())
+    session.execute(update(Element).where(Element.tenant_pk == tenant.pk)
+                    .values(state=newest_state).execution_options(synchronize_session=False))
+    last_pk = 0
+    while True:
+        rows = session.execute(
+            select(Element.pk, Element.current_version_pk)
+            .where(Element.tenant_pk == tenant.pk, Element.pk > last_pk)
+            .order_by(Element.pk).limit(BATCH)).all()
+        if not rows:
+            break
+        names: dict[int | None, dict[int, str]] = {}
+        for version_pk, culture, value in session.execute(
+                select(AttributeValue.version_pk, AttributeValue.culture,
+                       AttributeValue.value_text)
+                .where(AttributeValue.version_pk.in_([v for _, v in rows]),
+                       AttributeValue.name == "name")):
+            names.setdefault(version_pk, {})[culture] = value
+        session.execute(update(Element), [
+            {"pk": element_pk, "sort_name": sort_key(names.get(current_pk, {}),
+                                                     tenant.default_culture)}
+            for element_pk, current_pk in rows])
+        last_pk = rows[-1][0]
+    session.flush()
+
+
+def drop_renders(render_cache: RenderCache, tenant: Tenant) -> None:
+    """Render entries are keyed by content and never go stale; dropping them frees the
+    memory of pictures of data that has changed since. An in-memory cache is the calling
+    worker's own; a Redis cache is every worker's."""
+    dropped = render_cache.clear(pool_id(tenant))
+    _log.info("maintenance %s: dropped %d cached render(s)", pool_id(tenant), dropped)
+
+
+def database_ok(session: Session) -> bool:
+    if session.get_bind().dialect.name == "sqlite":
+        return session.execute(text("PRAGMA quick_check")).scalar() == "ok"
+    return session.execute(text("SELECT 1")).scalar() == 1
+
+
+def tenant_consistent(session: Session, tenant: Tenant) -> bool:
+    """No dangling newest-version pointer and no link, child or shape leaving the tenant."""
+    source = aliased(Element)
+    target = aliased(Element)
+    mine = Element.tenant_pk == tenant.pk
+    problems = [
+        select(func.count()).select_from(Element).outerjoin(
+            ElementVersion, and_(ElementVersion.pk == Element.current_version_pk,
+                                 ElementVersion.element_pk == Element.pk))
+        .where(mine, ElementVersion.pk.is_(None)),
+        select(func.count()).select_from(RelatedLink)
+        .join(ElementVersion, ElementVersion.pk == RelatedLink.version_pk)
+        .join(source, source.pk == ElementVersion.element_pk)
+        .join(target, target.pk == RelatedLink.target_pk)
+        .where(source.tenant_pk == tenant.pk, target.tenant_pk != tenant.pk),
+        select(func.count()).select_from(Child)
+        .join(source, source.pk == Child.parent_pk).join(target, target.pk == Child.child_pk)
+        .where(source.tenant_pk == tenant.pk, target.tenant_pk != tenant.pk),
+        select(func.count()).select_from(Shape)
+        .join(source, source.pk == Shape.diagram_pk).join(target, target.pk == Shape.element_pk)
+        .where(source.tenant_pk == tenant.pk, target.tenant_pk != tenant.pk),
+    ]
+    return all(session.execute(query).scalar() == 0 for query in problems)
+
+
+def optimize(session: Session) -> None:
+    if session.get_bind().dialect.name == "sqlite":
+        session.execute(text("PRAGMA optimize"))
+    else:
+        session.execute(text("ANALYZE"))

@@ -1,0 +1,274 @@
+"""Reading one tenant's elements: by id, by pk, listing pages, the hierarchy (children
+and root paths), versions, content and the per-version batches (attributes, links)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from sqlalchemy import (
+    ColumnElement,
+    Exists,
+    ScalarSelect,
+    Select,
+    and_,
+    exists,
+    func,
+    not_,
+    or_,
+    select,
+)
+from sqlalchemy.orm import InstrumentedAttribute, aliased
+
+from repository.errors import NotFound
+from repository.models import AttributeValue, Child, Element, ElementVersion, Shape
+from repository.store import batch
+from repository.store.base import StoreBase, current_version_pk
+from repository.store.filters import VERSIONS, compile_filter
+from repository.store.values import Link, PageRequest, label
+from repository.wire import AttributeMap
+
+MAX_TREE_DEPTH = 256
+
+
+def with_content() -> Exists:
+    """Elements (the outer query's `Element`) whose newest version has shapes."""
+    return exists(select(Shape.pk).where(Shape.version_pk == Element.current_version_pk))
+
+
+def _listed_in_a_current_version(member: InstrumentedAttribute[int],
+                                 owner: InstrumentedAttribute[int],
+                                 version: InstrumentedAttribute[int]) -> Exists:
+    """The outer query's `Element` is the `member` of a child or shape row that belongs to
+    the newest version of its `owner` (rows of older versions do not count)."""
+    owner_element = aliased(Element)
+    return exists(select(version).join(owner_element, owner_element.pk == owner).where(
+        member == Element.pk, version == owner_element.current_version_pk))
+
+
+def _first_parent(
+        child_pk: ColumnElement[int] | InstrumentedAttribute[int]) -> ScalarSelect[int]:
+    """The parent of `child_pk` that `Reads.root_paths` follows: the owner of the first
+    child row (by pk) listing it in the owner's newest version; NULL for a root."""
+    owner = aliased(Element)
+    return (select(Child.parent_pk)
+            .join(owner, and_(owner.pk == Child.parent_pk,
+                              owner.current_version_pk == Child.version_pk))
+            .where(Child.child_pk == child_pk).order_by(Child.pk).limit(1).scalar_subquery())
+
+
+class Reads(StoreBase):
+    """Everything the store reads; nothing here writes."""
+
+    # ---- elements ------------------------------------------------------------------
+
+    def element(self, element_id: str, facet: str | None = None) -> Element:
+        return self.elements_by_id([element_id], facet)[element_id]
+
+    def elements_by_id(self, element_ids: Sequence[str],
+                       facet: str | None = None) -> dict[str, Element]:
+        """The tenant's elements of these ids; 404 for the first one missing (or in
+        another facet)."""
+        query = select(Element).where(Element.tenant_pk == self.tenant.pk)
+        found = {element.id: element for (element,)
+                 in batch.chunked_rows(self.session, query, Element.id, element_ids)}
+        for element_id in element_ids:
+            element = found.get(element_id)
+            if element is None or (facet is not None and element.facet != facet):
+                where = f" in facet {facet!r}" if facet else ""
+                raise NotFound(f"Element {element_id!r} not found{where}")
+        return found
+
+    def elements_by_pk(self, pks: Iterable[int]) -> dict[int, Element]:
+        return {element.pk: element for (element,)
+                in batch.chunked_rows(self.session, select(Element), Element.pk, pks)}
+
+    def resolve(self, element_or_version_id: str, facet: str) -> tuple[Element, ElementVersion]:
+        """An element id (its newest version) or a version id (that version)."""
+        element = self.session.scalar(select(Element).where(
+            Element.tenant_pk == self.tenant.pk, Element.id == element_or_version_id))
+        if element is not None and element.facet == facet:
+            return element, self.current_version(element)
+        row = self.session.execute(
+            select(Element, ElementVersion)
+            .join(ElementVersion, ElementVersion.element_pk == Element.pk)
+            .where(Element.tenant_pk == self.tenant.pk, Element.versioned.is_(True),
+                   ElementVersion.version_id == element_or_version_id, Element.facet == facet)
+        ).first()
+        if row is None:
+            raise NotFound(f"Element {element_or_version_id!r} not found in facet {facet!r}")
+        return row[0], row[1]
+
+    def element_matches(self, element: Element, filter_text: str) -> bool:
+        """Whether the element's newest version matches a `$filter` (400 if invalid)."""
+        condition = compile_filter(filter_text)
+        return bool(self.session.scalar(select(exists(
+            select(Element.pk).where(Element.pk == element.pk, condition)))))
+
+    def users_with_role_flag(self, flag: str) -> list[Element]:
+        return list(self.session.scalars(
+            select(Element).where(
+                Element.tenant_pk == self.tenant.pk, Element.type == "user",
+                exists(select(AttributeValue.pk).where(
+                    AttributeValue.version_pk == Element.current_version_pk,
+                    AttributeValue.name == flag, AttributeValue.value_text == "true")))
+            .order_by(Element.sort_name, Element.id)))
+
+    # ---- versions ------------------------------------------------------------------
+
+    def current_version(self, element: Element) -> ElementVersion:
+        version = self.session.get(ElementVersion, element.current_version_pk)
+        assert version is not None, "every element has a current version"
+        return version
+
+    def versions(self, element: Element) -> list[ElementVersion]:
+        """The element's versions, oldest first."""
+        return list(self.session.scalars(_versions_of(element)))
+
+    def versions_matching(self, element: Element,
+                          filter_text: str | None) -> list[ElementVersion]:
+        """The versions (oldest first) matching a `$filter` on each version's own values;
+        an element without versioning lists none, yet a bad filter is still a 400."""
+        query = _versions_of(element)
+        if filter_text is not None:
+            query = query.join(Element, Element.pk == ElementVersion.element_pk).where(
+                compile_filter(filter_text, VERSIONS))
+        return list(self.session.scalars(query)) if element.versioned else []
+
+    def versions_by_pk(self, pks: Iterable[int | None]) -> dict[int, ElementVersion]:
+        return {version.pk: version for (version,) in batch.chunked_rows(
+            self.session, select(ElementVersion), ElementVersion.pk, pks)}
+
+    # ---- listing pages -------------------------------------------------------------
+
+    def page(self, request: PageRequest) -> list[Element]:
+        query = (select(Element).where(self._view_condition(request))
+                 .order_by(Element.sort_name, Element.id)
+                 .offset((request.page - 1) * request.page_size).limit(request.page_size))
+        return list(self.session.scalars(query))
+
+    def page_of(self, request: PageRequest, element_id: str) -> int:
+        """The 1-based page of `request`'s listing that holds the element (404 if none)."""
+        target = self.session.scalar(select(Element).where(
+            self._view_condition(request), Element.id == element_id))
+        if target is None:
+            raise NotFound(f"$pageSelectionKey {element_id!r} is not in this listing")
+        before = self.session.scalar(select(func.count()).select_from(Element).where(
+            self._view_condition(request),
+            or_(Element.sort_name < target.sort_name,
+                and_(Element.sort_name == target.sort_name, Element.id < target.id))))
+        return int(before or 0) // request.page_size + 1
+
+    def diagrams(self) -> list[Element]:
+        """Every element whose newest version has content, in listing order."""
+        return list(self.session.scalars(
+            select(Element).where(Element.tenant_pk == self.tenant.pk, with_content())
+            .order_by(Element.sort_name, Element.id)))
+
+    def _view_condition(self, request: PageRequest) -> ColumnElement[bool]:
+        conditions = [Element.tenant_pk == self.tenant.pk, Element.facet == request.facet]
+        if request.view == "tree":
+            # Roots of the hierarchy: nobody's child and not merely a shape of a diagram.
+            conditions.append(not_(_listed_in_a_current_version(
+                Child.child_pk, Child.parent_pk, Child.version_pk)))
+            conditions.append(not_(_listed_in_a_current_version(
+                Shape.element_pk, Shape.diagram_pk, Shape.version_pk)))
+        elif request.view == "diagram":
+            conditions.append(with_content())
+        if request.condition is not None:
+            conditions.append(request.condition)
+        return and_(*conditions)
+
+    # ---- hierarchy -----------------------------------------------------------------
+
+    def children(self, version: ElementVersion) -> list[Element]:
+        """The version's children, in order."""
+        return list(self.session.scalars(
+            select(Element).join(Child, Child.child_pk == Element.pk)
+            .where(Child.version_pk == version.pk).order_by(Child.position)))
+
+    def child_pks(self, version_pks: Sequence[int]) -> dict[int, list[int]]:
+        """The ordered child element pks of each version."""
+        return batch.load(self.session, batch.CHILDREN, version_pks)
+
+    def root_path(self, element: Element) -> list[Element]:
+        """Parents from the nearest up to the root (the seed's example order)."""
+        return self.root_paths([element])[element.pk]
+
+    def root_paths(self, elements: Sequence[Element]) -> dict[int, list[Element]]:
+        """`root_path` of each element, in one statement whatever their number and the
+        depth of the tree: a recursive query collects the first parent of every element
+        and ancestor, then each path is walked here. An element's parent is the first
+        element (by child row) whose newest version has it as a child."""
+        if not elements:
+            return {}
+        start = (select(Element.pk.label("pk"), _first_parent(Element.pk).label("parent_pk"))
+                 .where(Element.pk.in_({e.pk for e in elements})).cte("up", recursive=True))
+        # UNION, not UNION ALL: a row seen before is dropped, so the recursion ends even
+        # where first parents loop (children lists can make such a loop across several
+        # parents); the walk below then stops at the repeat.
+        up = start.union(select(start.c.parent_pk, _first_parent(start.c.parent_pk))
+                         .where(start.c.parent_pk.is_not(None)))
+        parent_of = {pk: parent for pk, parent in self.session.execute(
+            select(up.c.pk, Element).select_from(up)
+            .outerjoin(Element, Element.pk == up.c.parent_pk))}
+        paths: dict[int, list[Element]] = {}
+        for element in elements:
+            path: list[Element] = []
+            seen = {element.pk}
+            current = parent_of[element.pk]
+            while (current is not None and current.pk not in seen
+                   and len(path) < MAX_TREE_DEPTH):
+                path.append(current)
+                seen.add(current.pk)
+                current = parent_of[current.pk]
+            paths[element.pk] = path
+        return paths
+
+    # ---- content -------------------------------------------------------------------
+
+    def shapes(self, version: ElementVersion) -> list[Shape]:
+        """The version's content, in order."""
+        return self.shapes_of([version.pk])[version.pk]
+
+    def shapes_of(self, version_pks: Sequence[int]) -> dict[int, list[Shape]]:
+        """The ordered shapes of each version."""
+        return batch.load(self.session, batch.SHAPES, version_pks)
+
+    def has_content(self, element: Element) -> bool:
+        """Whether the element's newest version has shapes."""
+        return bool(self.session.scalar(select(exists(
+            select(Shape.pk).where(Shape.version_pk == element.current_version_pk)))))
+
+    def shape_ids_of(self, element: Element) -> list[str]:
+        """Shape ids through which the element appears in the newest version of a diagram."""
+        return list(self.session.scalars(
+            select(Shape.shape_id)
+            .join(Element, and_(Element.pk == Shape.diagram_pk,
+                                Element.current_version_pk == Shape.version_pk))
+            .where(Shape.element_pk == element.pk).order_by(Shape.pk)))
+
+    # ---- attributes and links ------------------------------------------------------
+
+    def attributes(self, version_pks: Sequence[int]) -> dict[int, AttributeMap]:
+        """Each version's attributes by name and culture."""
+        return batch.load(self.session, batch.ATTRIBUTES, version_pks)
+
+    def links(self, version_pks: Sequence[int]) -> dict[int, dict[str, list[Link]]]:
+        """Each version's related links by context, in order."""
+        return batch.load(self.session, batch.LINKS, version_pks)
+
+    def name_of(self, element: Element, culture: int) -> str:
+        """The element's name in `culture` (with the label fallbacks)."""
+        version_pk = current_version_pk(element)
+        return label(self._names_of([version_pk])[version_pk], culture,
+                     self.tenant.default_culture)
+
+    def _names_of(self, version_pks: Sequence[int]) -> dict[int, dict[int, Any]]:
+        """The `name` values of each version, by culture."""
+        return batch.load(self.session, batch.NAMES, version_pks)
+
+
+def _versions_of(element: Element) -> Select[ElementVersion]:
+    return (select(ElementVersion).where(ElementVersion.element_pk == element.pk)
+            .order_by(ElementVersion.seq))
