@@ -32,7 +32,7 @@ class BpmnNode:
     shape_type: str
     names: Mapping[int, str]
     process: str
-    line: int
+    line: int = field(compare=False)  # where to point an error; not part of the model
     parent: str | None = None
     lane: str | None = None
     attached_to: str | None = None
@@ -48,7 +48,7 @@ class BpmnFlow:
     source: str
     target: str
     names: Mapping[int, str]
-    line: int
+    line: int = field(compare=False)  # where to point an error; not part of the model
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,7 +58,7 @@ class BpmnPool:
     id: str
     process: str
     names: Mapping[int, str]
-    line: int
+    line: int = field(compare=False)  # where to point an error; not part of the model
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,7 +68,7 @@ class BpmnLane:
     id: str
     process: str
     names: Mapping[int, str]
-    line: int
+    line: int = field(compare=False)  # where to point an error; not part of the model
     parent: str | None = None
 
 
@@ -78,7 +78,7 @@ class UnknownElement:
 
     tag: str
     id: str
-    line: int
+    line: int = field(compare=False)  # where to point an error; not part of the model
 
 
 @dataclass(frozen=True, slots=True)

@@ -196,15 +196,17 @@ class _Positions:
             for pool in self.model.pools:
                 shapes[pool.id] = self._with_header(Box(0.0, 0.0, top.width, top.height))
             return
-        drawing = Box(0.0, 0.0, top.width, top.height)
-        end = top.height if self.horizontal else top.width
+        drawing = _union(list(bands.values())) if bands else Box(0.0, 0.0, top.width, top.height)
+        end = drawing.bottom if self.horizontal else drawing.right
         for lane in reversed(self.model.lanes):  # children before parents
-            children = [shapes[child.id] for child in self.model.lanes if child.parent == lane.id and child.id in shapes]
+            children = [shapes[child.id] for child in self.model.lanes
+                        if child.parent == lane.id and child.id in shapes]
             own = [bands[lane.id]] if lane.id in bands else []
             if own or children:
                 shapes[lane.id] = _union(own + children)
         holders = [(pool.id, pool.process) for pool in self.model.pools]
-        holders += [(process, process) for process in self.model.processes if self.model.pool_of_process(process) is None]
+        holders += [(process, process) for process in self.model.processes
+                    if self.model.pool_of_process(process) is None]
         for holder_id, process in holders:
             parts = [shapes[lane.id] for lane in self.model.lanes
                      if lane.process == process and lane.parent is None and lane.id in shapes]

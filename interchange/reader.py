@@ -230,7 +230,8 @@ def _check_unique_ids(root: Any) -> None:
         if element_id is None:
             continue
         if element_id in seen:
-            raise BpmnError(f"id {element_id!r} at line {element.sourceline} is already used at line {seen[element_id]}")
+            raise BpmnError(f"id {element_id!r} at line {element.sourceline} is already used "
+                            f"at line {seen[element_id]}")
         seen[element_id] = element.sourceline
 
 

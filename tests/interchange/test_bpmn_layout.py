@@ -1,0 +1,137 @@
+"""Laid-out BPMN: complete DI from our engine, everything else of the file preserved."""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from lxml import etree
+
+from interchange import BPMN_LAYOUT_KEYS, BpmnError, layout_bpmn, read_bpmn
+from interchange.parsing import BPMNDI_NS, DC_NS, DI_NS, MODEL_NS
+
+BPMN = Path(__file__).parent.parent / "fixtures" / "bpmn"
+FILES = sorted(BPMN.glob("*.bpmn"))
+CASES = [(path, key) for path in FILES for key in BPMN_LAYOUT_KEYS]
+
+
+@pytest.fixture(scope="module")
+def laid_out() -> dict[tuple[str, str], bytes]:
+    return {(path.name, key): layout_bpmn(path.read_bytes(), key) for path, key in CASES}
+
+
+def di(output: bytes) -> tuple[Any, dict[str, Any], dict[str, Any]]:
+    root = etree.fromstring(output)
+    shapes = {s.get("bpmnElement"): s for s in root.iter(f"{{{BPMNDI_NS}}}BPMNShape")}
+    edges = {e.get("bpmnElement"): e for e in root.iter(f"{{{BPMNDI_NS}}}BPMNEdge")}
+    return root, shapes, edges
+
+
+def bounds(shape: Any) -> tuple[float, float, float, float]:
+    b = shape.find(f"{{{DC_NS}}}Bounds")
+    return float(b.get("x")), float(b.get("y")), float(b.get("width")), float(b.get("height"))
+
+
+def inside(inner: tuple[float, ...], outer: tuple[float, ...]) -> bool:
+    return (outer[0] - 0.01 <= inner[0] and inner[0] + inner[2] <= outer[0] + outer[2] + 0.01
+            and outer[1] - 0.01 <= inner[1] and inner[1] + inner[3] <= outer[1] + outer[3] + 0.01)
+
+
+def without_di(data: bytes) -> bytes:
+    root = etree.fromstring(data)
+    for diagram in root.findall(f"{{{BPMNDI_NS}}}BPMNDiagram"):
+        root.remove(diagram)
+    for element in root.iter():
+        element.tail = None
+        if len(element):
+            element.text = None
+    return bytes(etree.tostring(root, method="c14n"))
+
+
+@pytest.mark.parametrize(("path", "key"), CASES, ids=lambda v: v.stem if isinstance(v, Path) else v)
+def test_every_node_pool_lane_and_flow_gets_di(path: Path, key: str, laid_out: dict[tuple[str, str], bytes]) -> None:
+    output = laid_out[(path.name, key)]
+    model = read_bpmn(path.read_bytes()).model
+    root, shapes, edges = di(output)
+    assert len(root.findall(f"{{{BPMNDI_NS}}}BPMNDiagram")) == 1  # any earlier DI replaced
+    for element_id in [n.id for n in model.nodes] + [p.id for p in model.pools] + [lane.id for lane in model.lanes]:
+        x, y, w, h = bounds(shapes[element_id])
+        assert w > 0 and h > 0 and x >= 0 and y >= 0
+    for flow in model.flows:
+        if flow.tag == "association" and not (model.node(flow.source) or model.node(flow.target)):
+            continue
+        assert len(edges[flow.id].findall(f"{{{DI_NS}}}waypoint")) >= 2, flow.id
+    horizontal = "false" if key.startswith("vertical") else "true"
+    assert all(shapes[band.id].get("isHorizontal") == horizontal for band in (*model.pools, *model.lanes))
+
+
+@pytest.mark.parametrize("path", FILES, ids=lambda p: p.stem)
+def test_model_ids_extensions_and_documentation_are_preserved(
+        path: Path, laid_out: dict[tuple[str, str], bytes]) -> None:
+    original = path.read_bytes()
+    output = laid_out[(path.name, "horizontal")]
+    assert without_di(output) == without_di(original)
+    assert read_bpmn(output).model == read_bpmn(original).model
+
+
+def test_output_uses_the_omg_namespaces_and_declares_missing_prefixes() -> None:
+    bare = (b'<definitions xmlns="http://www.omg.org/spec/BPMN/20100524/MODEL" id="d" targetNamespace="t">'
+            b'<process id="p"><startEvent id="s"/><task id="t" name="Do"/><sequenceFlow id="f" sourceRef="s" '
+            b'targetRef="t"/></process></definitions>')
+    root, shapes, edges = di(layout_bpmn(bare))
+    assert root.tag == f"{{{MODEL_NS}}}definitions"
+    plane = root.find(f"{{{BPMNDI_NS}}}BPMNDiagram/{{{BPMNDI_NS}}}BPMNPlane")
+    assert plane.get("bpmnElement") == "p"
+    assert set(shapes) == {"s", "t"} and set(edges) == {"f"}
+
+
+def test_nodes_lie_in_their_lane_and_lanes_in_their_pool(laid_out: dict[tuple[str, str], bytes]) -> None:
+    model = read_bpmn((BPMN / "nested-lanes.bpmn").read_bytes()).model
+    for key in BPMN_LAYOUT_KEYS:
+        _, shapes, _ = di(laid_out[("nested-lanes.bpmn", key)])
+        for node in model.nodes:
+            if node.lane and not node.attached_to:
+                assert inside(bounds(shapes[node.id]), bounds(shapes[node.lane])), (key, node.id)
+        for lane in model.lanes:
+            assert inside(bounds(shapes[lane.id]), bounds(shapes[lane.parent or "Pool_Shop"])), (key, lane.id)
+        shop, customer = bounds(shapes["Pool_Shop"]), bounds(shapes["Pool_Customer"])
+        assert not inside(customer, shop) and customer[2] > 0
+
+
+def test_boundary_events_sit_on_their_hosts_border(laid_out: dict[tuple[str, str], bytes]) -> None:
+    for name, event, host in (("nested-lanes.bpmn", "Timeout", "Check"),
+                              ("boundary-event.simple.bpmn", None, None)):
+        model = read_bpmn((BPMN / name).read_bytes()).model
+        pairs = [(event, host)] if event else [(n.id, n.attached_to) for n in model.nodes if n.attached_to]
+        assert pairs
+        for key in BPMN_LAYOUT_KEYS:
+            _, shapes, edges = di(laid_out[(name, key)])
+            for event_id, host_id in pairs:
+                ex, ey, ew, eh = bounds(shapes[event_id])
+                hx, hy, hw, hh = bounds(shapes[host_id])
+                assert ey + eh / 2 == pytest.approx(hy + hh, abs=0.01)  # centre on the lower border
+                assert hx <= ex + ew / 2 <= hx + hw
+                for flow in model.flows:
+                    if flow.source == event_id:
+                        first = edges[flow.id].find(f"{{{DI_NS}}}waypoint")
+                        assert float(first.get("y")) == pytest.approx(ey + eh, abs=0.01)
+
+
+def test_expanded_sub_process_holds_its_content(laid_out: dict[tuple[str, str], bytes]) -> None:
+    model = read_bpmn((BPMN / "sub-process.mixed.bpmn").read_bytes()).model
+    _, shapes, _ = di(laid_out[("sub-process.mixed.bpmn", "horizontal")])
+    nested = [node for node in model.nodes if node.parent]
+    assert nested
+    for node in nested:
+        assert shapes[str(node.parent)].get("isExpanded") == "true"
+        assert inside(bounds(shapes[node.id]), bounds(shapes[str(node.parent)]))
+
+
+def test_unknown_layout_key_is_a_bpmn_error() -> None:
+    with pytest.raises(BpmnError, match="unknown BPMN layout 'graphic'"):
+        layout_bpmn((BPMN / "boundary-event.simple.bpmn").read_bytes(), "graphic")
+
+
+def test_output_is_deterministic() -> None:
+    data = (BPMN / "nested-lanes.bpmn").read_bytes()
+    assert layout_bpmn(data, "verticalSwimlane") == layout_bpmn(data, "verticalSwimlane")
