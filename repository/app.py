@@ -57,13 +57,12 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
 
 
 def _register_blueprints(app: Flask) -> None:
-    from repository.api import (
-        attributes, config, content, elements, info, maintenance, openapi_doc, related,
-        release, render, reporting, views,
-    )
-    for module in (views, elements, attributes, related, info, config, content, reporting,
-                   release, render, maintenance, openapi_doc):
-        app.register_blueprint(module.blueprint)
+    # Imported here: the document's module reads this one's limits.
+    from repository.api import openapi_doc
+    from repository.api.registry import RESOURCES
+    for resource in RESOURCES:
+        app.register_blueprint(resource.blueprint)
+    app.register_blueprint(openapi_doc.blueprint)
 
 
 def _register_transactions(app: Flask) -> None:

@@ -1,19 +1,24 @@
-"""The OpenAPI 3.0 document of the service, built from small helpers so each endpoint
-reads as one line of path, method, api-version and response schema. A test validates
-real responses against it (tests/repository/test_openapi.py)."""
+"""The OpenAPI 3.0 document of the service. Its paths and operations are generated from
+the endpoint declarations (repository/api/endpoint.py, every resource listed in
+repository/api/registry.py); its parameters are the objects of repository/api/parameters.py,
+each listed once under `components/parameters` and referred to. This module adds what
+is the same for every operation: the schemas, the response headers and the refusals. A
+test validates real responses against it (tests/repository/test_openapi.py)."""
 
 from __future__ import annotations
 
 from functools import cache
 from typing import Any
 
-from repository import catalog, wire
-from repository.api.common import DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE
+from repository import wire
+from repository.api import parameters
+from repository.api.endpoint import SERVICE_TOKEN_HEADER, Declaration
+from repository.api.parameters import STRING as _STRING
+from repository.api.parameters import Parameter, Schema
+from repository.api.registry import RESOURCES
 from repository.api.render import SECURITY_HEADERS
 from repository.app import MAX_BODY_BYTES
 from repository.server import MAX_HEADER_BYTES, MAX_HEADER_FIELD, MAX_REQUEST_LINE
-
-Schema = dict[str, Any]
 
 _REF = "#/components/schemas/"
 
@@ -26,7 +31,6 @@ def _map_of(schema: Schema) -> Schema:
     return {"type": "object", "additionalProperties": schema}
 
 
-_STRING: Schema = {"type": "string"}
 _ID: Schema = {"type": "string", "minLength": 1, "maxLength": wire.MAX_ID_LENGTH}
 _CULTURE_MAP: Schema = _map_of(_STRING)
 
@@ -45,6 +49,7 @@ SCHEMAS: dict[str, Schema] = {
         },
     },
     "Attributes": _map_of(_map_of({})),
+    "Svg": {"type": "string", "description": "An SVG document"},
     "Element": {
         "type": "object",
         "required": ["id", "creationId", "type", "facetName", "expandUri"],
@@ -194,30 +199,6 @@ SCHEMAS: dict[str, Schema] = {
     },
 }
 
-_QUERY = {
-    name: {"name": name, "in": "query", "required": False, "schema": schema,
-           "description": text}
-    for name, schema, text in (
-        ("$filter", _STRING, "Filter expression (docs/service.md, $filter)"),
-        ("$resources", _STRING, "attributes,related,children,content,displayNames,rootPath,"
-                                "stereotype"),
-        ("$select", _STRING, "Attribute and related-context names to include"),
-        ("$expandRelated", _STRING, "Related contexts whose elements carry attributes"),
-        ("$page", {"type": "integer", "minimum": 1}, "1-based page"),
-        ("$pageSize", {"type": "integer", "minimum": 1, "maximum": MAX_PAGE_SIZE,
-                       "default": DEFAULT_PAGE_SIZE}, "Elements per page"),
-        ("$pageSelectionKey", _STRING, "Element id whose page is returned"),
-        ("ignoreWarnings", {"type": "boolean"}, "Ignore validation warnings"),
-    )
-}
-_LISTING = ("$filter", "$resources", "$select", "$expandRelated", "$page", "$pageSize",
-            "$pageSelectionKey")
-_SHAPING = ("$filter", "$resources", "$select", "$expandRelated")
-
-_T = "/{collectionId}/{storageId}"
-_F = _T + "/_api/rest/facets/{facetId}"
-_E = _F + "/views/{viewId}/elements/{elementId}"
-
 # Response headers, referenced by name from the operations that answer them.
 HEADERS: dict[str, Schema] = {
     "ETag": {"description": "The current revision: of the element (it changes on every "
@@ -231,7 +212,6 @@ HEADERS: dict[str, Schema] = {
     **{name: {"required": True, "schema": {"type": "string", "enum": [value]}}
        for name, value in SECURITY_HEADERS.items()},
 }
-_RENDER_HEADERS = ("ETag", *SECURITY_HEADERS, "X-Render-Cache")
 
 # Refusals any operation may answer (docs/contract.md, "Authentication and permissions",
 # "Wire conventions" and "Limits and robustness").
@@ -253,127 +233,79 @@ _REFUSALS = (
           f"{MAX_HEADER_FIELD:,} bytes"),
     (500, "Internal error; nothing was written"),
 )
-# Conditional request headers and the refusal that goes with each.
-_CONDITIONS = {
-    "If-Match": (412, "If-Match names no current revision of the element; nothing was "
-                      "written",
-                 "`*` or ETags from the element's GET (update: with a body of exactly one "
-                 "existing element): write only if one is still its current revision"),
-    "If-None-Match": (304, "If-None-Match names the current ETag; empty body",
-                      "`*` or ETags of pictures the client holds"),
-}
 
 
 def _header_ref(name: str) -> Schema:
     return {"$ref": "#/components/headers/" + name}
 
 
-def _operation(summary: str, version: str, ok: Schema, query: tuple[str, ...] = (),
-               body: str | None = None, *, error: str = "Error",
-               ok_media: str = "application/json", ok_headers: tuple[str, ...] = (),
-               condition: str | None = None, may_be_busy: bool = False) -> Schema:
-    """One operation: `ok_headers` names HEADERS on its 200; `condition` is the
-    conditional request header it honours; `may_be_busy` adds 503 with Retry-After (a
-    write waiting on the database lock, a render past its deadline)."""
-    parameters: list[Schema] = [{"name": "api-version", "in": "query", "required": False,
-                                 "schema": {"type": "string", "enum": [version]}}]
-    parameters += [_QUERY[name] for name in query]
-    error_body = {"application/json": {"schema": _ref(error)}}
-    success: Schema = {"description": "Success", "content": {ok_media: {"schema": ok}}}
-    if ok_headers:
-        success["headers"] = {name: _header_ref(name) for name in ok_headers}
+def _parameter_ref(parameter: Parameter) -> Schema:
+    return {"$ref": "#/components/parameters/" + parameter.key}
+
+
+def _operation(declaration: Declaration, method: str, error_schema: str) -> Schema:
+    """One method of one declaration: its api-version, query and header parameters, the
+    success answer, every refusal, a conditional header's own answer, 503 if it may be
+    busy, and the service token instead of the bearer token where it asks for that."""
+    answer = declaration.answer
+    error_body = {"application/json": {"schema": _ref(error_schema)}}
+    success: Schema = {"description": "Success",
+                       "content": {answer.media: {"schema": _ref(answer.schema)}}}
+    if answer.headers:
+        success["headers"] = {name: _header_ref(name) for name in answer.headers}
     responses: Schema = {"200": success, **{
         str(code): {"description": text, "content": error_body} for code, text in _REFUSALS}}
-    if condition is not None:
-        status, answer, meaning = _CONDITIONS[condition]
-        parameters.append({"name": condition, "in": "header", "required": False,
-                           "schema": _STRING, "description": meaning})
-        # 304 has no body; 412 is a refusal like the others.
-        responses[str(status)] = ({"description": answer,
-                                   "headers": {"ETag": _header_ref("ETag")}}
-                                  if status == 304 else
-                                  {"description": answer, "content": error_body})
-    if may_be_busy:
+    for parameter in declaration.parameters:
+        if parameter.answer is not None:
+            status, text = parameter.answer
+            # 304 has no body; 412 is a refusal like the others.
+            responses[str(status)] = ({"description": text, "headers": {"ETag": _header_ref("ETag")}}
+                                      if status == 304 else
+                                      {"description": text, "content": error_body})
+    if declaration.may_be_busy(method):
         responses["503"] = {"description": "Try again later: the database is busy, or the "
                                            "render passed its deadline",
                             "headers": {"Retry-After": _header_ref("Retry-After")},
                             "content": error_body}
-    operation: Schema = {"summary": summary, "parameters": parameters,
-                         "responses": dict(sorted(responses.items()))}
-    if body is not None:
+    operation: Schema = {
+        "summary": declaration.summary,
+        "parameters": [_parameter_ref(p) for p in _operation_parameters(declaration)],
+        "responses": dict(sorted(responses.items())),
+    }
+    if declaration.body is not None:
         operation["requestBody"] = {"required": True, "content": {"application/json": {
-            "schema": _ref(body)}}}
+            "schema": _ref(declaration.body.schema)}}}
+    if declaration.service:
+        operation["security"] = [{"serviceToken": []}]
     return operation
 
 
+def _operation_parameters(declaration: Declaration) -> tuple[Parameter, ...]:
+    return (parameters.api_version(declaration.api_version), *declaration.parameters)
+
+
 def _paths() -> dict[str, Schema]:
-    # Every POST takes the write lock (repository/api/common.py session), so may be busy.
-    transitions_get = _operation("List transitions allowed now", "1.0", _ref("Transitions"))
-    transitions_post = _operation("List transitions allowed now", "1.0", _ref("Transitions"),
-                                  may_be_busy=True)
-    change = _operation("Change state", "4.0", _ref("ElementList"), ("ignoreWarnings",),
-                        may_be_busy=True)
-    related = ("Related get", "1.0", _ref("RelatedValues"), ("$filter", "$expandRelated"))
-    maintain = {**_operation("Maintain pools", "4.0", _ref("PoolResults"), may_be_busy=True),
-                "security": [{"serviceToken": []}]}
-    render = _operation("Render a diagram as SVG", "2.0", _STRING, error="RenderError",
-                        ok_media="image/svg+xml", ok_headers=_RENDER_HEADERS,
-                        condition="If-None-Match", may_be_busy=True)
-    paths: dict[str, Schema] = {
-        _F + "/views": {"get": _operation("List views", "4.0", _ref("FacetViews"))},
-        _F + "/views/{viewId}/elements": {
-            "get": _operation("List elements", "4.0", _ref("ElementList"), _LISTING),
-            "post": _operation("Update or create elements", "4.0", _ref("ElementList"),
-                               body="UpdateBody", condition="If-Match", may_be_busy=True),
-        },
-        _E: {"get": _operation("Get element", "4.0", _ref("ElementList"), _SHAPING,
-                               ok_headers=("ETag",))},
-        _E + "/children": {"get": _operation("Children", "4.0", _ref("ElementList"),
-                                             _SHAPING)},
-        _E + "/versions": {"get": _operation("Versions", "4.0", _ref("ElementList"),
-                                             _SHAPING)},
-        _E + "/attributes": {"get": _operation("Attributes", "1.0", _ref("AttributeValues"),
-                                               ("$filter", "$select"))},
-        _E + "/attributes/{attributeId}": {
-            "get": _operation("Attribute get", "1.0", _ref("AttributeValues"))},
-        _E + "/related/{relatedId}": {"get": _operation(*related),
-                                      "post": _operation(*related, may_be_busy=True)},
-        _E + "/info": {"get": _operation("Element info", "1.0", _ref("ElementInfoValues"))},
-        _F + "/views/{viewId}/config": {
-            "get": _operation("All element types of the view", "1.0", _ref("ElementTypes"))},
-        _F + "/views/{viewId}/config/{type}": {
-            "get": _operation("One element type", "1.0", _ref("ElementTypes"))},
-        _F + "/views/diagram/elements/{elementId}/content": {
-            "post": _operation("Content create", "3.0", _ref("ContentResult"),
-                               body="ContentBody", condition="If-Match", may_be_busy=True)},
-        _F + "/reporting": {"get": _operation("Reporting of a facet", "4.0",
-                                              _ref("ElementValues"), _LISTING)},
-        _F + "/reporting/{elementId}": {"get": _operation("Reporting of an element", "4.0",
-                                                          _ref("ElementValues"), _SHAPING)},
-        _T + "/_api/rest/diagram/{diagramId}/render/{cultureId}/{layoutKey}": {
-            "get": render},
-        "/_sysadmin/_admin/_api/rest/maintain": {"get": maintain},
-        "/_sysadmin/_admin/_api/rest/maintain/{pool}": {"get": maintain},
-    }
-    for prefix in ("/_api/release", "/_api/rest/release"):
-        paths[_T + prefix + "/{elementId}/transitions"] = {"get": transitions_get,
-                                                           "post": transitions_post}
-        paths[_T + prefix + "/{elementId}/transitions/{transitionId}"] = {"post": change}
-    for path, item in paths.items():
-        item["parameters"] = [_path_parameter(name) for name in _path_names(path)]
+    paths: dict[str, Schema] = {}
+    for resource in RESOURCES:
+        for declaration in resource.declarations:
+            for rule in declaration.rules:
+                item = paths.setdefault(declaration.openapi_path(rule), {"parameters": [
+                    _parameter_ref(p) for p in declaration.path_parameters(rule)]})
+                for method in declaration.methods:
+                    if method.lower() in item:
+                        raise ValueError(f"{method} {rule} is declared twice")
+                    item[method.lower()] = _operation(declaration, method,
+                                                      resource.error_schema)
     return paths
 
 
-def _path_parameter(name: str) -> Schema:
-    """Names the catalog fixes are enums, so clients (and fuzzers) can tell them."""
-    enums = {"facetId": list(catalog.FACETS), "layoutKey": list(catalog.LAYOUT_KEYS),
-             "viewId": sorted({v for f in catalog.FACETS.values() for v in f.views})}
-    schema = {"type": "string", "enum": enums[name]} if name in enums else _STRING
-    return {"name": name, "in": "path", "required": True, "schema": schema}
-
-
-def _path_names(path: str) -> list[str]:
-    return [part[1:-1] for part in path.split("/") if part.startswith("{")]
+def _parameters() -> dict[str, Schema]:
+    """Every parameter an operation or path names, once, by key."""
+    used = {p.key: p for resource in RESOURCES for declaration in resource.declarations
+            for p in (*_operation_parameters(declaration),
+                      *(q for rule in declaration.rules
+                        for q in declaration.path_parameters(rule)))}
+    return {key: used[key].to_openapi() for key in sorted(used)}
 
 
 @cache
@@ -386,11 +318,12 @@ def document() -> Schema:
         "paths": _paths(),
         "components": {
             "schemas": SCHEMAS,
+            "parameters": _parameters(),
             "headers": HEADERS,
             "securitySchemes": {
                 "bearer": {"type": "http", "scheme": "bearer"},
                 "serviceToken": {"type": "apiKey", "in": "header",
-                                 "name": "service-auth-token"},
+                                 "name": SERVICE_TOKEN_HEADER},
             },
         },
         "security": [{"bearer": []}],

@@ -12,16 +12,15 @@ from flask import current_app, g, request
 from sqlalchemy.orm import Session
 
 from repository import auth, catalog
+from repository.api import parameters
+from repository.api.parameters import Parameter
 from repository.db import open_session
 from repository.errors import InvalidInput, NotFound, RepositoryError
 from repository.filters import compile_filter
 from repository.serialize import DEFAULT_RESOURCES, RESOURCES, Shaping
-from repository.store import PageRequest, Store, find_tenant
+from repository.store import PageRequest, Store
 from repository.wire import check_text, load_json, parse_integer
 
-DEFAULT_PAGE_SIZE = 100
-MAX_PAGE_SIZE = 1000
-MAX_PAGE = 10**9  # keeps the SQL offset inside a 64-bit integer
 _ENTITY_TAG = r'(?:W/)?"[\x21\x23-\x7e]*"'
 _ENTITY_TAGS = re.compile(rf"{_ENTITY_TAG}(?:[ \t]*,[ \t]*{_ENTITY_TAG})*")
 _REVISION_TAG = re.compile(r'(W/)?"([0-9]{1,18})"')
@@ -40,6 +39,8 @@ def session(write: bool | None = None) -> Session:
 
 @dataclass(frozen=True, slots=True)
 class TenantRequest:
+    """What an endpoint of a tenant works with, once the request passed its checks
+    (repository/api/endpoint.py)."""
     store: Store
     caller: auth.Caller
     base: str  # "/{collectionId}/{storageId}", the root of expandUri values
@@ -49,22 +50,8 @@ class TenantRequest:
         return self.caller.actor_pk
 
 
-def tenant_request(collection_id: str, storage_id: str, api_version: str,
-                   permission: str = auth.SHOW) -> TenantRequest:
-    """Checks in the contract's order: api-version, token (401), tenant (404/403), role."""
-    check_api_version(api_version)
-    db = session()
-    caller = auth.authenticate(db, request.headers.get("Authorization"))
-    tenant = find_tenant(db, collection_id, storage_id)
-    if tenant is None:
-        raise NotFound(f"Tenant {collection_id}/{storage_id} not found")
-    caller.check_tenant(tenant)
-    caller.require(permission)
-    return TenantRequest(Store(db, tenant), caller, f"/{collection_id}/{storage_id}")
-
-
 def check_api_version(expected: str) -> None:
-    given = request.args.get("api-version")
+    given = request.args.get(parameters.API_VERSION)
     if given is not None and given != expected:
         raise InvalidInput(f"api-version {given!r} is not supported here; use {expected}")
 
@@ -79,31 +66,30 @@ def check_facet(facet: str, view: str | None = None) -> catalog.Facet:
 
 
 def shaping() -> Shaping:
-    resources = _list_param("$resources")
+    resources = _list_param(parameters.RESOURCES)
     if resources is not None:
         unknown = sorted(set(resources) - RESOURCES)
         if unknown:
-            raise InvalidInput(f"$resources: unknown {', '.join(unknown)}; allowed: "
-                               f"{', '.join(sorted(RESOURCES))}")
-    selected = _list_param("$select")
+            raise InvalidInput(f"{parameters.RESOURCES.name}: unknown {', '.join(unknown)}; "
+                               f"allowed: {', '.join(sorted(RESOURCES))}")
+    selected = _list_param(parameters.SELECT)
     return Shaping(
         resources=frozenset(resources) if resources is not None else DEFAULT_RESOURCES,
         select=frozenset(selected) if selected is not None else None,
-        expand=frozenset(_list_param("$expandRelated") or ()),
+        expand=frozenset(_list_param(parameters.EXPAND_RELATED) or ()),
     )
 
 
 def page_request(facet: str, view: str) -> PageRequest:
-    """$filter, $page, $pageSize and $pageSelectionKey as one listing request."""
-    raw_filter = request.args.get("$filter")
+    """$filter, $page and $pageSize as one listing request."""
+    raw_filter = request.args.get(parameters.FILTER.name)
     condition = compile_filter(raw_filter) if raw_filter is not None else None
-    page = _int_param("$page", 1, minimum=1, maximum=MAX_PAGE)
-    size = _int_param("$pageSize", DEFAULT_PAGE_SIZE, minimum=1, maximum=MAX_PAGE_SIZE)
-    return PageRequest(facet, view, condition, page, size)
+    return PageRequest(facet, view, condition, _int_param(parameters.PAGE),
+                       _int_param(parameters.PAGE_SIZE))
 
 
 def page_selection_key() -> str | None:
-    return request.args.get("$pageSelectionKey") or None
+    return request.args.get(parameters.PAGE_SELECTION_KEY.name) or None
 
 
 def json_body() -> Any:
@@ -131,21 +117,25 @@ def values_envelope(values: list[Any] | dict[str, Any]) -> dict[str, Any]:
     return {"count": len(values), "values": values}
 
 
-def _list_param(name: str) -> list[str] | None:
-    raw = request.args.get(name)
+def _list_param(parameter: Parameter) -> list[str] | None:
+    raw = request.args.get(parameter.name)
     if raw is None:
         return None
     return [part.strip() for part in raw.split(",") if part.strip()]
 
 
-def _int_param(name: str, default: int, minimum: int, maximum: int | None = None) -> int:
+def _int_param(parameter: Parameter) -> int:
+    """An integer query parameter within the bounds and with the default its schema
+    declares."""
+    name, schema = parameter.name, parameter.schema
     raw = request.args.get(name)
     if raw is None or raw == "":
-        return default
+        return int(schema["default"])
     value = parse_integer(raw, name)
-    if value < minimum or (maximum is not None and value > maximum):
-        upper = f" and at most {maximum}" if maximum is not None else ""
-        raise InvalidInput(f"{name} must be at least {minimum}{upper}, got {value}")
+    minimum, maximum = int(schema["minimum"]), int(schema["maximum"])
+    if not minimum <= value <= maximum:
+        raise InvalidInput(f"{name} must be at least {minimum} and at most {maximum}, "
+                           f"got {value}")
     return value
 
 
@@ -167,7 +157,7 @@ def checked_body(parse: Callable[[Any], Parsed]) -> Callable[[], Parsed]:
 def if_match() -> frozenset[int] | None:
     """The revisions the request's If-Match allows, or None (no header, or `*`: any
     current one, and the element exists). Weak tags never match (strong comparison)."""
-    header = request.headers.get("If-Match")
+    header = request.headers.get(parameters.IF_MATCH.name)
     if header is None or header.strip() == "*":
         return None
     if not _ENTITY_TAGS.fullmatch(header.strip()):

@@ -4,27 +4,29 @@ from __future__ import annotations
 
 from typing import Any
 
-from flask import Blueprint
-
 from repository import catalog
-from repository.api.common import check_facet, tenant_request, values_envelope
+from repository.api.common import TenantRequest, values_envelope
+from repository.api.endpoint import Resource
 from repository.api.routes import VIEW
 from repository.errors import NotFound
 
-blueprint = Blueprint("config", __name__)
+resource = Resource("config", __name__)
 
 
-@blueprint.get(VIEW + "/config")
-@blueprint.get(VIEW + "/config/<type_key>")
-def element_types(collection_id: str, storage_id: str, facet: str, view: str,
-                  type_key: str | None = None) -> dict[str, Any]:
-    tenant_request(collection_id, storage_id, "1.0")
-    known_facet = check_facet(facet, view)
-    if type_key is None:
-        return values_envelope([describe(catalog.TYPES[t]) for t in known_facet.types])
+@resource.endpoint("GET", VIEW + "/config", summary="All element types of the view",
+                   api_version="1.0", answer="ElementTypes")
+def all_element_types(_req: TenantRequest, facet: catalog.Facet,
+                      view: str) -> dict[str, Any]:
+    return values_envelope([describe(catalog.TYPES[t]) for t in facet.types])
+
+
+@resource.endpoint("GET", VIEW + "/config/<type_key>", summary="One element type",
+                   api_version="1.0", answer="ElementTypes")
+def one_element_type(_req: TenantRequest, facet: catalog.Facet, view: str,
+                     type_key: str) -> dict[str, Any]:
     found = catalog.find_type(type_key)
-    if found is None or found.key not in known_facet.types:
-        raise NotFound(f"Facet {facet!r} has no element type {type_key!r}")
+    if found is None or found.key not in facet.types:
+        raise NotFound(f"Facet {facet.name!r} has no element type {type_key!r}")
     return values_envelope([describe(found)])
 
 

@@ -3,25 +3,27 @@ statements; If-Match as on update, see repository/api/elements.py and api/common
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
-from flask import Blueprint
-
-from repository import auth
-from repository.api.common import check_facet, checked_body, if_match, tenant_request
+from repository import auth, catalog
+from repository.api import parameters
+from repository.api.common import TenantRequest, if_match
+from repository.api.endpoint import Body, Resource
 from repository.api.routes import FACET
-from repository.wire import parse_content_body
+from repository.wire import ContentItem, parse_content_body
 
-blueprint = Blueprint("content", __name__)
+resource = Resource("content", __name__)
+DIAGRAM_VIEW = "diagram"
 
 
-@blueprint.post(FACET + "/views/diagram/elements/<element_id>/content")
-def create_content(collection_id: str, storage_id: str, facet: str,
-                   element_id: str) -> dict[str, Any]:
-    body = checked_body(parse_content_body)
-    req = tenant_request(collection_id, storage_id, "3.0", auth.EDIT)
-    check_facet(facet, "diagram")
-    diagram = req.store.element(element_id, facet)
+@resource.endpoint("POST", FACET + f"/views/{DIAGRAM_VIEW}/elements/<element_id>/content",
+                   summary="Content create", api_version="3.0", answer="ContentResult",
+                   permission=auth.EDIT, parameters=(parameters.IF_MATCH,),
+                   body=Body(parse_content_body, "ContentBody"), view=DIAGRAM_VIEW)
+def create_content(req: TenantRequest, facet: catalog.Facet, element_id: str,
+                   body: Callable[[], list[ContentItem]]) -> dict[str, Any]:
+    diagram = req.store.element(element_id, facet.name)
     items = body()
     if any(item.type is not None and item.element_id is None for item in items):
         req.caller.require(auth.NEW)

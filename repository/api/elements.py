@@ -9,32 +9,33 @@ only for a body of exactly one existing element (the header names one resource).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
-from flask import Blueprint, request
+from flask import request
 from sqlalchemy import select
 
-from repository import auth
+from repository import auth, catalog
+from repository.api import parameters
 from repository.api.common import (
-    check_facet,
-    checked_body,
+    TenantRequest,
     elements_envelope,
     if_match,
     page_request,
     page_selection_key,
     shaping,
-    tenant_request,
 )
+from repository.api.endpoint import Answer, Body, Resource
 from repository.api.lookup import matching_element, serializer
 from repository.api.routes import ELEMENT, VIEW
 from repository.errors import InvalidInput
 from repository.filters import VERSIONS, compile_filter
 from repository.models import Element, ElementVersion
 from repository.serialize import Shaping
-from repository.wire import parse_update_body
+from repository.wire import ElementInput, parse_update_body
 
-blueprint = Blueprint("elements", __name__)
+resource = Resource("elements", __name__)
 
 
 def entity_tag(element: Element, version: ElementVersion) -> str:
@@ -45,11 +46,11 @@ def entity_tag(element: Element, version: ElementVersion) -> str:
     return f'"{element.revision}-{version.seq}"'
 
 
-@blueprint.get(VIEW + "/elements")
-def list_elements(collection_id: str, storage_id: str, facet: str, view: str) -> dict[str, Any]:
-    req = tenant_request(collection_id, storage_id, "4.0")
-    check_facet(facet, view)
-    listing = page_request(facet, view)
+@resource.endpoint("GET", VIEW + "/elements", summary="List elements", api_version="4.0",
+                   answer="ElementList",
+                   parameters=(*parameters.PAGING, parameters.PAGE_SELECTION_KEY))
+def list_elements(req: TenantRequest, facet: catalog.Facet, view: str) -> dict[str, Any]:
+    listing = page_request(facet.name, view)
     key = page_selection_key()
     if key is not None:
         listing = replace(listing, page=req.store.page_of(listing, key))
@@ -57,61 +58,61 @@ def list_elements(collection_id: str, storage_id: str, facet: str, view: str) ->
     return elements_envelope(serializer(req, shaping()).elements([(e, None) for e in elements]))
 
 
-@blueprint.get(ELEMENT)
-def get_element(collection_id: str, storage_id: str, facet: str, view: str,
+@resource.endpoint("GET", ELEMENT, summary="Get element", api_version="4.0",
+                   answer=Answer("ElementList", headers=("ETag",)),
+                   parameters=parameters.SHAPING)
+def get_element(req: TenantRequest, facet: catalog.Facet, view: str,
                 element_id: str) -> tuple[dict[str, Any], dict[str, str]]:
-    req = tenant_request(collection_id, storage_id, "4.0")
-    check_facet(facet, view)
-    element, version = matching_element(req, element_id, facet)
+    element, version = matching_element(req, element_id, facet.name)
     body = elements_envelope(serializer(req, shaping()).elements([(element, version)]))
     return body, {"ETag": entity_tag(element, version)}
 
 
-@blueprint.post(VIEW + "/elements")
-def update_elements(collection_id: str, storage_id: str, facet: str,
-                    view: str) -> dict[str, Any]:
-    body = checked_body(parse_update_body)
-    req = tenant_request(collection_id, storage_id, "4.0", auth.EDIT)
-    check_facet(facet, view)
+@resource.endpoint("POST", VIEW + "/elements", summary="Update or create elements",
+                   api_version="4.0", answer="ElementList", permission=auth.EDIT,
+                   parameters=(parameters.IF_MATCH,),
+                   body=Body(parse_update_body, "UpdateBody"))
+def update_elements(req: TenantRequest, facet: catalog.Facet, view: str,
+                    body: Callable[[], list[ElementInput]]) -> dict[str, Any]:
     inputs = body()
     expected = if_match()
     if expected is not None and (len(inputs) != 1 or inputs[0].id is None):
         raise InvalidInput("If-Match names one element: send exactly one element, with its "
                            "id, in the body")
     for i, data in enumerate(inputs):
-        if data.facet is not None and data.facet != facet:
+        if data.facet is not None and data.facet != facet.name:
             raise InvalidInput(f"elements[{i}].facetName is {data.facet!r} but the path's "
-                               f"facet is {facet!r}")
-    new_inputs = [(facet, data) for data in inputs if data.id is None]
+                               f"facet is {facet.name!r}")
+    new_inputs = [(facet.name, data) for data in inputs if data.id is None]
     if new_inputs:
         req.caller.require(auth.NEW)
     # New elements cannot be named by the others (their ids are made now), so they are
     # all created first; every write is in bulk.
     created = iter(req.store.create_all(new_inputs, req.actor_pk))
     existing = req.store.elements_by_id([data.id for data in inputs if data.id is not None],
-                                        facet)
+                                        facet.name)
     req.store.update_many([(existing[data.id], data) for data in inputs if data.id is not None],
                           req.actor_pk, expected)
     changed = [existing[data.id] if data.id is not None else next(created) for data in inputs]
     return elements_envelope(serializer(req, Shaping()).elements([(e, None) for e in changed]))
 
 
-@blueprint.get(ELEMENT + "/children")
-def list_children(collection_id: str, storage_id: str, facet: str, view: str,
+@resource.endpoint("GET", ELEMENT + "/children", summary="Children", api_version="4.0",
+                   answer="ElementList",
+                   parameters=(parameters.RESOURCES, parameters.SELECT,
+                               parameters.EXPAND_RELATED))
+def list_children(req: TenantRequest, facet: catalog.Facet, view: str,
                   element_id: str) -> dict[str, Any]:
-    req = tenant_request(collection_id, storage_id, "4.0")
-    check_facet(facet, view)
-    _, version = matching_element(req, element_id, facet, apply_filter=False)
+    _, version = matching_element(req, element_id, facet.name, apply_filter=False)
     children = req.store.children(version)
     return elements_envelope(serializer(req, shaping()).elements([(c, None) for c in children]))
 
 
-@blueprint.get(ELEMENT + "/versions")
-def list_versions(collection_id: str, storage_id: str, facet: str, view: str,
+@resource.endpoint("GET", ELEMENT + "/versions", summary="Versions", api_version="4.0",
+                   answer="ElementList", parameters=parameters.SHAPING)
+def list_versions(req: TenantRequest, facet: catalog.Facet, view: str,
                   element_id: str) -> dict[str, Any]:
-    req = tenant_request(collection_id, storage_id, "4.0")
-    check_facet(facet, view)
-    element, _ = matching_element(req, element_id, facet, apply_filter=False)
+    element, _ = matching_element(req, element_id, facet.name, apply_filter=False)
     query = (select(ElementVersion).where(ElementVersion.element_pk == element.pk)
              .order_by(ElementVersion.seq))
     raw_filter = request.args.get("$filter")

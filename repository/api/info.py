@@ -4,22 +4,21 @@ from __future__ import annotations
 
 from typing import Any
 
-from flask import Blueprint
-
 from repository import auth, catalog
-from repository.api.common import check_facet, tenant_request, values_envelope
+from repository.api import parameters
+from repository.api.common import TenantRequest, values_envelope
+from repository.api.endpoint import Resource
 from repository.api.lookup import matching_element
 from repository.api.routes import ELEMENT
 
-blueprint = Blueprint("info", __name__)
+resource = Resource("info", __name__)
 
 
-@blueprint.get(ELEMENT + "/info")
-def element_info(collection_id: str, storage_id: str, facet: str, view: str,
+@resource.endpoint("GET", ELEMENT + "/info", summary="Element info", api_version="1.0",
+                   answer="ElementInfoValues", parameters=(parameters.FILTER,))
+def element_info(req: TenantRequest, facet: catalog.Facet, view: str,
                  element_id: str) -> dict[str, Any]:
-    req = tenant_request(collection_id, storage_id, "1.0")
-    check_facet(facet, view)
-    element, _ = matching_element(req, element_id, facet)
+    element, _ = matching_element(req, element_id, facet.name)
     store = req.store
     can_edit = auth.EDIT in req.caller.permissions
     can_create = auth.NEW in req.caller.permissions
@@ -54,4 +53,3 @@ def element_info(collection_id: str, storage_id: str, facet: str, view: str,
         "typeColor": known.color if known else "#9E9E9E",
         "uid": f"{parent.id if hierarchical and parent else ''}_{element.id}",
     }])
-

@@ -4,25 +4,23 @@ from __future__ import annotations
 
 from typing import Any
 
-from flask import Blueprint, current_app, request
+from flask import current_app
 from sqlalchemy import select
+from sqlalchemy.orm import Session
 
-from repository import auth
-from repository.api.common import check_api_version, session, values_envelope
+from repository.api.common import values_envelope
+from repository.api.endpoint import Resource
 from repository.errors import NotFound
 from repository.maintenance import maintain_pool, pool_id
 from repository.models import Tenant
 
-blueprint = Blueprint("maintenance", __name__)
+resource = Resource("maintenance", __name__)
 MAINTAIN = "/_sysadmin/_admin/_api/rest/maintain"
 
 
-@blueprint.get(MAINTAIN)
-@blueprint.get(MAINTAIN + "/<pool>")
-def maintain(pool: str | None = None) -> dict[str, Any]:
-    check_api_version("4.0")
-    auth.check_service_token(request.headers.get("service-auth-token"))
-    db = session(write=True)
+@resource.endpoint("GET", (MAINTAIN, MAINTAIN + "/<pool>"), summary="Maintain pools",
+                   api_version="4.0", answer="PoolResults", service=True, writes=True)
+def maintain(db: Session, pool: str | None = None) -> dict[str, Any]:
     tenants = [t for t in db.scalars(select(Tenant).order_by(Tenant.pk))
                if pool is None or pool_id(t) == pool]
     if pool is not None and not tenants:

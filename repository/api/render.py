@@ -18,10 +18,12 @@ running script or being sniffed as another type.
 
 from __future__ import annotations
 
-from flask import Blueprint, Response, current_app, request
+from flask import Response, current_app, request
 
 from repository import catalog
-from repository.api.common import tenant_request
+from repository.api import parameters
+from repository.api.common import TenantRequest
+from repository.api.endpoint import Answer, Resource
 from repository.api.routes import TENANT
 from repository.errors import InvalidInput
 from repository.fixtures import diagram_fixture
@@ -29,7 +31,7 @@ from repository.render_cache import RenderCache, render_key
 from repository.render_pool import render_timeout, shared_pool
 from repository.wire import parse_culture_id
 
-blueprint = Blueprint("render", __name__)
+resource = Resource("render", __name__, error_schema="RenderError")
 
 SECURITY_HEADERS = {
     # Inline styles and the embedded font are all an SVG of ours needs; no script, no fetch.
@@ -40,16 +42,20 @@ SECURITY_HEADERS = {
 }
 
 
-@blueprint.after_request
+@resource.blueprint.after_request
 def add_security_headers(response: Response) -> Response:
     response.headers.update(SECURITY_HEADERS)
     return response
 
 
-@blueprint.get(TENANT + "/_api/rest/diagram/<diagram_id>/render/<culture_id>/<layout_key>")
-def render_diagram(collection_id: str, storage_id: str, diagram_id: str, culture_id: str,
+@resource.endpoint("GET", TENANT + "/_api/rest/diagram/<diagram_id>/render/<culture_id>/"
+                                  "<layout_key>",
+                   summary="Render a diagram as SVG", api_version="2.0",
+                   answer=Answer("Svg", "image/svg+xml",
+                                 ("ETag", *SECURITY_HEADERS, "X-Render-Cache")),
+                   parameters=(parameters.IF_NONE_MATCH,), deadline=True)
+def render_diagram(req: TenantRequest, diagram_id: str, culture_id: str,
                    layout_key: str) -> Response:
-    req = tenant_request(collection_id, storage_id, "2.0")
     culture = parse_culture_id(culture_id, "cultureId")
     if layout_key not in catalog.LAYOUT_KEYS:
         raise InvalidInput(f"Unknown layout key {layout_key!r}; layout keys: "

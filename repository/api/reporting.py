@@ -5,31 +5,29 @@ from __future__ import annotations
 
 from typing import Any
 
-from flask import Blueprint
-
-from repository.api.common import check_facet, page_request, shaping, tenant_request, \
-    values_envelope
+from repository import catalog
+from repository.api import parameters
+from repository.api.common import TenantRequest, page_request, shaping, values_envelope
+from repository.api.endpoint import Resource
 from repository.api.lookup import matching_element
 from repository.api.routes import FACET
 from repository.serialize import Serializer, reporting_uri
 
-blueprint = Blueprint("reporting", __name__)
+resource = Resource("reporting", __name__)
 
 
-@blueprint.get(FACET + "/reporting")
-def report_facet(collection_id: str, storage_id: str, facet: str) -> dict[str, Any]:
-    req = tenant_request(collection_id, storage_id, "4.0")
-    check_facet(facet)
-    elements = req.store.page(page_request(facet, "reporting"))
+@resource.endpoint("GET", FACET + "/reporting", summary="Reporting of a facet",
+                   api_version="4.0", answer="ElementValues", parameters=parameters.PAGING)
+def report_facet(req: TenantRequest, facet: catalog.Facet) -> dict[str, Any]:
+    elements = req.store.page(page_request(facet.name, "reporting"))
     report = Serializer(req.store, shaping(), reporting_uri(req.base))
     return values_envelope(report.elements([(e, None) for e in elements]))
 
 
-@blueprint.get(FACET + "/reporting/<element_id>")
-def report_element(collection_id: str, storage_id: str, facet: str,
+@resource.endpoint("GET", FACET + "/reporting/<element_id>", summary="Reporting of an element",
+                   api_version="4.0", answer="ElementValues", parameters=parameters.SHAPING)
+def report_element(req: TenantRequest, facet: catalog.Facet,
                    element_id: str) -> dict[str, Any]:
-    req = tenant_request(collection_id, storage_id, "4.0")
-    check_facet(facet)
-    element, version = matching_element(req, element_id, facet)
+    element, version = matching_element(req, element_id, facet.name)
     report = Serializer(req.store, shaping(), reporting_uri(req.base))
     return values_envelope(report.elements([(element, version)]))

@@ -4,25 +4,23 @@ from __future__ import annotations
 
 from typing import Any
 
-from flask import Blueprint
-
 from repository import catalog
-from repository.api.common import check_facet, tenant_request, values_envelope
+from repository.api.common import TenantRequest, values_envelope
+from repository.api.endpoint import Resource
 from repository.api.routes import FACET
 
-blueprint = Blueprint("views", __name__)
+resource = Resource("views", __name__)
 
 
-@blueprint.get(FACET + "/views")
-def list_views(collection_id: str, storage_id: str, facet: str) -> dict[str, Any]:
-    req = tenant_request(collection_id, storage_id, "4.0")
-    known = check_facet(facet)
+@resource.endpoint("GET", FACET + "/views", summary="List views", api_version="4.0",
+                   answer="FacetViews")
+def list_views(req: TenantRequest, facet: catalog.Facet) -> dict[str, Any]:
     return values_envelope([
         {
             "name": view,
             "displayNames": {str(c): n for c, n in catalog.VIEW_NAMES[view].items()},
-            "elements": f"{req.base}/_api/rest/facets/{facet}/views/{view}/elements",
+            "elements": f"{req.base}/_api/rest/facets/{facet.name}/views/{view}/elements",
             "isHierarchical": view in catalog.HIERARCHICAL_VIEWS,
         }
-        for view in known.views
+        for view in facet.views
     ])

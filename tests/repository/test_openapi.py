@@ -97,8 +97,17 @@ def header_names(document: dict[str, Any], method: str, path: str, status: str) 
 
 
 def request_headers(document: dict[str, Any], method: str, path: str) -> list[str]:
-    return [p["name"] for p in operation_for(document, method, path)["parameters"]
-            if p["in"] == "header"]
+    parameters = [resolved(document, p)
+                  for p in operation_for(document, method, path)["parameters"]]
+    return [p["name"] for p in parameters if p["in"] == "header"]
+
+
+def resolved(document: dict[str, Any], node: dict[str, Any]) -> dict[str, Any]:
+    """A `#/components/...` reference replaced by what it names."""
+    if "$ref" not in node:
+        return node
+    _, section, name = node["$ref"].removeprefix("#/").split("/")
+    return document["components"][section][name]  # type: ignore[no-any-return]
 
 
 @sqlite_only

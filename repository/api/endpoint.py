@@ -1,0 +1,187 @@
+"""One declaration per endpoint. `Resource.endpoint` decorates an endpoint function and,
+from that one declaration, (a) registers its Flask rules on the resource's blueprint,
+(b) runs the prelude every endpoint shares and hands the function what it needs, and
+(c) keeps the operation that repository/openapi.py turns into /openapi.json.
+
+The prelude, in the contract's order (docs/contract.md, "Authentication and permissions"):
+a declared body is read first, before the write lock (its refusal waits until the
+function calls it, see common.checked_body); then api-version (400), the session, the
+token (401), the tenant (404, 403), the permission (403), and the path's facet and view
+(404). The function then receives the `TenantRequest` positionally and the other path
+parameters as keywords, `facet` as its `catalog.Facet`, a declared body as `body`.
+Endpoints of the service itself (maintenance) check api-version and the service token
+and receive the request's session.
+
+Why our own decorator and not apispec or flask-smorest: flask-smorest parses arguments
+and bodies with marshmallow/webargs and answers their refusals itself (422 and its own
+error body), which would change the wire: the contract's error envelope, its messages
+and its order of checks (body read before the lock but refused after the tenant check).
+apispec only writes the document; it would still need our schemas as dicts or
+marshmallow classes, and our parameters, prelude and rule registration written beside
+it, so every endpoint would again be described in two places. The service's needs (one
+prelude, a dozen shared parameters, dict schemas it already has) fit in this module with
+no new dependency, and the document stays exactly what the endpoints do.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+from flask import Blueprint, request
+from flask.typing import ResponseReturnValue
+from sqlalchemy.orm import Session
+
+from repository import auth
+from repository.api.common import (
+    TenantRequest,
+    check_api_version,
+    check_facet,
+    checked_body,
+    session,
+)
+from repository.api.parameters import PATH, Parameter
+from repository.errors import NotFound
+from repository.store import Store, find_tenant
+
+View = TypeVar("View", bound=Callable[..., ResponseReturnValue])
+SERVICE_TOKEN_HEADER = "service-auth-token"
+_RULE_VARIABLE = re.compile(r"<([^<>]+)>")
+
+
+@dataclass(frozen=True, slots=True)
+class Answer:
+    """The success answer: a schema under #/components/schemas, its media type, and the
+    response headers (under #/components/headers) it carries."""
+    schema: str
+    media: str = "application/json"
+    headers: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Body:
+    """A request body: the parser that checks it, the schema that describes it."""
+    parse: Callable[[Any], object]
+    schema: str
+
+
+@dataclass(frozen=True, slots=True)
+class Declaration:
+    methods: tuple[str, ...]
+    rules: tuple[str, ...]  # Flask rules; their variables are keys of parameters.PATH
+    summary: str
+    api_version: str
+    answer: Answer
+    permission: str  # what the tenant's caller needs (service endpoints: unused)
+    service: bool  # the service token instead of a tenant and its caller
+    parameters: tuple[Parameter, ...]  # query and header parameters
+    body: Body | None
+    view: str | None  # the view a rule fixes in its path (content create: diagram)
+    writes: bool  # takes the write lock even on GET; every other method does anyway
+    deadline: bool  # runs under a deadline (503 past it)
+
+    def path_parameters(self, rule: str) -> list[Parameter]:
+        return [_path_parameter(rule, variable) for variable in _RULE_VARIABLE.findall(rule)]
+
+    def openapi_path(self, rule: str) -> str:
+        """The rule with OpenAPI's `{name}` for each Flask `<variable>`."""
+        return _RULE_VARIABLE.sub(lambda m: "{" + _path_parameter(rule, m[1]).name + "}", rule)
+
+    def may_be_busy(self, method: str) -> bool:
+        """503 with Retry-After: a write waiting on the database lock, or past the
+        deadline."""
+        return self.writes or method != "GET" or self.deadline
+
+
+def _path_parameter(rule: str, variable: str) -> Parameter:
+    if variable not in PATH:
+        raise ValueError(f"Rule {rule!r}: variable <{variable}> is not in parameters.PATH")
+    return PATH[variable]
+
+
+class Resource:
+    """One blueprint and the declarations of its endpoints. `error_schema` names the
+    schema of its refusals (the render endpoint's have no `output`)."""
+
+    def __init__(self, name: str, import_name: str, *, error_schema: str = "Error") -> None:
+        self.blueprint = Blueprint(name, import_name)
+        self.error_schema = error_schema
+        self.declarations: list[Declaration] = []
+        self._names: set[str] = set()
+
+    def endpoint(self, methods: str | tuple[str, ...], rules: str | tuple[str, ...], *,
+                 summary: str, api_version: str, answer: str | Answer,
+                 permission: str = auth.SHOW, service: bool = False,
+                 parameters: tuple[Parameter, ...] = (), body: Body | None = None,
+                 view: str | None = None, writes: bool = False,
+                 deadline: bool = False) -> Callable[[View], View]:
+        declaration = Declaration(
+            methods=(methods,) if isinstance(methods, str) else methods,
+            rules=(rules,) if isinstance(rules, str) else rules,
+            summary=summary, api_version=api_version,
+            answer=Answer(answer) if isinstance(answer, str) else answer,
+            permission=permission, service=service, parameters=parameters, body=body,
+            view=view, writes=writes, deadline=deadline)
+        for rule in declaration.rules:
+            declaration.path_parameters(rule)  # an unknown variable fails at import
+
+        def register(function: View) -> View:
+            self.declarations.append(declaration)
+            view_function = _with_prelude(declaration, function)
+            name = self._unique_name(function.__name__)
+            for rule in declaration.rules:
+                self.blueprint.add_url_rule(rule, name, view_function,
+                                            methods=list(declaration.methods))
+            return function
+        return register
+
+    def _unique_name(self, base: str) -> str:
+        """Flask's endpoint name; a function declared twice (two summaries) gets two."""
+        name, number = base, 1
+        while name in self._names:
+            number += 1
+            name = f"{base}_{number}"
+        self._names.add(name)
+        return name
+
+
+def _with_prelude(declaration: Declaration,
+                  function: Callable[..., ResponseReturnValue]) -> Callable[..., Any]:
+    @functools.wraps(function)
+    def view(**path: Any) -> ResponseReturnValue:
+        if declaration.body is not None:
+            path["body"] = checked_body(declaration.body.parse)
+        if declaration.service:
+            return function(_service_session(declaration), **path)
+        return function(_tenant_request(declaration, path), **path)
+    return view
+
+
+def _tenant_request(declaration: Declaration, path: dict[str, Any]) -> TenantRequest:
+    """Checks in the contract's order; takes the tenant's ids out of `path` and puts the
+    checked `catalog.Facet` in for its name."""
+    check_api_version(declaration.api_version)
+    db = _session(declaration)
+    caller = auth.authenticate(db, request.headers.get("Authorization"))
+    collection_id, storage_id = path.pop("collection_id"), path.pop("storage_id")
+    tenant = find_tenant(db, collection_id, storage_id)
+    if tenant is None:
+        raise NotFound(f"Tenant {collection_id}/{storage_id} not found")
+    caller.check_tenant(tenant)
+    caller.require(declaration.permission)
+    if "facet" in path:
+        path["facet"] = check_facet(path["facet"], path.get("view", declaration.view))
+    return TenantRequest(Store(db, tenant), caller, f"/{collection_id}/{storage_id}")
+
+
+def _service_session(declaration: Declaration) -> Session:
+    check_api_version(declaration.api_version)
+    auth.check_service_token(request.headers.get(SERVICE_TOKEN_HEADER))
+    return _session(declaration)
+
+
+def _session(declaration: Declaration) -> Session:
+    return session(write=True) if declaration.writes else session()
