@@ -18,7 +18,6 @@ Beside it: `tenants` (tenants and tokens), `filters` (`$filter` → SQL conditio
 
 from __future__ import annotations
 
-from repository.store.batch import IN_CHUNK
 from repository.store.reads import MAX_TREE_DEPTH, with_content
 from repository.store.releases import Releases
 from repository.store.tenants import (
@@ -30,8 +29,6 @@ from repository.store.tenants import (
     has_elements,
 )
 from repository.store.values import (
-    NEUTRAL,
-    OPEN_ENDED,
     Link,
     PageRequest,
     encode_value,
@@ -47,10 +44,7 @@ class Store(Releases):
 
 
 __all__ = [
-    "IN_CHUNK",
     "MAX_TREE_DEPTH",
-    "NEUTRAL",
-    "OPEN_ENDED",
     "Link",
     "PageRequest",
     "Store",

@@ -15,10 +15,9 @@ from tests.repository.standin import CATEGORY, DRAFT, HIRE, HOUSE, ORDER
 from tests.repository.test_bulk_writes import counted_statements
 
 # What the service's modules, the tests and the benchmarks import from repository.store.
-PUBLIC = {"IN_CHUNK", "MAX_TREE_DEPTH", "NEUTRAL", "OPEN_ENDED", "Link", "PageRequest", "Store",
-          "add_token", "all_tenants", "create_tenant", "encode_value", "find_tenant",
-          "find_token", "has_elements", "label", "new_id", "now_timestamp", "sort_key",
-          "with_content"}
+PUBLIC = {"MAX_TREE_DEPTH", "Link", "PageRequest", "Store", "add_token", "all_tenants",
+          "create_tenant", "encode_value", "find_tenant", "find_token", "has_elements", "label",
+          "new_id", "now_timestamp", "sort_key", "with_content"}
 
 
 def loaded(store: Store, version_pks: list[int]) -> dict[str, Any]:
