@@ -10,6 +10,12 @@ most as long for a row or table lock (`lock_timeout`). A write that still cannot
 (the lock, a deadlock, a serialization failure) raises `ServiceUnavailable`: 503 with
 Retry-After, never 500. Both waits can be set per engine through the driver's own
 connect arguments (`timeout`, `options`).
+
+The schema is versioned by Alembic revisions (`repository/store/migrations/`). An empty
+database gets the current schema at once; one at an older revision (or made before
+migrations, recognised by its tables) is refused by `create_schema` and brought up to
+date only on request, by `upgrade_schema` (`elrepo db upgrade`): a service never
+changes its database's schema by itself (docs/service.md, "Schema migrations").
 """
 
 from __future__ import annotations
@@ -18,12 +24,17 @@ import os
 import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
+from alembic import command
+from alembic.config import Config
+from alembic.runtime.migration import MigrationContext
+from alembic.script import ScriptDirectory
 from sqlalchemy import Connection, Engine, Table, create_engine, event, inspect, make_url
 from sqlalchemy.engine import ExceptionContext
 from sqlalchemy.orm import Session, sessionmaker
-from sqlalchemy.schema import CreateColumn
 
 from repository.errors import ServiceUnavailable
 from repository.models import Base
@@ -38,6 +49,12 @@ _SQLITE_BEGIN = "sqlite_begin"
 _SQLITE_BUSY_CODES = frozenset({sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED})
 # lock_not_available (lock_timeout), serialization_failure, deadlock_detected
 _POSTGRESQL_BUSY_STATES = frozenset({"55P03", "40001", "40P01"})
+# The Alembic revisions, by path: found the same way from a checkout and a wheel.
+MIGRATIONS_DIRECTORY = Path(__file__).parent / "store" / "migrations"
+# The revisions a database made by create_all before migrations can be at: the first
+# schema, and it with `elements.revision`, which create_schema then added at start-up.
+_FIRST_SCHEMA = "0001"
+_WITH_ELEMENT_REVISION = "0002"
 
 
 def database_url(explicit: str | None = None) -> str:
@@ -110,38 +127,140 @@ def _is_busy(error: BaseException) -> bool:
 
 
 def create_schema(engine: Engine) -> None:
-    """Create missing tables, then add the columns a database made by an older release
-    lacks (each new column is nullable or has a server default); a no-op when current."""
-    Base.metadata.create_all(engine)
+    """An empty database gets the whole schema at the newest revision (the models'
+    `create_all`, stamped: much faster than replaying every revision); a database at
+    the newest revision is left alone; any other raises `SchemaMismatch`."""
     with engine.begin() as connection:
-        _add_missing_columns(connection)
+        state = _schema_state(connection)
+        if state.current == state.head and state.recorded:
+            return
+        if state.current is not None:
+            raise SchemaMismatch(_mismatch_message(engine, state),
+                                 upgradable=state.upgradable)
+        Base.metadata.create_all(connection)
+        _migration_context(connection).stamp(_scripts(), state.head)
 
 
-def _add_missing_columns(connection: Connection) -> None:
+def upgrade_schema(engine: Engine) -> SchemaState:
+    """Brings the database to the newest revision by running the revisions it lacks; an
+    older database without a recorded revision (made before migrations) is recognised by
+    its tables and stamped first. Returns the state found (the newest revision is then
+    reached). A database this release cannot upgrade raises `SchemaMismatch`."""
+    with engine.begin() as connection:
+        state = _schema_state(connection)
+        if not state.upgradable:
+            raise SchemaMismatch(_mismatch_message(engine, state), upgradable=False)
+        if state.current is not None and not state.recorded:
+            _migration_context(connection).stamp(_scripts(), state.current)
+        schema = _translated_schema(connection, None)
+        if schema is not None and connection.dialect.name == "postgresql":
+            # Alembic's ALTER TABLE ignores schema_translate_map: name the schema the way
+            # a `search_path` URL option does.
+            connection.exec_driver_sql("SET LOCAL search_path TO "
+                                       + connection.dialect.identifier_preparer.quote_schema(schema))
+        command.upgrade(alembic_config(connection), "head")
+    return state
+
+
+class SchemaMismatch(Exception):
+    """The database's schema is not the one this release needs. `upgradable`: whether
+    `upgrade_schema` (elrepo db upgrade) can bring it there."""
+
+    def __init__(self, message: str, *, upgradable: bool) -> None:
+        super().__init__(message)
+        self.upgradable = upgradable
+
+
+@dataclass(frozen=True)
+class SchemaState:
+    """What a database's schema is. `current`: the recorded revision, else the one the
+    tables match (`recorded` false), None for a database without any of our tables.
+    `known`: whether the revisions include `current`; `missing`: our tables absent from
+    a database that has some of them (not made by elrepo, or damaged)."""
+
+    current: str | None
+    head: str
+    recorded: bool
+    known: bool
+    missing: tuple[str, ...]
+
+    @property
+    def upgradable(self) -> bool:
+        return self.known and not self.missing
+
+
+def _schema_state(connection: Connection) -> SchemaState:
+    scripts = _scripts()
+    head = scripts.get_current_head()
+    assert head is not None  # the revisions are ours: one line, never empty
+    recorded = _migration_context(connection).get_current_revision()
+    if recorded is not None:
+        known = recorded in {script.revision for script in scripts.walk_revisions()}
+        return SchemaState(recorded, head, True, known, ())
     inspector = inspect(connection)
-    for table in Base.metadata.sorted_tables:
-        present = {column["name"] for column in inspector.get_columns(
-            table.name, _schema_of(connection, table))}
-        for column in table.columns:
-            if column.name not in present:
-                definition = CreateColumn(column).compile(dialect=connection.dialect)
-                connection.exec_driver_sql(f"ALTER TABLE {qualified_name(connection, table)} "
-                                           f"ADD COLUMN {definition}")
+    schema = _translated_schema(connection, None)
+    present = set(inspector.get_table_names(schema))
+    missing = tuple(table.name for table in Base.metadata.sorted_tables
+                    if table.name not in present)
+    if len(missing) == len(Base.metadata.sorted_tables):
+        return SchemaState(None, head, False, True, ())
+    if missing:
+        return SchemaState(None, head, False, False, missing)
+    element_columns = {column["name"] for column in inspector.get_columns("elements", schema)}
+    inferred = _WITH_ELEMENT_REVISION if "revision" in element_columns else _FIRST_SCHEMA
+    return SchemaState(inferred, head, False, True, ())
+
+
+def _mismatch_message(engine: Engine, state: SchemaState) -> str:
+    where = f"the database at {engine.url}"  # str() of a URL masks its password
+    if state.missing:
+        return (f"{where} has some of elrepo's tables but not all (missing: "
+                f"{', '.join(state.missing)}); it was not made by elrepo")
+    if not state.known:
+        return (f"{where} is at schema {state.current}, which this elrepo does not know "
+                f"(a newer elrepo made it); this elrepo needs {state.head}")
+    if not state.recorded:
+        return (f"{where} has no recorded schema version (made before migrations; its "
+                f"tables are schema {state.current}), this elrepo needs {state.head}")
+    return f"{where} is at schema {state.current}, this elrepo needs {state.head}"
+
+
+def _scripts() -> ScriptDirectory:
+    return ScriptDirectory.from_config(alembic_config())
+
+
+def alembic_config(connection: Connection | None = None) -> Config:
+    """Alembic's configuration, made here rather than read from an alembic.ini (which an
+    installed package lacks); with a connection, for `alembic.command` functions that
+    run revisions (env.py runs them on it, in its transaction)."""
+    config = Config()
+    config.set_main_option("script_location", str(MIGRATIONS_DIRECTORY))
+    if connection is not None:
+        config.attributes["connection"] = connection
+        config.attributes["version_table_schema"] = _translated_schema(connection, None)
+    return config
+
+
+def _migration_context(connection: Connection) -> MigrationContext:
+    # Alembic looks its version table up without schema_translate_map: name the schema.
+    return MigrationContext.configure(
+        connection, opts={"version_table_schema": _translated_schema(connection, None)})
 
 
 def qualified_name(connection: Connection, table: Table) -> str:
     """The table's quoted name as the connection sees it (schema_translate_map applied),
     for the few statements written as text."""
     preparer = connection.dialect.identifier_preparer
-    schema = _schema_of(connection, table)
+    schema = _translated_schema(connection, table.schema)
     name = preparer.quote(table.name)
     return name if schema is None else f"{preparer.quote_schema(schema)}.{name}"
 
 
-def _schema_of(connection: Connection, table: Table) -> str | None:
+def _translated_schema(connection: Connection, schema: str | None) -> str | None:
+    """The schema `schema` names on this connection (schema_translate_map applied)."""
     translate = connection.get_execution_options().get("schema_translate_map") or {}
-    schema: str | None = translate.get(table.schema, table.schema)
-    return schema
+    translated: str | None = translate.get(schema, schema)
+    return translated
 
 
 def open_session(factory: sessionmaker[Session], *, write: bool) -> Session:

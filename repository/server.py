@@ -30,7 +30,8 @@ from gunicorn.app.base import BaseApplication
 from gunicorn.http import errors
 from gunicorn.http.message import Request
 from gunicorn.http.parser import RequestParser
-from gunicorn.workers.gthread import ThreadWorker, TConn
+from gunicorn.workers.gthread import TConn, ThreadWorker
+from sqlalchemy import make_url
 
 from repository.app import RENDER_PATH_PART, create_app, error_body
 
@@ -222,7 +223,20 @@ class _Server(BaseApplication):  # type: ignore[misc]
 def run(*, database_url: str, host: str, port: int, workers: int, render_timeout: float,
         header_timeout: float, redis_url: str | None = None) -> None:
     """Serve until interrupted; access log to standard error. Without `redis_url` each
-    worker caches renders in its own memory."""
+    worker caches renders in its own memory. A restart (SIGHUP) and the stop say what
+    they do, in words rather than gunicorn's."""
+
+    def say_restarting(arbiter: Any) -> None:
+        # New workers build a new app, but with the settings given to `run` and the code
+        # this process loaded: only a new `elrepo serve` picks up other settings or code.
+        arbiter.log.info("Restarting the workers (SIGHUP) with the settings elrepo serve "
+                         "started with; for other settings or new code, stop elrepo serve "
+                         "and start it again")
+
+    def say_stopped(arbiter: Any) -> None:
+        arbiter.log.info("elrepo serve stopped; the data stays in %s",
+                         make_url(database_url))  # str() of a URL masks its password
+
     _Server(database_url, redis_url, render_timeout, header_timeout, {
         "bind": f"{host}:{port}",
         "workers": max(1, workers),
@@ -236,4 +250,6 @@ def run(*, database_url: str, host: str, port: int, workers: int, render_timeout
         # gunicorn's runtime control socket is one path per user ($HOME/.gunicorn): every
         # `elrepo serve` on a host would take it over from the others. Not offered.
         "control_socket_disable": True,
+        "on_reload": say_restarting,
+        "on_exit": say_stopped,
     }).run()

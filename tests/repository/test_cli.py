@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 import os
+import re
+import shlex
 import socket
 import subprocess
 import sys
@@ -20,6 +22,7 @@ from typing import IO, Any
 import pytest
 from sqlalchemy import create_engine, text
 
+from layouts.keys import LAYOUT_KEYS
 from repository.app import create_app
 from repository.cli import main
 from repository.demo import load_demo
@@ -60,6 +63,24 @@ def test_token_create_for_unknown_tenant_fails_cleanly(db: str,
     assert main(["token", "create", "no", "body", "--role", "viewer", "--db", db]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "Traceback" not in err
+
+
+def printed_command(err: str, command: str, **values: str) -> list[str]:
+    """The arguments of the first `elrepo <command> ...` a hint printed (to the end of
+    its line), placeholders (ROLE) filled in."""
+    found = re.search(rf"elrepo ({re.escape(command)}.*)$", err, re.MULTILINE)
+    assert found is not None, err
+    return [values.get(word, word) for word in shlex.split(found.group(1))]
+
+
+def test_hints_run_as_printed_with_the_database_they_were_given(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    db = f"sqlite:///{tmp_path / 'with space.db'}"
+    assert main(["token", "create", "new", "tenant", "--role", "viewer", "--db", db]) == 2
+    assert main(printed_command(capsys.readouterr().err, "tenant create")) == 0
+    assert main(printed_command(capsys.readouterr().err, "token create",
+                                ROLE="viewer")) == 0
+    assert "shown only once" in capsys.readouterr().err
 
 
 def test_token_create_honours_the_database_environment_variable(
@@ -106,6 +127,101 @@ def test_render_missing_file_and_unknown_layout(fixture_file: Path,
     assert main(["render", "/nonexistent.json", "--layout", "horizontal"]) == 2
     assert main(["render", str(fixture_file), "--layout", "spiral"]) == 2
     assert "spiral" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("content", ['{"values": []}', "{}"])
+def test_render_of_a_diagram_without_shapes_is_one_line_exit_2(
+        tmp_path: Path, content: str, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "empty.json"
+    path.write_text(content, encoding="utf-8")
+    assert main(["render", str(path), "--layout", "horizontal"]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == "" and captured.err.count("\n") == 1
+    assert "has no shapes" in captured.err
+
+
+@pytest.mark.parametrize("culture", ["abc", "0", "-5", "01033", "99999999999"])
+def test_render_and_export_refuse_what_is_not_a_culture_id(
+        fixture_file: Path, db: str, tmp_path: Path, culture: str,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["render", str(fixture_file), "--layout", "horizontal",
+                 "--culture", culture]) == 2
+    assert main(["export", "--db", db, "demo", "default", "-o", str(tmp_path / "out"),
+                 "--culture", culture]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 2 and err.count("elrepo: --culture: culture ") == 2
+    assert not (tmp_path / "out").exists()
+
+
+COMMANDS = [["serve"], ["db", "upgrade"], ["tenant", "create"], ["token", "create"],
+            ["render"], ["export"]]
+
+
+@pytest.mark.parametrize("command", COMMANDS, ids=" ".join)
+def test_help_of_every_command_shows_the_defaults_and_layout_keys(
+        command: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exit_status:
+        main([*command, "--help"])
+    assert exit_status.value.code == 0
+    shown = " ".join(capsys.readouterr().out.split())  # unwrapped
+    if "--db URL" in shown:
+        assert "(default: ELREPO_DATABASE_URL, else sqlite:///elrepo.db)" in shown
+        assert "pip install -e '.[postgres]'" in shown
+    if "--layout" in shown:
+        assert f"layout key: {', '.join(LAYOUT_KEYS)}" in shown
+    expected = {"serve": ["--port PORT port to listen on (default: 8080)",
+                          "(default: 127.0.0.1)", "(default: 2)", "pip install -e '.[redis]'"],
+                "render": ["(default: 1033)", "(default: standard output)"],
+                "export": ["(default: svg)", "(default: 1033)", "(default: horizontal)",
+                           "renders in parallel (default: 1)"],
+                "token": ["viewer, analyzer, editor, architect, approver, administrator"]}
+    for wanted in expected.get(command[0], []):
+        assert wanted in shown, wanted
+
+
+def test_help_and_light_commands_load_no_database_web_or_engine_module() -> None:
+    probe = (
+        "import sys\n"
+        "from repository.cli import main\n"
+        "for argv in (['--help'], ['serve', '--help'], ['render', '--help'],"
+        " ['export', '--help'], ['db', 'upgrade', '--help']):\n"
+        "    try:\n"
+        "        main(argv)\n"
+        "    except SystemExit:\n"
+        "        pass\n"
+        "heavy = {'sqlalchemy', 'alembic', 'flask', 'werkzeug', 'gunicorn', 'scipy', 'numpy',"
+        " 'fontTools', 'renderer', 'lark', 'redis'}\n"
+        "print(sorted({name.split('.')[0] for name in sys.modules} & heavy), file=sys.stderr)\n")
+    result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                            cwd=Path(__file__).resolve().parents[2], timeout=60, check=True)
+    assert result.stderr.strip() == "[]"
+
+
+def test_a_second_serve_on_the_same_database_says_it_serves_the_data_already_there(
+        db: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setattr("repository.server.run", lambda **_: None)
+    assert main(["serve", "--port", "0", "--db", db]) == 0
+    first = capsys.readouterr()
+    assert len(first.out.strip()) > 30 and "Loaded the demo tenant" in first.err
+    assert main(["serve", "--port", "0", "--db", db]) == 0
+    again = capsys.readouterr()
+    assert again.out == "" and "Loaded" not in again.err
+    assert "Serving the data already in the database; earlier tokens stay valid." in again.err
+    assert main(printed_command(again.err, "token create", COLLECTION="demo",
+                                STORAGE="default", ROLE="viewer")) == 0
+
+
+def test_serve_with_no_demo_on_an_empty_database_says_so(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setattr("repository.server.run", lambda **_: None)
+    db = f"sqlite:///{tmp_path / 'no demo.db'}"
+    assert main(["serve", "--no-demo", "--port", "0", "--db", db]) == 0
+    err = capsys.readouterr().err
+    assert "Empty database, no demo loaded (--no-demo)" in err
+    assert main(printed_command(err, "tenant create", COLLECTION="acme", STORAGE="main")) == 0
+    assert main(printed_command(err, "token create", COLLECTION="acme", STORAGE="main",
+                                ROLE="viewer")) == 0
 
 
 def test_export_writes_every_diagram(fixture_file: Path, db: str, tmp_path: Path) -> None:

@@ -5,6 +5,7 @@ clients (CONTRACT section 9). Plus `--render-timeout` (in process)."""
 from __future__ import annotations
 
 import json
+import signal
 import socket
 import threading
 import time
@@ -217,6 +218,32 @@ def test_a_client_that_stalls_in_its_body_is_answered_and_let_go(server: Server)
 
 
 # ---- --render-timeout ------------------------------------------------------------------
+
+def test_serve_says_what_a_restart_and_a_stop_do_and_opens_no_shared_control_socket(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    home, runtime = tmp_path / "home", tmp_path / "run"
+    home.mkdir()
+    runtime.mkdir()
+    # gunicorn's control socket would be $XDG_RUNTIME_DIR/gunicorn.ctl, else under $HOME.
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(runtime))
+    running = Server(f"sqlite:///{tmp_path / 'restarted.db'}", tmp_path)
+    try:
+        running.process.send_signal(signal.SIGHUP)
+        deadline = time.monotonic() + 30
+        while "Booting worker" not in running.log_path.read_text().partition(
+                "Restarting the workers")[2]:
+            assert time.monotonic() < deadline, running.log_path.read_text()
+            time.sleep(0.1)
+        assert running.request(DEMO + "/views/list/elements")[0] == 200
+        assert list(home.iterdir()) == [] and list(runtime.iterdir()) == []
+    finally:
+        running.stop()
+    log = running.log_path.read_text()
+    assert ("Restarting the workers (SIGHUP) with the settings elrepo serve started with; "
+            "for other settings or new code, stop elrepo serve and start it again") in log
+    assert f"elrepo serve stopped; the data stays in sqlite:///{tmp_path}/restarted.db" in log
+
 
 @pytest.mark.parametrize("option", ["--render-timeout", "--header-timeout"])
 @pytest.mark.parametrize("value", ["0", "-1", "abc", "nan", "inf"])

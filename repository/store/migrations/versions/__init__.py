@@ -1,0 +1,1 @@
+"""Alembic revision files (loaded by path; Alembic skips this file)."""
