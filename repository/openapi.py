@@ -259,9 +259,9 @@ def _operation(declaration: Declaration, method: str, error_schema: str) -> Sche
         if parameter.answer is not None:
             status, text = parameter.answer
             # 304 has no body; 412 is a refusal like the others.
-            responses[str(status)] = ({"description": text, "headers": {"ETag": _header_ref("ETag")}}
-                                      if status == 304 else
-                                      {"description": text, "content": error_body})
+            responses[str(status)] = (
+                {"description": text, "headers": {"ETag": _header_ref("ETag")}}
+                if status == 304 else {"description": text, "content": error_body})
     if declaration.may_be_busy(method):
         responses["503"] = {"description": "Try again later: the database is busy, or the "
                                            "render passed its deadline",

@@ -35,7 +35,8 @@ def list_attributes(req: TenantRequest, facet: catalog.Facet, view: str,
 
 
 @resource.endpoint("GET", ATTRIBUTES + "/<attribute_id>", summary="Attribute get",
-                   api_version="1.0", answer="AttributeValues", parameters=(parameters.FILTER,))
+                   api_version="1.0", answer="AttributeValues",
+                   parameters=(parameters.FILTER,))
 def get_attribute(req: TenantRequest, facet: catalog.Facet, view: str, element_id: str,
                   attribute_id: str) -> dict[str, Any]:
     values = _attributes(req, facet, element_id)

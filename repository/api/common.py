@@ -1,5 +1,7 @@
-"""What every endpoint shares: the tenant and caller of the request, api-version and
-query-parameter parsing, the request's session, and the response envelopes."""
+"""What every endpoint shares: what a tenant's request works with (`TenantRequest`, built
+by the prelude in repository/api/endpoint.py), the checks of api-version and facet,
+query-parameter parsing (by the objects of repository/api/parameters.py), the request's
+session, and the response envelopes."""
 
 from __future__ import annotations
 

@@ -25,13 +25,14 @@ from repository.api import parameters
 from repository.api.common import TenantRequest
 from repository.api.endpoint import Answer, Resource
 from repository.api.routes import TENANT
+from repository.app import RENDER_BLUEPRINT
 from repository.errors import InvalidInput
 from repository.fixtures import diagram_fixture
 from repository.render_cache import RenderCache, render_key
 from repository.render_pool import render_timeout, shared_pool
 from repository.wire import parse_culture_id
 
-resource = Resource("render", __name__, error_schema="RenderError")
+resource = Resource(RENDER_BLUEPRINT, __name__, error_schema="RenderError")
 
 SECURITY_HEADERS = {
     # Inline styles and the embedded font are all an SVG of ours needs; no script, no fetch.
