@@ -20,6 +20,7 @@ changes its database's schema by itself (docs/service.md, "Schema migrations").
 
 from __future__ import annotations
 
+import functools
 import os
 import sqlite3
 from collections.abc import Iterator
@@ -225,7 +226,10 @@ def _mismatch_message(engine: Engine, state: SchemaState) -> str:
     return f"{where} is at schema {state.current}, this elrepo needs {state.head}"
 
 
+@functools.cache
 def _scripts() -> ScriptDirectory:
+    """Read once per process: the revisions are files of the installed package, and each
+    app (each test's) checks its database against them."""
     return ScriptDirectory.from_config(alembic_config())
 
 
@@ -235,6 +239,8 @@ def alembic_config(connection: Connection | None = None) -> Config:
     run revisions (env.py runs them on it, in its transaction)."""
     config = Config()
     config.set_main_option("script_location", str(MIGRATIONS_DIRECTORY))
+    # rNNNN_what.py: a module name mypy accepts (a leading digit is not one).
+    config.set_main_option("file_template", "r%%(rev)s_%%(slug)s")
     if connection is not None:
         config.attributes["connection"] = connection
         config.attributes["version_table_schema"] = _translated_schema(connection, None)
