@@ -17,25 +17,26 @@ from __future__ import annotations
 
 import argparse
 import platform
-import resource
-import shutil
-import subprocess
 import time
 from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 from benchmarks.generate import chain_with_long_links, complete_dag, dag_fixture, fan, random_dag
-from benchmarks.run import dot_source
+from benchmarks.run import dot_cpu, dot_source
 from layouts.registry import LAYOUT_KEYS
 from renderer.api import render
 
 FLOW_LAYOUTS = ("horizontal", "vertical", "horizontalSwimlane", "verticalSwimlane")
 
+def _complete(size: int) -> dict[str, Any]:
+    return dag_fixture(f"complete-{size}", complete_dag(size), lanes=3)
+
+
 #: name → fixture factory; lanes, related elements and a hierarchy are added where the
 #: other layouts need them (org units give swimlanes and ``detailed`` satellites).
 CASES: dict[str, Callable[[], dict[str, Any]]] = {
-    **{f"complete-{size}": (lambda size=size: dag_fixture(f"complete-{size}", complete_dag(size), lanes=3))
-       for size in (10, 20, 30, 50, 75, 100)},
+    **{f"complete-{size}": partial(_complete, size) for size in (10, 20, 30, 50, 75, 100)},
     "random-200-p0.05": lambda: dag_fixture("random-200", random_dag(200, 0.05), lanes=4),
     "random-300-p0.2": lambda: dag_fixture("random-300", random_dag(300, 0.2), lanes=4),
     "random-1000-p0.01": lambda: dag_fixture("random-1000", random_dag(1000, 0.01), lanes=6),
@@ -59,23 +60,6 @@ def timed_render(fixture: dict[str, Any], layout: str) -> tuple[float, float]:
     wall, cpu = time.perf_counter(), time.process_time()
     render(fixture, layout)
     return time.perf_counter() - wall, time.process_time() - cpu
-
-
-def dot_cpu(source: str, timeout: float) -> float | None:
-    """CPU seconds of ``dot -Tsvg`` on ``source``; None without dot or when it fails,
-    infinity past ``timeout`` wall seconds."""
-    dot = shutil.which("dot")
-    if dot is None:
-        return None
-    used = resource.getrusage(resource.RUSAGE_CHILDREN)
-    try:
-        completed = subprocess.run([dot, "-Tsvg"], input=source, capture_output=True, text=True, timeout=timeout)
-    except subprocess.TimeoutExpired:
-        return float("inf")
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    if completed.returncode != 0:
-        return None
-    return after.ru_utime + after.ru_stime - used.ru_utime - used.ru_stime
 
 
 def main() -> None:

@@ -4,21 +4,30 @@ installed. Run by hand; figures go to docs/performance.md.
 
     python -m benchmarks.run                    # sizes 50 200 1000 5000 and the corpus
     python -m benchmarks.run --sizes 1000 --no-corpus
+
+Times are CPU milliseconds (ours: the process's; dot: its child process's, less dot's
+start-up on an empty graph), which a machine shared with other work disturbs far less
+than wall time. Also prints the corpus median per diagram and the wall time of a new
+process that imports the engine and renders one small diagram (what ``elrepo render``
+pays on every call, less its own command-line code).
 """
 from __future__ import annotations
 
 import argparse
 import json
 import platform
+import resource
 import shutil
+import statistics
 import subprocess
-import tempfile
+import sys
 import time
 from pathlib import Path
 from typing import Any
 
 from benchmarks.generate import generate_flow
 from renderer.api import render
+from renderer.culture import DEFAULT_CULTURE, Cultures
 from renderer.flow import flow_graph
 from renderer.model import parse_diagram
 from renderer.text import load_font
@@ -27,19 +36,20 @@ CORPUS = Path(__file__).resolve().parent.parent.parent / "shared" / "corpus"
 
 
 def time_render(fixture: dict[str, Any], layout: str, repeats: int) -> float:
-    """Best wall time in seconds of ``render`` over ``repeats`` runs."""
+    """Least CPU seconds of ``render`` over ``repeats`` runs."""
     best = float("inf")
     for _ in range(repeats):
-        started = time.perf_counter()
+        started = time.process_time()
         render(fixture, layout)
-        best = min(best, time.perf_counter() - started)
+        best = min(best, time.process_time() - started)
     return best
 
 
 def dot_source(fixture: dict[str, Any], splines: str) -> str:
     """The same graph for dot: the same node sizes (72 px to the inch, as in the
     corpus baselines), left to right, node spacing 30, layer spacing 50."""
-    graph, _ = flow_graph(parse_diagram(fixture), "1033", load_font(), "horizontal")
+    cultures = Cultures(DEFAULT_CULTURE, DEFAULT_CULTURE)
+    graph, _ = flow_graph(parse_diagram(fixture), cultures, load_font(), "horizontal")
     lines = ["digraph G {", f"rankdir=LR; splines={splines}; nodesep=0.42; ranksep=0.69;",
              "node [shape=box, fixedsize=true, label=\"\"];"]
     ids = {node.id: f"n{i}" for i, node in enumerate(graph.nodes)}
@@ -51,38 +61,47 @@ def dot_source(fixture: dict[str, Any], splines: str) -> str:
     return "\n".join(lines)
 
 
-def time_dot(fixture: dict[str, Any], timeout: float) -> float | None:
-    """Wall time of ``dot -Tsvg`` with orthogonal edges, or with its default splines
-    where the orthogonal router fails (it does on some graphs), less dot's start-up."""
-    for splines in ("ortho", "true"):
-        elapsed = _time_dot_once(fixture, timeout, splines)
-        if elapsed is not None:
-            return elapsed
-    return None
-
-
-def _time_dot_once(fixture: dict[str, Any], timeout: float, splines: str) -> float | None:
+def dot_cpu(source: str, timeout: float) -> float | None:
+    """CPU seconds of ``dot -Tsvg`` on ``source``; None without dot or when it fails,
+    infinity past ``timeout`` wall seconds."""
     dot = shutil.which("dot")
     if dot is None:
         return None
-    with tempfile.NamedTemporaryFile("w", suffix=".dot", delete=False) as handle:
-        handle.write(dot_source(fixture, splines))
-        path = handle.name
-    empty = Path(path).with_suffix(".empty.dot")
-    empty.write_text("digraph G {}")
+    used = resource.getrusage(resource.RUSAGE_CHILDREN)
     try:
-        started = time.perf_counter()
-        subprocess.run([dot, "-Tsvg", str(empty)], capture_output=True, check=True, timeout=timeout)
-        startup = time.perf_counter() - started
-        started = time.perf_counter()
-        completed = subprocess.run([dot, "-Tsvg", path], capture_output=True, timeout=timeout)
-        elapsed = time.perf_counter() - started
+        completed = subprocess.run([dot, "-Tsvg"], input=source, capture_output=True, text=True, timeout=timeout)
     except subprocess.TimeoutExpired:
         return float("inf")
-    finally:
-        Path(path).unlink()
-        empty.unlink()
-    return max(elapsed - startup, 0.0) if completed.returncode == 0 else None
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if completed.returncode != 0:
+        return None
+    return after.ru_utime + after.ru_stime - used.ru_utime - used.ru_stime
+
+
+def time_dot(fixture: dict[str, Any], timeout: float) -> float | None:
+    """CPU seconds of ``dot -Tsvg`` with orthogonal edges, or with its default splines
+    where the orthogonal router fails (it does on some graphs), less dot's start-up."""
+    startup = dot_cpu("digraph G {}", timeout)
+    if startup is None:
+        return None
+    for splines in ("ortho", "true"):
+        elapsed = dot_cpu(dot_source(fixture, splines), timeout)
+        if elapsed is not None:
+            return max(elapsed - startup, 0.0)
+    return None
+
+
+def time_startup(fixture_path: Path, layout: str, repeats: int = 3) -> float:
+    """Best wall time of a new Python process that imports the engine and renders
+    ``fixture_path``."""
+    script = ("import json, sys; from renderer.api import render; "
+              "render(json.load(open(sys.argv[1], encoding='utf-8')), sys.argv[2])")
+    best = float("inf")
+    for _ in range(repeats):
+        started = time.perf_counter()
+        subprocess.run([sys.executable, "-c", script, str(fixture_path), layout], check=True)
+        best = min(best, time.perf_counter() - started)
+    return best
 
 
 def report(name: str, shapes: int, ours: float, dot: float | None) -> None:
@@ -99,7 +118,7 @@ def main() -> None:
     parser.add_argument("--dot-timeout", type=float, default=300)
     args = parser.parse_args()
     print(f"# {platform.platform()}, {platform.processor() or platform.machine()}, Python {platform.python_version()}")
-    print(f"{'graph':58} {'shapes':>6} {'ours ms':>9} {'dot ms':>9} {'ratio':>7}")
+    print(f"{'graph (CPU ms)':58} {'shapes':>6} {'ours ms':>9} {'dot ms':>9} {'ratio':>7}")
     render(generate_flow(20), args.layout)  # warm caches (font, imports)
     for size in args.sizes:
         fixture = generate_flow(size)
@@ -108,16 +127,22 @@ def main() -> None:
                time_dot(fixture, args.dot_timeout))
     if args.no_corpus or not CORPUS.is_dir():
         return
-    total_ours, total_dot = 0.0, 0.0
-    for path in sorted(CORPUS.glob("*/fixtures/*.json")):
+    ours_times: list[float] = []
+    dot_times: list[float] = []
+    paths = sorted(CORPUS.glob("*/fixtures/*.json"))
+    for path in paths:
         fixture = json.loads(path.read_text(encoding="utf-8"))
         ours = time_render(fixture, args.layout, 3)
         dot = time_dot(fixture, args.dot_timeout)
-        total_ours += ours
-        total_dot += dot or 0.0
+        ours_times.append(ours)
+        dot_times.append(dot or 0.0)
         if len(fixture["values"]) >= 50:
             report(f"{path.parent.parent.name}/{path.stem}", len(fixture["values"]), ours, dot)
-    print(f"corpus total: ours {total_ours:.2f} s, dot {total_dot:.2f} s (111 diagrams)")
+    print(f"corpus total: ours {sum(ours_times):.2f} s, dot {sum(dot_times):.2f} s ({len(paths)} diagrams); "
+          f"median: ours {statistics.median(ours_times) * 1000:.1f} ms, "
+          f"dot {statistics.median(dot_times) * 1000:.1f} ms")
+    smallest = min(paths, key=lambda path: path.stat().st_size)
+    print(f"start-up (new process, engine import + {smallest.stem}): {time_startup(smallest, args.layout):.2f} s")
 
 
 if __name__ == "__main__":

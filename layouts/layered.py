@@ -33,8 +33,8 @@ from layouts.graph import LayoutGraph
 from layouts.steps.acyclic import feedback_edges
 from layouts.steps.channels import ChannelSegment, assign_channels
 from layouts.steps.lanes import order_lanes
-from layouts.steps.main_path import main_path_edges
 from layouts.steps.layering import minimal_length_ranks
+from layouts.steps.main_path import main_path_edges
 from layouts.steps.ordering import order_layers
 from layouts.steps.placement import Bands, place_across
 from layouts.steps.proper import ProperGraph, make_proper
@@ -111,7 +111,8 @@ def layered_layout(graph: LayoutGraph, options: LayoutOptions, direction: Direct
     return _route_and_compose(graph, work, options, direction)
 
 
-def _lanes(graph: LayoutGraph, index: dict[str, int], edges: list[tuple[int, int]]) -> tuple[list[str], list[int] | None]:
+def _lanes(graph: LayoutGraph, index: dict[str, int],
+           edges: list[tuple[int, int]]) -> tuple[list[str], list[int] | None]:
     """Lane ids in drawing order and each node's lane position (None without lanes)."""
     if not graph.lanes:
         return [], None

@@ -3,10 +3,11 @@
 Expects ranks for the nodes and the edges with their drawing direction decided
 (``reversed_edges`` are drawn against the flow). Guarantees: vertices ``0..n-1`` are the
 nodes; each edge has a chain of vertices, one per layer from its upper to its lower end,
-so every adjacency links consecutive layers (a link of a shared chain is listed once). A forward edge's chain runs from its source to its target; a
-reversed edge's chain runs from its target (upper layer) to its source. With swimlanes,
-every vertex has a lane: a dummy lies in the lane of the node its edge leaves, so an
-edge runs along its source's lane and changes lane once, next to its target.
+so every adjacency links consecutive layers (a link of a shared chain is listed once).
+A forward edge's chain runs from its source to its target; a reversed edge's chain runs
+from its target (upper layer) to its source. With swimlanes, every vertex has a lane: a
+dummy lies in the lane of the node its edge leaves, so an edge runs along its source's
+lane and changes lane once, next to its target.
 
 Dense graphs: a complete DAG of n nodes needs about n³/6 dummies, one per edge and
 crossed layer, and every later step grows with them. When the dummies would outnumber
@@ -16,8 +17,9 @@ target and each edge forks off it one layer before its own target, a fan-in's ch
 merges its sources one layer after each. Each edge joins the bigger of its two bundles.
 Whatever is left over ``dummy_budget`` (or over ``CHAIN_CAP`` links in all chains) is
 not threaded through the layers at all: the costliest chains, in a fixed order, become
-bypass edges (``bypass``; chain = its two ends) that the router draws around the drawing. So the proper graph stays linear in the
-input; diagrams of real models (below both thresholds) get exactly one chain per edge.
+bypass edges (``bypass``; chain = its two ends) that the router draws around the
+drawing. So the proper graph stays linear in the input; diagrams of real models (below
+both thresholds) get exactly one chain per edge.
 """
 from __future__ import annotations
 
