@@ -301,10 +301,14 @@ def _paths() -> dict[str, Schema]:
 
 def _parameters() -> dict[str, Schema]:
     """Every parameter an operation or path names, once, by key."""
-    used = {p.key: p for resource in RESOURCES for declaration in resource.declarations
-            for p in (*_operation_parameters(declaration),
-                      *(q for rule in declaration.rules
-                        for q in declaration.path_parameters(rule)))}
+    used: dict[str, Parameter] = {}
+    for resource in RESOURCES:
+        for declaration in resource.declarations:
+            for parameter in (*_operation_parameters(declaration),
+                              *(p for rule in declaration.rules
+                                for p in declaration.path_parameters(rule))):
+                if used.setdefault(parameter.key, parameter) != parameter:
+                    raise ValueError(f"Two parameters have the key {parameter.key!r}")
     return {key: used[key].to_openapi() for key in sorted(used)}
 
 
