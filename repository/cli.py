@@ -402,7 +402,8 @@ def _export(args: argparse.Namespace) -> int:
         store = Store(session, tenant)
         jobs = [
             ExportJob(_export_name(store, diagram, culture), key,
-                      diagram_fixture(store, diagram), culture)
+                      diagram_fixture(store, diagram), culture,
+                      default_culture=tenant.default_culture)
             for diagram in _diagrams(store) for key in layouts
         ]
     report = export_many(jobs, args.output, args.format, args.jobs, progress=True)

@@ -187,7 +187,7 @@ class RenderPool:
         self._lock = threading.Lock()
 
     def render(self, key: str, fixture: Any, layout_key: str, culture: int,
-               timeout: float) -> str:
+               timeout: float, *, default_culture: int) -> str:
         """The engine's SVG of `fixture`. `key` names the render (its cache key) to
         refuse a repeat of one that timed out. Raises InvalidInput for the engine's
         input errors, RenderTimedOut, RenderBusy, ServiceUnavailable if the render
@@ -201,7 +201,8 @@ class RenderPool:
             raise RenderBusy(f"All {self._processes} render processes stayed busy for "
                              f"{timeout:g} s; try again after {retry} s", retry) from None
         try:
-            outcome, text = slot.render((fixture, layout_key, culture), deadline)
+            outcome, text = slot.render((fixture, layout_key, culture, default_culture),
+                                        deadline)
         except _Starting:
             raise RenderBusy(f"The render processes are still starting; try again after "
                              f"{retry} s", retry) from None
@@ -276,17 +277,18 @@ def _serve(connection: Connection) -> None:
     try:
         connection.send("ready")
         while True:
-            fixture, layout_key, culture = connection.recv()
-            connection.send(_render_answer(fixture, layout_key, culture))
+            fixture, layout_key, culture, default_culture = connection.recv()
+            connection.send(_render_answer(fixture, layout_key, culture, default_culture))
     except (EOFError, OSError):  # the request worker is gone
         return
 
 
-def _render_answer(fixture: Any, layout_key: str, culture: int) -> tuple[str, str]:
+def _render_answer(fixture: Any, layout_key: str, culture: int,
+                   default_culture: int) -> tuple[str, str]:
     from renderer.api import RenderInputError, render
 
     try:
-        return ("svg", render(fixture, layout_key, culture))
+        return ("svg", render(fixture, layout_key, culture, default_culture=default_culture))
     except RenderInputError as error:
         return ("input", str(error))
     except Exception as error:  # an engine bug: the worker logs it, as in process

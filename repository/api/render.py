@@ -63,7 +63,8 @@ def render_diagram(req: TenantRequest, diagram_id: str, culture_id: str,
                            f"{', '.join(catalog.LAYOUT_KEYS)}")
     fixture = diagram_fixture(req.store, req.store.element(diagram_id))
     tenant = req.store.tenant  # its stored ids, as maintenance names the pool
-    key = render_key(tenant.collection_id, tenant.storage_id, fixture, layout_key, culture)
+    key = render_key(tenant.collection_id, tenant.storage_id, fixture, layout_key, culture,
+                     default_culture=tenant.default_culture)
     etag = key.rpartition(":")[2]
     conditions = request.if_none_match
     if conditions.is_strong(etag) or conditions.is_weak(etag):  # weak comparison, RFC 9110
@@ -72,7 +73,8 @@ def render_diagram(req: TenantRequest, diagram_id: str, culture_id: str,
     svg = cache.get(key)
     outcome = "hit"
     if svg is None:
-        svg = render_fixture(key, fixture, layout_key, culture).encode("utf-8")
+        svg = render_fixture(key, fixture, layout_key, culture,
+                             tenant.default_culture).encode("utf-8")
         cache.put(key, svg)
         outcome = "miss"
     if conditions.star_tag:  # "any current picture": known only once one was drawn
@@ -90,8 +92,9 @@ def not_modified(etag: str) -> Response:
 
 
 def render_fixture(key: str, fixture: dict[str, object], layout_key: str,
-                   culture: int) -> str:
+                   culture: int, default_culture: int) -> str:
     """The engine's SVG, drawn in a render process of this worker within the deadline;
     its input errors (unknown or unfinished layouts included) → 400."""
     return shared_pool().render(key, fixture, layout_key, culture,
-                                render_timeout(current_app.config))
+                                render_timeout(current_app.config),
+                                default_culture=default_culture)

@@ -113,10 +113,10 @@ def test_the_pool_answers_the_engines_bytes_and_its_input_errors_as_400() -> Non
     from renderer.api import render
 
     pool = shared_pool()
-    assert pool.render("small", SMALL, "horizontal", 1033, 60) == render(
+    assert pool.render("small", SMALL, "horizontal", 1033, 60, default_culture=1033) == render(
         SMALL, "horizontal", 1033)
     with pytest.raises(InvalidInput, match="spiral") as refused:
-        pool.render("spiral", SMALL, "spiral", 1033, 60)
+        pool.render("spiral", SMALL, "spiral", 1033, 60, default_culture=1033)
     assert refused.value.status == 400
 
 
@@ -126,17 +126,17 @@ def test_renders_beyond_the_pools_processes_wait_then_get_503() -> None:
 
     def occupy() -> None:  # starting the process, then rendering past the deadline
         with contextlib.suppress(ServiceUnavailable):
-            pool.render("dense", dense, "horizontal", 1033, 1)
+            pool.render("dense", dense, "horizontal", 1033, 1, default_culture=1033)
 
     try:
         occupant = threading.Thread(target=occupy)
         occupant.start()
         time.sleep(0.2)
         with pytest.raises(RenderBusy) as busy:
-            pool.render("small", SMALL, "horizontal", 1033, 0.2)
+            pool.render("small", SMALL, "horizontal", 1033, 0.2, default_culture=1033)
         assert busy.value.status == 503 and busy.value.retry_after == 1
         occupant.join()
-        assert pool.render("small", SMALL, "horizontal", 1033, 60).startswith("<")
+        assert pool.render("small", SMALL, "horizontal", 1033, 60, default_culture=1033).startswith("<")
     finally:
         pool.close()
 
