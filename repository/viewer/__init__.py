@@ -1,0 +1,93 @@
+"""The built-in web viewer: a single page under `/ui/` that talks only to this service
+(docs/viewer.md).
+
+The page is static (index.html, viewer.js, viewer.css, no build step); this module serves
+it with strict security headers, plus two things the page cannot get from the REST API:
+`catalog.json` (facets, element types, layout keys and cultures, derived from
+`repository.catalog` so the page never repeats them) and the Source Sans Pro face the
+renderer measures text with, so labels fit their shapes in the browser too.
+"""
+
+from __future__ import annotations
+
+import json
+from importlib import resources
+
+from flask import Blueprint, Flask, Response, abort, request
+
+from repository import catalog
+
+__all__ = ["URL_PREFIX", "register_viewer"]
+
+URL_PREFIX = "/ui"
+CATALOG_ASSET = "catalog.json"
+FONT_ASSET = "SourceSansPro-Regular.ttf"
+# The page's own files and their content types; nothing else in the package is served.
+STATIC_ASSETS: dict[str, str] = {
+    "index.html": "text/html; charset=utf-8",
+    "viewer.js": "text/javascript; charset=utf-8",
+    "viewer.css": "text/css; charset=utf-8",
+}
+# Rendered SVG is inserted into the page (after viewer.js sanitizes it); PNG export draws
+# it from a blob: URL, the only source beyond 'self' the page needs.
+CONTENT_SECURITY_POLICY = ("default-src 'self'; img-src 'self' blob: data:; object-src 'none'; "
+                           "base-uri 'none'; form-action 'none'; frame-ancestors 'none'")
+_CULTURE_NAMES = {catalog.ENGLISH: "English", catalog.GERMAN: "Deutsch"}
+
+
+def register_viewer(app: Flask) -> None:
+    """Serve the viewer at `/ui/` on `app`."""
+    app.register_blueprint(_blueprint())
+
+
+def _blueprint() -> Blueprint:
+    blueprint = Blueprint("viewer", __name__, url_prefix=URL_PREFIX)
+
+    @blueprint.get("/")
+    def index() -> Response:
+        return _asset_response("index.html")
+
+    @blueprint.get("/<asset>")
+    def asset(asset: str) -> Response:
+        return _asset_response(asset)
+
+    return blueprint
+
+
+def _asset_response(name: str) -> Response:
+    if name in STATIC_ASSETS:
+        body = (resources.files(__package__) / name).read_bytes()
+        mimetype = STATIC_ASSETS[name]
+    elif name == CATALOG_ASSET:
+        body = json.dumps(catalog_document(), ensure_ascii=False, sort_keys=True).encode()
+        mimetype = "application/json"
+    elif name == FONT_ASSET:
+        body = (resources.files("font_source_sans_pro") / "files" / FONT_ASSET).read_bytes()
+        mimetype = "font/ttf"
+    else:
+        abort(404)
+    response = Response(body, content_type=mimetype)
+    response.headers["Content-Security-Policy"] = CONTENT_SECURITY_POLICY
+    response.headers["X-Content-Type-Options"] = "nosniff"
+    response.headers["Referrer-Policy"] = "no-referrer"
+    response.headers["X-Frame-Options"] = "DENY"
+    # Revalidated on every load (cheap: 304 by ETag), so a new elrepo's page shows at once.
+    response.headers["Cache-Control"] = "no-cache"
+    response.add_etag()
+    return response.make_conditional(request)
+
+
+def catalog_document() -> dict[str, object]:
+    """What the page needs to know of the catalog: each facet's views, each type's facet
+    and display names, the layout keys and the cultures it offers."""
+    return {
+        "facets": [{"name": facet.name, "views": list(facet.views)}
+                   for facet in catalog.FACETS.values()],
+        "types": {key: {"facet": catalog.facet_of_type(key),
+                        "displayNames": {str(c): n for c, n in element_type.display_names.items()},
+                        "color": element_type.color}
+                  for key, element_type in catalog.TYPES.items()},
+        "layouts": list(catalog.LAYOUT_KEYS),
+        "cultures": [{"id": culture, "name": name} for culture, name in _CULTURE_NAMES.items()],
+        "neutralCulture": catalog.NEUTRAL,
+    }

@@ -1,0 +1,265 @@
+"""The viewer in a real headless Chromium against a live service with the demo: sign in,
+tree, diagram, shape click, layout and culture switches, back/forward, release, pan and
+zoom, downloads. Every step leaves a screenshot under the test's output folder."""
+
+from __future__ import annotations
+
+import json
+import struct
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.viewer.conftest import Viewer
+from tests.viewer.live import LiveService
+
+PROCESS_HOUSE = "c0d13fd3-d0a1-5ac0-8c5b-5186ae178944"
+CORE_PROCESSES = "ff998519-39ba-5056-ba06-bd24d663ae07"
+ORDER_TO_CASH = "6c43bc68-60e6-5029-a320-9ca19788904a"
+DIAGRAM = "[data-testid=diagram]"
+PANEL_NAME = "[data-testid=element-name]"
+
+
+def call(live: LiveService, path: str, body: Any = None, role: str = "editor") -> Any:
+    request = urllib.request.Request(
+        f"{live.base_url}/demo/default/_api/{path}",
+        data=None if body is None else json.dumps(body).encode(),
+        headers={"Authorization": f"Bearer {live.tokens[role]}",
+                 "Content-Type": "application/json"})
+    with urllib.request.urlopen(request, timeout=60) as response:
+        return json.load(response)
+
+
+def name_of(live: LiveService, element_id: str, culture: int = 1033) -> str:
+    answer = call(live, f"rest/facets/processes/views/detail/elements/{element_id}"
+                        "?$resources=attributes&$select=name")
+    name: str = answer["elements"][0]["attributes"]["name"][str(culture)]
+    return name
+
+
+def view_box(viewer: Viewer) -> list[float]:
+    text = viewer.page.get_attribute(f"{DIAGRAM} > svg", "viewBox") or ""
+    return [float(number) for number in text.split()]
+
+
+def test_first_open_signs_in_and_shows_the_process_house(viewer: Viewer) -> None:
+    page = viewer.page
+    page.goto(viewer.live.viewer_url)
+    page.wait_for_selector("input[name=token]")
+    viewer.shot("sign-in")
+    viewer.sign_in()
+    page.wait_for_selector(f"{DIAGRAM} > svg[data-layout=graphic][data-diagram-id='{PROCESS_HOUSE}']")
+    assert f"#/demo/default/elements/{PROCESS_HOUSE}?" in page.url
+    assert page.text_content(PANEL_NAME) == "Contoso Fertigung process house"
+    token = viewer.live.tokens["editor"]
+    assert token not in page.url
+    assert page.evaluate("sessionStorage.getItem('elrepo.token/demo/default')") == token
+    viewer.shot("process-house")
+    assert viewer.problems == []
+
+
+def test_wrong_token_is_refused_with_the_reason(viewer: Viewer) -> None:
+    page = viewer.page
+    page.goto(viewer.live.viewer_url)
+    page.fill("input[name=token]", "not-a-token")
+    page.click("[data-testid=sign-in] button[type=submit]")
+    page.wait_for_selector("[data-testid=status].error")
+    assert "Sign-in failed" in (page.text_content("[data-testid=status]") or "")
+    assert page.is_visible("input[name=token]")
+    viewer.shot("refused")
+
+
+def test_tree_opens_a_diagram_and_a_click_on_a_task_shows_it(viewer: Viewer) -> None:
+    page = viewer.page
+    viewer.sign_in()
+    page.click(f"li[data-id='{PROCESS_HOUSE}'] > .row > button.toggle")
+    page.get_by_role("link", name="Core processes", exact=True).wait_for()
+    viewer.shot("tree-expanded")
+    page.click(f"li[data-id='{CORE_PROCESSES}'] > .row > button.toggle")
+    page.get_by_role("link", name="Order to cash", exact=True).click()
+    viewer.wait_for_drawing(ORDER_TO_CASH, "horizontal")
+    viewer.shot("diagram")
+
+    task = page.locator(f"{DIAGRAM} rect.overlay[data-type=task]").first
+    task_id = task.get_attribute("data-guid") or ""
+    task.click()
+    page.wait_for_function(f"location.hash.includes('/elements/{task_id}')")
+    expected = name_of(viewer.live, task_id)
+    page.wait_for_selector(f"{PANEL_NAME} >> text='{expected}'")
+    assert f"diagram={ORDER_TO_CASH}" in page.url
+    assert page.get_attribute(f"{DIAGRAM} rect.overlay[data-guid='{task_id}']", "class") == "overlay selected"
+    viewer.shot("task-clicked")
+
+    page.go_back()
+    page.wait_for_selector(f"{PANEL_NAME} >> text='Order to cash'")
+    assert viewer.problems == []
+
+
+def test_swimlane_layout_and_german_culture_with_back_and_forward(viewer: Viewer) -> None:
+    page = viewer.page
+    viewer.sign_in()
+    viewer.open(ORDER_TO_CASH)
+    page.select_option("select[name=layout]", "horizontalSwimlane")
+    viewer.wait_for_drawing(ORDER_TO_CASH, "horizontalSwimlane")
+    assert page.locator(f"{DIAGRAM} g.lane").count() >= 2
+    assert "layout=horizontalSwimlane" in page.url
+    viewer.shot("swimlanes")
+
+    task_id = page.get_attribute(f"{DIAGRAM} rect.overlay[data-type=task]", "data-guid") or ""
+    german_task = name_of(viewer.live, task_id, 1031)
+    page.select_option("select[name=culture]", "1031")
+    page.wait_for_selector(f"{PANEL_NAME} >> text='Auftragsabwicklung'")
+    page.wait_for_function("(name) => document.querySelector('[data-testid=diagram] > svg')"
+                           ".textContent.includes(name)", arg=german_task)
+    assert "culture=1031" in page.url
+    viewer.shot("german")
+
+    page.go_back()
+    page.wait_for_selector(f"{PANEL_NAME} >> text='Order to cash'")
+    page.go_back()
+    viewer.wait_for_drawing(ORDER_TO_CASH, "horizontal")
+    page.go_forward()
+    viewer.wait_for_drawing(ORDER_TO_CASH, "horizontalSwimlane")
+    assert viewer.problems == []
+
+
+def test_release_from_the_panel_as_approver(viewer: Viewer) -> None:
+    page = viewer.page
+    viewer.sign_in("approver")
+    viewer.open(ORDER_TO_CASH)
+    release = page.locator("button[data-transition=InProcessToReleased]")
+    release.wait_for()
+    assert page.locator("[data-testid=transitions] button").count() >= 1
+    viewer.shot("transitions")
+    release.click()
+    page.wait_for_selector("[data-testid=release-result] >> text=/now released, version 3.0/")
+    assert page.text_content("[data-testid=element-state]") == "released"
+    versions = page.locator("[data-testid=versions] li").all_text_contents()
+    assert versions[-1] == "3.0 — released" and "2.0 — expired" in versions
+    assert page.locator("button[data-transition=InProcessToReleased]").count() == 0
+    viewer.shot("released")
+    assert viewer.problems == []
+
+
+def test_downloads_the_svg_and_png_of_the_diagram(viewer: Viewer, tmp_path: Path) -> None:
+    page = viewer.page
+    viewer.sign_in()
+    viewer.open(ORDER_TO_CASH)
+    with page.expect_download() as svg_download:
+        page.click("[data-action=download-svg]")
+    assert svg_download.value.suggested_filename == "Order_to_cash.horizontal.1033.svg"
+    svg_path = tmp_path / "download.svg"
+    svg_download.value.save_as(svg_path)
+    svg = svg_path.read_text(encoding="utf-8")
+    assert svg.startswith("<svg") and f'data-diagram-id="{ORDER_TO_CASH}"' in svg
+    assert 'class="overlays"' in svg and 'width="' in svg
+
+    with page.expect_download() as png_download:
+        page.click("[data-action=download-png]")
+    png_path = tmp_path / "download.png"
+    png_download.value.save_as(png_path)
+    png = png_path.read_bytes()
+    assert png.startswith(b"\x89PNG\r\n\x1a\n")
+    width, height = struct.unpack(">II", png[16:24])
+    svg_width = float(svg.split('width="', 1)[1].split('"', 1)[0])
+    assert width == pytest.approx(2 * svg_width, abs=1) and height > 100
+    viewer.shot("downloaded")
+    assert viewer.problems == []
+
+
+def test_pan_and_zoom_by_keyboard_wheel_drag_and_buttons(viewer: Viewer) -> None:
+    page = viewer.page
+    viewer.sign_in()
+    viewer.open(ORDER_TO_CASH)
+    opening = view_box(viewer)
+    page.focus(DIAGRAM)
+    page.keyboard.press("+")
+    zoomed = view_box(viewer)
+    assert zoomed[2] == pytest.approx(opening[2] / 1.25, rel=1e-3)
+    page.keyboard.press("-")
+    assert view_box(viewer)[2] == pytest.approx(opening[2], rel=1e-3)
+    page.keyboard.press("0")
+    fitted = view_box(viewer)
+    assert fitted == [float(n) for n in (page.evaluate(
+        "new DOMParser().parseFromString(state.drawing.svgText, 'image/svg+xml')"
+        ".documentElement.getAttribute('viewBox')").split())]
+    viewer.shot("fitted")
+
+    box = page.locator(DIAGRAM).bounding_box()
+    assert box is not None
+    centre = (box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    page.mouse.move(*centre)
+    page.mouse.wheel(0, -400)
+    page.wait_for_function(f"document.querySelector('{DIAGRAM} > svg').getAttribute('viewBox')"
+                           f".split(' ')[2] < {fitted[2] / 1.5}")
+    before_drag = view_box(viewer)
+    url = page.url
+    page.mouse.down()
+    page.mouse.move(centre[0] - 200, centre[1] - 50, steps=5)
+    page.mouse.up()
+    dragged = view_box(viewer)
+    assert dragged[0] > before_drag[0] and dragged[2] == before_drag[2]
+    assert page.url == url  # a drag that ends on a shape does not open it
+    page.click("[data-action=zoom-out]")
+    assert view_box(viewer)[2] == pytest.approx(dragged[2] * 1.25, rel=1e-3)
+    viewer.shot("zoomed-and-panned")
+
+    overlay = page.locator(f"{DIAGRAM} rect.overlay[data-type=task]").first
+    overlay.focus()
+    page.keyboard.press("Enter")
+    expected = name_of(viewer.live, overlay.get_attribute("data-guid") or "")
+    page.wait_for_selector(f"{PANEL_NAME} >> text='{expected}'")
+    assert viewer.problems == []
+
+
+HOSTILE_SVG = (
+    '<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink" '
+    'viewBox="0 0 10 10" onload="window.owned = 1">'
+    '<script>window.owned = 2</script>'
+    '<foreignObject><div xmlns="http://www.w3.org/1999/xhtml" onclick="x()">x</div></foreignObject>'
+    '<a xlink:href="javascript:alert(1)"><text>link</text></a>'
+    '<rect class="overlay" data-guid="g" onmouseover="window.owned = 3" '
+    'style="fill: url(https://example.org/x)" fill="url(https://example.org/y)" />'
+    '<path marker-end="url(#arrow)" d="M0 0 H5" /></svg>')
+
+
+def test_sanitizer_keeps_the_drawing_and_drops_active_content(viewer: Viewer) -> None:
+    page = viewer.page
+    viewer.sign_in()
+    markup = page.evaluate("(text) => sanitizeSvg(text).outerHTML", HOSTILE_SVG)
+    for dropped in ("script", "foreignObject", "onload", "onclick", "onmouseover", "javascript:",
+                    "href", "style", "example.org", "<a"):
+        assert dropped not in markup
+    assert 'data-guid="g"' in markup and 'marker-end="url(#arrow)"' in markup
+    assert page.evaluate("window.owned") is None
+    with pytest.raises(Exception, match="not an SVG document"):
+        page.evaluate("() => sanitizeSvg('<html><body>hi</body></html>')")
+
+
+def test_big_diagram_opens_readable_and_every_shape_is_clickable(
+        viewer: Viewer, shared_dir: Path) -> None:
+    fixture = json.loads((shared_dir / "corpus" / "simod" / "fixtures" / "BPIC15_1.json")
+                         .read_text(encoding="utf-8"))
+    live = viewer.live
+    created = call(live, "rest/facets/processes/views/detail/elements/",
+                   {"count": 1, "elements": [{"type": "mainProcess",
+                                              "attributes": fixture["diagram"]["attributes"]}]})
+    diagram_id = created["elements"][0]["id"]
+    call(live, f"rest/facets/processes/views/diagram/elements/{diagram_id}/content",
+         {"values": fixture["values"]})
+    page = viewer.page
+    page.set_default_timeout(120_000)
+    viewer.sign_in()
+    viewer.open(diagram_id)
+    overlays = page.locator(f"{DIAGRAM} rect.overlay")
+    assert overlays.count() == len(fixture["values"])
+    assert page.evaluate("scaleNow()") == pytest.approx(1, rel=1e-3)  # readable, not fitted
+    viewer.shot("big-opening")
+    page.focus(DIAGRAM)
+    page.keyboard.press("0")
+    assert page.evaluate("scaleNow()") < 0.5
+    viewer.shot("big-fitted")
+    page.click("[data-action=zoom-in]")
+    assert viewer.problems == []
