@@ -1,0 +1,113 @@
+"""`elrepo db upgrade`, `elrepo tenant create`, `elrepo token create`."""
+
+from __future__ import annotations
+
+import argparse
+import shlex
+import sys
+from collections.abc import Iterator
+
+from repository.cli.common import (
+    CommandError,
+    Subcommands,
+    add_command,
+    db_option,
+    session_on,
+    with_db,
+)
+
+
+class _Roles:
+    """The roles `--role` accepts, read from `repository.auth` only when `token create`
+    parses or shows its help: auth loads the store, which `elrepo --help` must not."""
+
+    def _names(self) -> list[str]:
+        from repository.auth import ROLE_PERMISSIONS
+
+        return list(ROLE_PERMISSIONS)
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._names()
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._names())
+
+
+def add_commands(commands: Subcommands[argparse.ArgumentParser]) -> None:
+    database = add_command(commands, "db", "manage the database schema")
+    database_commands = database.add_subparsers(required=True, metavar="ACTION")
+    upgrade = add_command(database_commands, "upgrade", "bring the database to the schema "
+                          "this elrepo needs (an empty database gets the whole schema)")
+    db_option(upgrade)
+    upgrade.set_defaults(command=_db_upgrade)
+
+    tenant = add_command(commands, "tenant", "manage tenants")
+    tenant_commands = tenant.add_subparsers(required=True, metavar="ACTION")
+    tenant_create = add_command(tenant_commands, "create", "create a tenant")
+    tenant_create.add_argument("collection", help="collection id, e.g. acme")
+    tenant_create.add_argument("storage", help="storage id, e.g. main")
+    db_option(tenant_create)
+    tenant_create.set_defaults(command=_tenant_create)
+
+    token = add_command(commands, "token", "manage bearer tokens")
+    token_commands = token.add_subparsers(required=True, metavar="ACTION")
+    token_create = add_command(token_commands, "create",
+                               "create a bearer token (printed once, on the last line)")
+    token_create.add_argument("collection", help="the tenant's collection id")
+    token_create.add_argument("storage", help="the tenant's storage id")
+    token_create.add_argument("--role", required=True, choices=_Roles(), metavar="ROLE",
+                              help="what the token may do: %(choices)s")
+    token_create.add_argument("--name", help="the token's name in createdBy / changedBy "
+                                             "(default: the role)")
+    db_option(token_create)
+    token_create.set_defaults(command=_token_create)
+
+
+def _db_upgrade(args: argparse.Namespace) -> int:
+    from repository.db import SchemaMismatch, database_url, make_engine, upgrade_schema
+
+    engine = make_engine(database_url(args.db))
+    try:
+        found = upgrade_schema(engine)
+    except SchemaMismatch as error:
+        raise CommandError(str(error)) from None
+    finally:
+        engine.dispose()
+    where = f"the database at {engine.url}"
+    if found.current is None:
+        print(f"Created schema {found.head} in {where}", file=sys.stderr)
+    elif found.current == found.head and found.recorded:
+        print(f"{where[0].upper()}{where[1:]} is at schema {found.head} already",
+              file=sys.stderr)
+    else:
+        print(f"Upgraded {where} from schema {found.current} to {found.head}",
+              file=sys.stderr)
+    return 0
+
+
+def _tenant_create(args: argparse.Namespace) -> int:
+    from repository.store import create_tenant
+
+    with session_on(args.db) as session:
+        create_tenant(session, args.collection, args.storage)
+    print(f"Created tenant {args.collection}/{args.storage}. A token for it: elrepo token "
+          f"create {shlex.quote(args.collection)} {shlex.quote(args.storage)} --role ROLE"
+          f"{with_db(args.db)}", file=sys.stderr)
+    return 0
+
+
+def _token_create(args: argparse.Namespace) -> int:
+    from repository.auth import create_token
+    from repository.store import find_tenant
+
+    with session_on(args.db) as session:
+        tenant = find_tenant(session, args.collection, args.storage)
+        if tenant is None:
+            raise CommandError(f"no tenant {args.collection}/{args.storage}; create it with: "
+                               f"elrepo tenant create {shlex.quote(args.collection)} "
+                               f"{shlex.quote(args.storage)}{with_db(args.db)}")
+        token = create_token(session, tenant, args.role, args.name)
+    print(f"Bearer token for {args.collection}/{args.storage}, role {args.role} "
+          "(shown only once):", file=sys.stderr)
+    print(token)
+    return 0

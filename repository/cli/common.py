@@ -1,0 +1,84 @@
+"""What every `elrepo` command shares: the one-line error, exit statuses, the help
+format, the `--db` option and a session on a database at this elrepo's schema."""
+
+from __future__ import annotations
+
+import argparse
+import shlex
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import TYPE_CHECKING
+
+from repository import catalog
+
+if TYPE_CHECKING:
+    from sqlalchemy.orm import Session
+
+EXIT_FAILURE = 1
+EXIT_BAD_INPUT = 2
+LAYOUT_KEYS_HELP = f"layout key: {', '.join(catalog.LAYOUT_KEYS)}"
+CULTURE_HELP = "culture id of the labels (1031 German, 1033 English, ...)"
+
+Subcommands = argparse._SubParsersAction  # argparse names no public type for it
+
+
+class CommandError(Exception):
+    """A one-line message for the user and the exit status that goes with it."""
+
+    def __init__(self, message: str, status: int = EXIT_BAD_INPUT) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+class HelpFormatter(argparse.ArgumentDefaultsHelpFormatter):
+    """Every option's help ends with its default, except options without one (None,
+    False): their help says where the value comes from instead."""
+
+    def _get_help_string(self, action: argparse.Action) -> str | None:
+        if action.default is None or action.default is False:
+            return action.help
+        return super()._get_help_string(action)
+
+
+def add_command(parent: Subcommands[argparse.ArgumentParser], name: str,
+                help_text: str) -> argparse.ArgumentParser:
+    return parent.add_parser(name, help=help_text, description=help_text,
+                             formatter_class=HelpFormatter)
+
+
+def db_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--db", metavar="URL", help=(
+        "SQLAlchemy URL; PostgreSQL (postgresql+psycopg://user@host/db) needs pip install "
+        "-e '.[postgres]' (default: ELREPO_DATABASE_URL, else sqlite:///elrepo.db)"))
+
+
+def with_db(db: str | None) -> str:
+    """The `--db` part of a command printed as a hint, so it runs as printed: the URL
+    given on the command line, else nothing (the environment or the default then finds
+    the same database again)."""
+    return f" --db {shlex.quote(db)}" if db else ""
+
+
+@contextmanager
+def session_on(db: str | None) -> Iterator[Session]:
+    """A session on the database, which is at this elrepo's schema (an empty one gets
+    it; an older one is refused with the command that upgrades it); commits on success."""
+    from repository.db import (
+        SchemaMismatch,
+        create_schema,
+        database_url,
+        make_engine,
+        session_factory,
+    )
+
+    engine = make_engine(database_url(db))
+    try:
+        try:
+            create_schema(engine)
+        except SchemaMismatch as error:
+            raise CommandError(f"{error}; run: elrepo db upgrade{with_db(db)}"
+                               if error.upgradable else str(error)) from None
+        with session_factory(engine)() as session, session.begin():
+            yield session
+    finally:
+        engine.dispose()

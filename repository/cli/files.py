@@ -1,0 +1,168 @@
+"""The commands that write files: `elrepo render` (a fixture or BPMN file to SVG, no
+database), `elrepo layout` (a BPMN file laid out by our engine) and `elrepo export`
+(every diagram of a tenant)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from repository import catalog
+from repository.cli.common import (
+    CULTURE_HELP,
+    EXIT_FAILURE,
+    LAYOUT_KEYS_HELP,
+    CommandError,
+    Subcommands,
+    add_command,
+    db_option,
+    session_on,
+)
+
+if TYPE_CHECKING:
+    from repository.models import Element
+    from repository.store import Store
+
+DEFAULT_EXPORT_LAYOUTS = ("horizontal",)
+
+
+def add_commands(commands: Subcommands[argparse.ArgumentParser]) -> None:
+    render = add_command(commands, "render", "render a diagram fixture (JSON) or a BPMN 2.0 "
+                         "file (.bpmn) to SVG (no database)")
+    render.add_argument("model", type=Path, metavar="FILE",
+                        help="diagram fixture (JSON) or BPMN 2.0 XML (.bpmn)")
+    render.add_argument("--layout", required=True, help=LAYOUT_KEYS_HELP)
+    render.add_argument("--culture", default=str(catalog.ENGLISH), help=CULTURE_HELP)
+    render.add_argument("-o", "--output", type=Path,
+                        help="SVG file to write (default: standard output)")
+    render.set_defaults(command=_render)
+
+    layout = add_command(commands, "layout", "lay out a BPMN 2.0 file with our engine and "
+                         "write it with complete diagram interchange (pools, lanes, edges)")
+    layout.add_argument("model", type=Path, metavar="MODEL.bpmn", help="BPMN 2.0 XML file")
+    layout.add_argument("-o", "--output", type=Path, required=True, help="BPMN file to write")
+    layout.add_argument("--layout", default="horizontal",
+                        help="a flow or swimlane layout key (pools and lanes are drawn as "
+                             "bands in every one)")
+    layout.set_defaults(command=_layout)
+
+    export = add_command(commands, "export", "export every diagram of a tenant")
+    export.add_argument("collection", help="the tenant's collection id")
+    export.add_argument("storage", help="the tenant's storage id")
+    export.add_argument("-o", "--output", type=Path, required=True,
+                        help="directory to write the files to")
+    export.add_argument("--layout", action="append", dest="layouts",
+                        help=f"{LAYOUT_KEYS_HELP}; repeatable (default: "
+                             f"{', '.join(DEFAULT_EXPORT_LAYOUTS)})")
+    export.add_argument("--format", choices=("svg", "png"), default="svg", help="file format")
+    export.add_argument("--culture", default=str(catalog.ENGLISH), help=CULTURE_HELP)
+    export.add_argument("--jobs", type=int, default=1, help="renders in parallel")
+    db_option(export)
+    export.set_defaults(command=_export)
+
+
+def _read_bytes(path: Path) -> bytes:
+    try:
+        return path.read_bytes()
+    except OSError as error:
+        raise CommandError(f"cannot read {path}: {error.strerror}") from None
+
+
+def _write(path: Path, data: bytes) -> None:
+    try:
+        path.write_bytes(data)
+    except OSError as error:
+        raise CommandError(f"cannot write {path}: {error.strerror}") from None
+
+
+def _is_bpmn(path: Path) -> bool:
+    return path.suffix.lower() in (".bpmn", ".xml")
+
+
+def _fixture_of(path: Path) -> Any:
+    """The diagram fixture in `path`: read as JSON, or converted from BPMN 2.0 XML."""
+    data = _read_bytes(path)
+    if _is_bpmn(path):
+        from interchange import BpmnError, bpmn_to_fixture
+
+        try:
+            return bpmn_to_fixture(data)
+        except BpmnError as error:
+            raise CommandError(f"{path}: {error}") from None
+    try:
+        return json.loads(data.decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as error:
+        raise CommandError(f"{path} is not valid JSON: {error}") from None
+
+
+def _render(args: argparse.Namespace) -> int:
+    from repository.wire import parse_culture_id
+
+    culture = parse_culture_id(args.culture, "--culture")
+    fixture = _fixture_of(args.model)
+    if isinstance(fixture, dict) and not fixture.get("values"):
+        # The engine draws an empty diagram as an empty picture; asked for one from the
+        # command line, that is a mistake in the file.
+        raise CommandError(f"{args.model} has no shapes (its \"values\" list is empty): "
+                           "nothing to render")
+    from renderer.api import RenderInputError, render
+
+    try:
+        svg = render(fixture, args.layout, culture)
+    except RenderInputError as error:
+        raise CommandError(str(error)) from None
+    if args.output is None:
+        sys.stdout.write(svg)
+    else:
+        _write(args.output, svg.encode("utf-8"))
+    return 0
+
+
+def _layout(args: argparse.Namespace) -> int:
+    from interchange import BpmnError, layout_bpmn
+
+    try:
+        laid_out = layout_bpmn(_read_bytes(args.model), args.layout)
+    except BpmnError as error:
+        raise CommandError(f"{args.model}: {error}") from None
+    _write(args.output, laid_out)  # only once the layout succeeded: bad input writes nothing
+    return 0
+
+
+def _export(args: argparse.Namespace) -> int:
+    from renderer.export import ExportJob, export_many
+    from repository.fixtures import diagram_fixture
+    from repository.store import Store, find_tenant
+    from repository.wire import parse_culture_id
+
+    culture = parse_culture_id(args.culture, "--culture")
+    layouts = args.layouts or list(DEFAULT_EXPORT_LAYOUTS)
+    unknown = [key for key in layouts if key not in catalog.LAYOUT_KEYS]
+    if unknown:
+        raise CommandError(f"unknown layout key(s) {', '.join(unknown)}; layout keys: "
+                           f"{', '.join(catalog.LAYOUT_KEYS)}")
+    if args.jobs < 1:
+        raise CommandError("--jobs must be at least 1")
+    with session_on(args.db) as session:
+        tenant = find_tenant(session, args.collection, args.storage)
+        if tenant is None:
+            raise CommandError(f"no tenant {args.collection}/{args.storage}")
+        store = Store(session, tenant)
+        jobs = [
+            ExportJob(_export_name(store, diagram, culture), key,
+                      diagram_fixture(store, diagram), culture,
+                      default_culture=tenant.default_culture)
+            for diagram in store.diagrams() for key in layouts
+        ]
+    report = export_many(jobs, args.output, args.format, args.jobs, progress=True)
+    for failure in report.failures:
+        print(f"elrepo: {failure.name}: {failure.error}", file=sys.stderr)
+    print(f"Wrote {len(report.written)} file(s) to {args.output}", file=sys.stderr)
+    return 0 if report.ok else EXIT_FAILURE
+
+
+def _export_name(store: Store, diagram: Element, culture: int) -> str:
+    return f"{store.name_of(diagram, culture) or diagram.type}-{diagram.id[:8]}"

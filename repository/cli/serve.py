@@ -1,0 +1,131 @@
+"""`elrepo serve`: checks what it can before anything starts (port, deadlines, render
+cache, the database's schema), loads the demo into an empty database, then runs gunicorn."""
+
+from __future__ import annotations
+
+import argparse
+import math
+import os
+import socket
+import sys
+
+from repository.cli.common import CommandError, Subcommands, add_command, db_option, session_on, with_db
+from repository.render_pool import DEFAULT_TIMEOUT_SECONDS, RENDER_TIMEOUT_ENV
+
+HEADER_TIMEOUT_ENV = "ELREPO_HEADER_TIMEOUT"
+DEFAULT_HEADER_TIMEOUT = 10.0
+
+
+def add_commands(commands: Subcommands[argparse.ArgumentParser]) -> None:
+    serve = add_command(commands, "serve", "run the REST service (gunicorn) and the viewer "
+                        "at /ui/; an empty database gets the schema and the demo tenant")
+    serve.add_argument("--host", default="127.0.0.1", help="address to listen on")
+    serve.add_argument("--port", type=int, default=8080, help="port to listen on")
+    db_option(serve)
+    serve.add_argument("--no-demo", action="store_true",
+                       help="do not load the demo tenant on an empty database")
+    serve.add_argument("--workers", type=int, default=2,
+                       help="worker processes, each with a pool of request threads")
+    serve.add_argument("--render-timeout", metavar="SECONDS",
+                       help=f"deadline of one render, past it 503 (default: "
+                            f"{RENDER_TIMEOUT_ENV}, else {DEFAULT_TIMEOUT_SECONDS:g})")
+    serve.add_argument("--header-timeout", metavar="SECONDS",
+                       help=f"time a client has to send a request's line and headers, past "
+                            f"it 408 (default: {HEADER_TIMEOUT_ENV}, else "
+                            f"{DEFAULT_HEADER_TIMEOUT:g})")
+    serve.add_argument("--redis", metavar="URL",
+                       help="share rendered diagrams through Redis, e.g. "
+                            "redis://127.0.0.1:6379/0; needs pip install -e '.[redis]' "
+                            "(default: ELREPO_REDIS_URL, else an in-memory cache per worker)")
+    serve.set_defaults(command=_serve)
+
+
+def _serve(args: argparse.Namespace) -> int:
+    from repository.db import database_url
+    from repository.demo import create_role_tokens, is_empty, load_demo
+    from repository.render_cache import redis_url
+    from repository.server import run
+
+    render_timeout = _seconds(args.render_timeout, "--render-timeout", RENDER_TIMEOUT_ENV,
+                              DEFAULT_TIMEOUT_SECONDS)
+    header_timeout = _seconds(args.header_timeout, "--header-timeout", HEADER_TIMEOUT_ENV,
+                              DEFAULT_HEADER_TIMEOUT)
+    _check_port_free(args.host, args.port)
+    cache_url = redis_url(args.redis)
+    cache_note = _check_render_cache(cache_url)
+    with session_on(args.db) as session:
+        empty = is_empty(session)
+        if empty and not args.no_demo:
+            tenant = load_demo(session)
+            token = create_role_tokens(session, tenant)["editor"]
+            print("Loaded the demo tenant demo/default. Demo editor token (tokens for the "
+                  f"other roles: elrepo token create demo default --role ROLE"
+                  f"{with_db(args.db)}):", file=sys.stderr)
+            print(token, flush=True)
+            print(f"Viewer: {_viewer_url(args.host, args.port)} (sign in with the token)",
+                  file=sys.stderr)
+        else:
+            # A second start finds the data (and the tokens) the first one left.
+            print(f"Empty database, no demo loaded (--no-demo). A tenant:\n  elrepo tenant "
+                  f"create COLLECTION STORAGE{with_db(args.db)}\nThen a token for it:"
+                  if empty else "Serving the data already in the database; earlier tokens "
+                  "stay valid. A new token:", file=sys.stderr)
+            print(f"  elrepo token create COLLECTION STORAGE --role ROLE{with_db(args.db)}",
+                  file=sys.stderr)
+            print(f"Viewer: {_viewer_url(args.host, args.port)}", file=sys.stderr)
+    print(cache_note, file=sys.stderr)
+    run(database_url=database_url(args.db), host=args.host, port=args.port, workers=args.workers,
+        render_timeout=render_timeout, header_timeout=header_timeout, redis_url=cache_url)
+    return 0
+
+
+def _viewer_url(host: str, port: int) -> str:
+    shown = {"0.0.0.0": "127.0.0.1", "::": "[::1]"}.get(host, f"[{host}]" if ":" in host else host)
+    return f"http://{shown}:{port}/ui/"
+
+
+def _seconds(given: str | None, option: str, environment: str, default: float) -> float:
+    """`option`'s value, else the environment variable's, else `default`: a positive,
+    finite number of seconds."""
+    source, text = (option, given) if given is not None else (
+        environment, os.environ.get(environment))
+    if text is None:
+        return default
+    try:
+        seconds = float(text)
+    except ValueError:
+        seconds = math.nan
+    if not (math.isfinite(seconds) and seconds > 0):
+        raise CommandError(f"{source} must be a positive number of seconds, not {text!r}")
+    return seconds
+
+
+def _check_port_free(host: str, port: int) -> None:
+    """Refuses a taken address before the demo is loaded and a token printed, so a
+    second ``elrepo serve`` says why it cannot start instead of retrying to bind."""
+    try:
+        with socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET) as probe:
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            probe.bind((host, port))
+    except OSError as error:
+        raise CommandError(f"cannot listen on {host}:{port}: {error.strerror or error}") from None
+
+
+def _check_render_cache(url: str | None) -> str:
+    """Refuses an unusable Redis URL before anything starts; an unreachable Redis is only
+    a note (returned, for serve to print once the database is found usable too), since
+    the service renders without the cache until Redis answers."""
+    from repository.render_cache import RedisRenderCache
+
+    if url is None:
+        return "Render cache: in memory, per worker"
+    try:
+        cache = RedisRenderCache(url)
+    except ValueError as error:
+        raise CommandError(f"render cache: {error}") from None
+    try:
+        reachable = cache.ping()
+    finally:
+        cache.close()
+    return ("Render cache: Redis" if reachable else "Render cache: Redis does not answer "
+            "now; rendering without the cache until it does")
