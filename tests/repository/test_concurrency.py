@@ -10,10 +10,8 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from sqlalchemy import text
 
 from repository.app import create_app
-from repository.db import make_engine
 from tests.repository.conftest import FACETS, TENANT, Api, Prepared, assert_error
 from tests.repository.standin import CREDIT, DRAFT, HIRE, ORDER, SALES
 
@@ -140,6 +138,15 @@ def test_an_older_version_has_its_own_etag_that_never_passes_if_match(api: Api) 
                         **{"If-Match": old.headers["ETag"]}), 412)
 
 
+def _edit(api: Api, name: str, seen: str, start: threading.Barrier,
+          statuses: list[int]) -> None:
+    """One editor of the race: waits for the other, then updates with `seen` as If-Match."""
+    start.wait()
+    response = update(api, {"id": DRAFT, "attributes": {"name": {"1033": name}}},
+                      **{"If-Match": seen})
+    statuses.append(response.status_code)
+
+
 def test_concurrent_edits_with_if_match_let_exactly_one_win(prepared: Prepared) -> None:
     apps = [create_app(prepared.config) for _ in range(2)]
     clients = [Api(app, app.test_client(), prepared.tokens, prepared.other_tokens)
@@ -150,14 +157,9 @@ def test_concurrent_edits_with_if_match_let_exactly_one_win(prepared: Prepared) 
             start = threading.Barrier(2)
             statuses: list[int] = []
 
-            def edit(api: Api, name: str) -> None:
-                start.wait()
-                response = update(api, {"id": DRAFT, "attributes": {"name": {"1033": name}}},
-                                  **{"If-Match": seen})
-                statuses.append(response.status_code)
-
-            editors = [threading.Thread(target=edit, args=(api, f"{round_number}-{i}"))
-                       for i, api in enumerate(clients)]
+            editors = [threading.Thread(target=_edit, args=(
+                api, f"{round_number}-{i}", seen, start, statuses))
+                for i, api in enumerate(clients)]
             for editor in editors:
                 editor.start()
             for editor in editors:
@@ -166,22 +168,3 @@ def test_concurrent_edits_with_if_match_let_exactly_one_win(prepared: Prepared) 
     finally:
         for app in apps:
             app.extensions["elrepo.engine"].dispose()
-
-
-def test_a_database_made_before_revisions_gets_the_column(prepared: Prepared) -> None:
-    options = prepared.config.get("ENGINE_OPTIONS", {})
-    engine = make_engine(prepared.config["DATABASE_URL"], **options)
-    schema = options.get("execution_options", {}).get("schema_translate_map", {}).get(None)
-    table = f'"{schema}".elements' if schema else "elements"
-    with engine.begin() as connection:
-        connection.execute(text(f"ALTER TABLE {table} DROP COLUMN revision"))
-    engine.dispose()
-    app = create_app(prepared.config)
-    api = Api(app, app.test_client(), prepared.tokens, prepared.other_tokens)
-    try:
-        assert etag(api, DRAFT) == '"1"'
-        assert update(api, {"id": DRAFT, "attributes": {"authorNote": {"1033": "x"}}},
-                      **{"If-Match": '"1"'}).status_code == 200
-        assert etag(api, DRAFT) == '"2"'
-    finally:
-        app.extensions["elrepo.engine"].dispose()
