@@ -74,7 +74,8 @@ def _asset_response(name: str) -> Response:
     # Revalidated on every load (cheap: 304 by ETag), so a new elrepo's page shows at once.
     response.headers["Cache-Control"] = "no-cache"
     response.add_etag()
-    return response.make_conditional(request)
+    response.make_conditional(request)  # 304 when the client's copy is current
+    return response
 
 
 def catalog_document() -> dict[str, object]:

@@ -319,7 +319,6 @@ async function search(event) {
     const tree = $("[data-testid=tree]");
     tree.replaceChildren(...remember(answer.elements).map(treeItem));
     if (!answer.elements.length) tree.append(note(`Nothing named like “${text}”.`));
-    state.treeTenant = null; // the next route reloads the tree
   } catch (error) {
     setStatus(error.message, true);
   }
@@ -765,6 +764,7 @@ async function boot() {
   });
   $("select[name=facet]").addEventListener("change", (event) => {
     state.facet = event.target.value;
+    $("input[name=search]").value = "";
     loadTree(true).catch((error) => setStatus(error.message, true));
   });
   $("[data-testid=sign-in]").addEventListener("submit", signIn);

@@ -13,13 +13,13 @@ import pytest
 from tests.viewer.live import LiveService, serve
 
 if TYPE_CHECKING:
-    from playwright.sync_api import Browser, Page
+    from playwright.sync_api import Browser, Page, ViewportSize
 
 CHROMIUM = "/usr/bin/chromium"
 # No network beyond the service under test, nothing fetched by the browser itself.
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
                  "--disable-component-update", "--no-first-run"]
-VIEWPORT = {"width": 1600, "height": 900}
+VIEWPORT: ViewportSize = {"width": 1600, "height": 900}
 
 
 @pytest.fixture(scope="module")

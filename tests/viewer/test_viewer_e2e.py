@@ -97,6 +97,27 @@ def test_tree_opens_a_diagram_and_a_click_on_a_task_shows_it(viewer: Viewer) -> 
     assert viewer.problems == []
 
 
+def test_search_and_another_facet(viewer: Viewer) -> None:
+    page = viewer.page
+    viewer.sign_in()
+    page.fill("input[name=search]", "cash")
+    page.press("input[name=search]", "Enter")
+    page.get_by_role("link", name="Order to cash", exact=True).click()
+    viewer.wait_for_drawing(ORDER_TO_CASH, "horizontal")
+    assert page.locator("[data-testid=tree] a").all_text_contents() == ["Order to cash"]
+    viewer.shot("search")
+
+    page.select_option("select[name=facet]", "organization")
+    tree = page.locator("[data-testid=tree]")
+    tree.get_by_role("link", name="Contoso Fertigung GmbH", exact=True).wait_for()
+    tree.locator("button.toggle").first.click()
+    tree.get_by_role("link", name="Sales", exact=True).click()
+    page.wait_for_selector(f"{PANEL_NAME} >> text='Sales'")
+    assert page.text_content("[data-testid=element-type]") == "Org unit"
+    viewer.shot("org-unit")
+    assert viewer.problems == []
+
+
 def test_swimlane_layout_and_german_culture_with_back_and_forward(viewer: Viewer) -> None:
     page = viewer.page
     viewer.sign_in()

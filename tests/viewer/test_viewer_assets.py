@@ -1,0 +1,80 @@
+"""The viewer's files as the service serves them: content types, security and caching
+headers, nothing outside the page, the catalog derived from repository.catalog. No
+browser needed."""
+
+from __future__ import annotations
+
+import re
+from importlib import resources
+from pathlib import Path
+
+import pytest
+from flask.testing import FlaskClient
+
+from repository import catalog
+from repository.app import create_app
+from repository.viewer import CATALOG_ASSET, FONT_ASSET, STATIC_ASSETS, register_viewer
+
+SVG_NAMESPACE = "http://www.w3.org/2000/svg"
+
+
+@pytest.fixture
+def client(tmp_path: Path) -> FlaskClient:
+    app = create_app({"DATABASE_URL": f"sqlite:///{tmp_path / 'assets.db'}"})
+    register_viewer(app)
+    return app.test_client()
+
+
+@pytest.mark.parametrize(("path", "content_type"), [
+    ("/ui/", "text/html; charset=utf-8"),
+    ("/ui", "text/html; charset=utf-8"),
+    ("/ui/viewer.js", "text/javascript; charset=utf-8"),
+    ("/ui/viewer.css", "text/css; charset=utf-8"),
+    (f"/ui/{CATALOG_ASSET}", "application/json"),
+    (f"/ui/{FONT_ASSET}", "font/ttf"),
+])
+def test_every_asset_has_its_type_and_the_security_headers(
+        client: FlaskClient, path: str, content_type: str) -> None:
+    response = client.get(path)
+    assert response.status_code == 200
+    assert response.headers["Content-Type"] == content_type
+    policy = response.headers["Content-Security-Policy"]
+    assert policy.startswith("default-src 'self';") and "'unsafe-inline'" not in policy
+    assert "frame-ancestors 'none'" in policy and "object-src 'none'" in policy
+    assert response.headers["X-Content-Type-Options"] == "nosniff"
+    assert response.headers["Cache-Control"] == "no-cache"
+    assert response.headers["ETag"]
+
+
+def test_an_unchanged_asset_answers_304(client: FlaskClient) -> None:
+    etag = client.get("/ui/viewer.js").headers["ETag"]
+    again = client.get("/ui/viewer.js", headers={"If-None-Match": etag})
+    assert again.status_code == 304 and again.data == b""
+
+
+@pytest.mark.parametrize("path", ["/ui/__init__.py", "/ui/..%2f__init__.py", "/ui/nothing.js",
+                                  "/ui/viewer.js/x"])
+def test_only_the_page_files_are_served(client: FlaskClient, path: str) -> None:
+    response = client.get(path)
+    assert response.status_code == 404
+    assert response.json is not None and response.json["type"] == "error"
+
+
+def test_the_page_loads_nothing_from_outside_the_service() -> None:
+    for name in STATIC_ASSETS:
+        text = (resources.files("repository.viewer") / name).read_text(encoding="utf-8")
+        text = text.replace(SVG_NAMESPACE, "")  # a name, never fetched
+        assert not re.search(r"(https?:)?//[a-z0-9.-]+\.[a-z]{2,}/", text, re.IGNORECASE), name
+        assert "<script>" not in text and " style=" not in text and "innerHTML" not in text
+
+
+def test_the_catalog_document_is_the_service_catalog(client: FlaskClient) -> None:
+    document = client.get(f"/ui/{CATALOG_ASSET}").json
+    assert document is not None
+    assert document["layouts"] == list(catalog.LAYOUT_KEYS)
+    assert [facet["name"] for facet in document["facets"]] == list(catalog.FACETS)
+    assert document["types"]["task"] == {
+        "facet": "processes", "color": catalog.TYPES["task"].color,
+        "displayNames": {"1031": "Aufgabe", "1033": "Task"}}
+    assert document["types"]["orgUnit"]["facet"] == "organization"
+    assert {culture["id"] for culture in document["cultures"]} == {catalog.GERMAN, catalog.ENGLISH}
