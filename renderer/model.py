@@ -131,11 +131,14 @@ def _by_culture(values: Mapping[Any, Any], where: str) -> dict[int, Any]:
 
 
 def _references_by_context(raw: Any, where: str) -> dict[str, tuple[str, ...]]:
+    """Contexts in name order, as the store answers them: a JSON object's key order means
+    nothing (the render cache's key ignores it), so it must not change the picture."""
     if raw in (None, {}):
         return {}
     if not isinstance(raw, Mapping):
         raise RenderInputError(f"{where}: related must map context names to lists of {{id}}")
-    return {str(context): tuple(_reference_ids(refs, where)) for context, refs in raw.items()}
+    by_context = {str(context): tuple(_reference_ids(refs, where)) for context, refs in raw.items()}
+    return {context: by_context[context] for context in sorted(by_context)}
 
 
 def _reference_ids(raw: Any, where: str) -> list[str]:

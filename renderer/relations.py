@@ -18,7 +18,7 @@ MATRIX_ROW_TYPES = frozenset(("task", "subProcess"))
 
 def related(diagram: Diagram, element: Element, contexts: Iterable[str] | None = None) -> Iterator[tuple[str, Element]]:
     """(context, element) for each reference of ``element`` in ``contexts`` (default:
-    all of its contexts, in its order) that the diagram holds; a pair once."""
+    all of its contexts, in name order) that the diagram holds; a pair once."""
     seen: set[tuple[str, str]] = set()
     for context in (element.related if contexts is None else contexts):
         for target_id in element.related.get(context, ()):

@@ -1,18 +1,31 @@
-"""The demo tenant's diagrams as render fixtures (CONTRACT §7), without a database.
+"""The demo tenant's diagrams as render fixtures, exported by the store itself.
 
-``demo_fixture(key)`` turns one element of ``repository.demo_data.demo_tenant()`` into
-``{"diagram", "elements", "values"}`` the way the store's exporter does: ``values`` is
-the element's content, ``elements`` the elements under it (children, recursively) and
-every element that the diagram, its shapes' elements or those descendants reference
-(one level, ``related`` and ``children``), each once, in tenant order.
+The demo tenant (``repository.demo_data.demo_tenant()``) is loaded once per test session
+into an in-memory SQLite database by the demo loader, and ``demo_fixture(key)`` is what
+the store's exporter (``repository.fixtures.diagram_fixture``, the render endpoint's input)
+makes of the element ``process:<key>``. Two things of the load are made stable, so that
+goldens can hold the pictures:
+
+- ids the store draws at random become the renderer's own name for a shape without an
+  id, ``shape-<index>``: each shape's id and the id of the element its content created;
+- the store's bookkeeping (``catalog.SERVER_ATTRIBUTES`` and ``SERVER_RELATED``: when
+  and by whom the load wrote each element, and its release state) is dropped with the
+  demo loader's own token, the one element the demo data does not hold.
 """
 from __future__ import annotations
 
 import copy
-from collections.abc import Iterable
+import functools
 from typing import Any
 
+from sqlalchemy.orm import Session
+
+from repository import catalog
+from repository.db import create_schema, make_engine
+from repository.demo import load_demo
 from repository.demo_data import demo_id, demo_tenant
+from repository.fixtures import diagram_fixture
+from repository.store import Store
 
 #: Readable keys of the demo elements that carry a diagram (content).
 DIAGRAM_KEYS = ("credit-check", "quality-inspection", "strategy-planning", "order-to-cash", "plan-to-produce",
@@ -20,26 +33,10 @@ DIAGRAM_KEYS = ("credit-check", "quality-inspection", "strategy-planning", "orde
 #: Keys of elements without content that still render (graphic, matrices).
 HIERARCHY_KEYS = ("house", "core")
 
-_STORE_ONLY = ("content", "release", "pending_change")
-
 
 def demo_fixture(key: str) -> dict[str, Any]:
-    """The fixture of the demo element ``process:<key>``."""
-    tenant = {element["id"]: element for element in demo_tenant()}
-    diagram = tenant[demo_id(f"process:{key}")]
-    values = copy.deepcopy(diagram.get("content") or [])
-    described = [diagram, *_descendants(diagram, tenant)]
-    described += [tenant[item["element"]["id"]] for item in values
-                  if "type" not in item["element"] and item["element"].get("id") in tenant]
-    wanted = {element["id"] for element in described[1:]}
-    for source in [*described, *(item["element"] for item in values)]:
-        wanted.update(ref for ref in _references(source) if ref in tenant)
-    wanted.discard(diagram["id"])
-    return {
-        "diagram": _plain(diagram),
-        "elements": [_plain(element) for element in tenant.values() if element["id"] in wanted],
-        "values": values,
-    }
+    """The fixture of the demo element ``process:<key>`` (a copy of its own)."""
+    return copy.deepcopy(_exported()[key])
 
 
 def demo_fixtures() -> dict[str, dict[str, Any]]:
@@ -47,29 +44,43 @@ def demo_fixtures() -> dict[str, dict[str, Any]]:
     return {key: demo_fixture(key) for key in (*DIAGRAM_KEYS, *HIERARCHY_KEYS)}
 
 
-def _descendants(root: dict[str, Any], tenant: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
-    """Children recursively, breadth first, each once."""
-    found: list[dict[str, Any]] = []
-    seen = {root["id"]}
-    frontier = [root]
-    while frontier:
-        next_frontier = []
-        for element in frontier:
-            for child in element.get("children", []):
-                if child["id"] in tenant and child["id"] not in seen:
-                    seen.add(child["id"])
-                    next_frontier.append(tenant[child["id"]])
-        found += next_frontier
-        frontier = next_frontier
-    return found
+@functools.cache
+def _exported() -> dict[str, dict[str, Any]]:
+    engine = make_engine("sqlite://")
+    create_schema(engine)
+    try:
+        with Session(engine) as session:
+            store = Store(session, load_demo(session))
+            demo_ids = frozenset(element["id"] for element in demo_tenant())
+            return {key: _stable(diagram_fixture(store, store.element(demo_id(f"process:{key}"))), demo_ids)
+                    for key in (*DIAGRAM_KEYS, *HIERARCHY_KEYS)}
+    finally:
+        engine.dispose()
 
 
-def _references(element: dict[str, Any]) -> Iterable[str]:
-    for refs in (element.get("related") or {}).values():
-        yield from (ref["id"] for ref in refs)
-    yield from (child["id"] for child in element.get("children") or [])
+def _stable(fixture: dict[str, Any], demo_ids: frozenset[str]) -> dict[str, Any]:
+    """``fixture`` without the store's random ids and bookkeeping (see the module docstring)."""
+    renamed: dict[str, str] = {}
+    for item in fixture["values"]:
+        info = item["shapeInfo"]
+        stable = f"shape-{info['index']}"
+        renamed[info.pop("id")] = stable
+        if item["element"]["id"] not in demo_ids:
+            renamed[item["element"]["id"]] = stable
 
+    def content_of(element: dict[str, Any]) -> dict[str, Any]:
+        return {
+            **element,
+            "id": renamed.get(element["id"], element["id"]),
+            "attributes": {name: values for name, values in element["attributes"].items()
+                           if name not in catalog.SERVER_ATTRIBUTES},
+            "related": {context: [{"id": renamed.get(ref["id"], ref["id"])} for ref in refs]
+                        for context, refs in element["related"].items()
+                        if context not in catalog.SERVER_RELATED},
+        }
 
-def _plain(element: dict[str, Any]) -> dict[str, Any]:
-    """The element as a fixture holds it: no content, no release bookkeeping."""
-    return {k: copy.deepcopy(v) for k, v in element.items() if k not in _STORE_ONLY}
+    return {
+        "diagram": content_of(fixture["diagram"]),
+        "elements": [content_of(element) for element in fixture["elements"] if element["id"] in demo_ids],
+        "values": [{**item, "element": content_of(item["element"])} for item in fixture["values"]],
+    }

@@ -2,6 +2,7 @@
 determinism."""
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
@@ -11,6 +12,7 @@ from layouts.keys import LAYOUT_KEYS
 from layouts.registry import STRATEGIES, UnknownLayoutKey, get_strategy
 from renderer.api import BUILDERS, RenderInputError, UnknownLayoutError, render
 from tests.conftest import FIXTURES, load_fixture
+from tests.demo_fixtures import demo_fixture
 
 SVG = "{http://www.w3.org/2000/svg}"
 
@@ -113,3 +115,12 @@ def test_awkward_but_valid_input_gives_a_sensible_picture() -> None:
     assert len(texts) < 400 and "\u2026" in texts
     controls = render(diagram(item(0, name="a\x00b\x07c\u0085d\ud800e")), "horizontal")
     assert parse(controls) is not None and "\x00" not in controls
+
+
+@pytest.mark.parametrize("layout_key", LAYOUT_KEYS)
+def test_the_order_of_keys_in_json_objects_never_changes_the_picture(layout_key: str) -> None:
+    """The render cache keys a fixture by its canonical JSON (keys sorted), so the
+    renderer may not draw two orders of one object differently."""
+    fixture = demo_fixture("credit-check")
+    reordered = json.loads(json.dumps(fixture), object_pairs_hook=lambda pairs: dict(reversed(pairs)))
+    assert render(reordered, layout_key) == render(fixture, layout_key)
