@@ -19,9 +19,9 @@ from sqlalchemy.orm import Session
 
 from repository.app import create_app
 from repository.auth import create_token
-from repository.maintenance import optimize
 from repository.models import AttributeValue, Element, ElementVersion
 from repository.store import create_tenant, encode_value
+from repository.store.maintenance import optimize
 
 BATCH = 10_000
 TYPES = ("task", "mainProcess", "subProcess", "evStart", "ruleXor")

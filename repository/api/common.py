@@ -18,9 +18,9 @@ from repository.api import parameters
 from repository.api.parameters import Parameter
 from repository.db import open_session
 from repository.errors import InvalidInput, NotFound, RepositoryError
-from repository.filters import compile_filter
 from repository.serialize import DEFAULT_RESOURCES, RESOURCES, Shaping
 from repository.store import PageRequest, Store
+from repository.store.filters import compile_filter
 from repository.wire import check_text, load_json, parse_integer
 
 _ENTITY_TAG = r'(?:W/)?"[\x21\x23-\x7e]*"'

@@ -14,7 +14,6 @@ from dataclasses import replace
 from typing import Any
 
 from flask import request
-from sqlalchemy import select
 
 from repository import auth, catalog
 from repository.api import parameters
@@ -30,7 +29,6 @@ from repository.api.endpoint import Answer, Body, Resource
 from repository.api.lookup import matching_element, serializer
 from repository.api.routes import ELEMENT, VIEW
 from repository.errors import InvalidInput
-from repository.filters import VERSIONS, compile_filter
 from repository.models import Element, ElementVersion
 from repository.serialize import Shaping
 from repository.wire import ElementInput, parse_update_body
@@ -113,11 +111,5 @@ def list_children(req: TenantRequest, facet: catalog.Facet, view: str,
 def list_versions(req: TenantRequest, facet: catalog.Facet, view: str,
                   element_id: str) -> dict[str, Any]:
     element, _ = matching_element(req, element_id, facet.name, apply_filter=False)
-    query = (select(ElementVersion).where(ElementVersion.element_pk == element.pk)
-             .order_by(ElementVersion.seq))
-    raw_filter = request.args.get("$filter")
-    if raw_filter is not None:
-        query = query.join(Element, Element.pk == ElementVersion.element_pk).where(
-            compile_filter(raw_filter, VERSIONS))
-    versions = list(req.store.session.scalars(query)) if element.versioned else []
+    versions = req.store.versions_matching(element, request.args.get("$filter"))
     return elements_envelope(serializer(req, shaping()).elements([(element, v) for v in versions]))

@@ -3,11 +3,9 @@
 from __future__ import annotations
 
 from flask import request
-from sqlalchemy import exists, select
 
 from repository.api.common import TenantRequest
 from repository.errors import NotFound
-from repository.filters import compile_filter
 from repository.models import Element, ElementVersion
 from repository.serialize import Serializer, Shaping, detail_uri
 
@@ -17,12 +15,8 @@ def matching_element(req: TenantRequest, element_id: str, facet: str,
     """The element (or version) of the path; with `$filter`, 404 unless it matches."""
     element, version = req.store.resolve(element_id, facet)
     raw_filter = request.args.get("$filter") if apply_filter else None
-    if raw_filter is not None:
-        condition = compile_filter(raw_filter)
-        matches = req.store.session.scalar(select(exists(
-            select(Element.pk).where(Element.pk == element.pk, condition))))
-        if not matches:
-            raise NotFound(f"Element {element_id!r} does not match $filter")
+    if raw_filter is not None and not req.store.element_matches(element, raw_filter):
+        raise NotFound(f"Element {element_id!r} does not match $filter")
     return element, version
 
 

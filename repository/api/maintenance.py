@@ -5,14 +5,13 @@ from __future__ import annotations
 from typing import Any
 
 from flask import current_app
-from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from repository.api.common import values_envelope
 from repository.api.endpoint import Resource
 from repository.errors import NotFound
-from repository.maintenance import maintain_pool, pool_id
-from repository.models import Tenant
+from repository.store import all_tenants
+from repository.store.maintenance import maintain_pool, pool_id
 
 resource = Resource("maintenance", __name__)
 MAINTAIN = "/_sysadmin/_admin/_api/rest/maintain"
@@ -21,7 +20,7 @@ MAINTAIN = "/_sysadmin/_admin/_api/rest/maintain"
 @resource.endpoint("GET", (MAINTAIN, MAINTAIN + "/<pool>"), summary="Maintain pools",
                    api_version="4.0", answer="PoolResults", service=True, writes=True)
 def maintain(db: Session, pool: str | None = None) -> dict[str, Any]:
-    tenants = [t for t in db.scalars(select(Tenant).order_by(Tenant.pk))
+    tenants = [t for t in all_tenants(db)
                if pool is None or pool_id(t) == pool]
     if pool is not None and not tenants:
         raise NotFound(f"Pool {pool!r} not found")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from repository.errors import InvalidInput
-from repository.filters import MAX_FILTER_COMPARISONS, compile_filter
+from repository.store.filters import MAX_FILTER_COMPARISONS, compile_filter
 from tests.repository.conftest import FACETS, Api, assert_error
 from tests.repository.standin import CREDIT, DRAFT, HIRE, ORDER
 
