@@ -60,9 +60,12 @@ def _register_blueprints(app: Flask) -> None:
     # Imported here: the document's module reads this one's limits.
     from repository.api import openapi_doc
     from repository.api.registry import RESOURCES
+    from repository.viewer import register_viewer
+
     for resource in RESOURCES:
         app.register_blueprint(resource.blueprint)
     app.register_blueprint(openapi_doc.blueprint)
+    register_viewer(app)
 
 
 def _register_transactions(app: Flask) -> None:

@@ -22,6 +22,7 @@ from tests.repository.test_openapi import operation_for
 from tests.repository.standin import ORDER
 
 UNDOCUMENTED = {"/openapi.json", "/static/<path:filename>"}
+VIEWER = "viewer."  # the web page's files (docs/viewer.md), not operations of the API
 SERVICE_PATHS = {"/_sysadmin/_admin/_api/rest/maintain",
                  "/_sysadmin/_admin/_api/rest/maintain/{pool}"}
 UPDATE = f"{FACETS}/processes/views/detail/elements"
@@ -40,7 +41,8 @@ def as_openapi(rule: str) -> str:
 
 def routed_operations(app: Flask) -> set[tuple[str, str]]:
     return {(as_openapi(rule.rule), method.lower())
-            for rule in app.url_map.iter_rules() if rule.rule not in UNDOCUMENTED
+            for rule in app.url_map.iter_rules()
+            if rule.rule not in UNDOCUMENTED and not rule.endpoint.startswith(VIEWER)
             for method in rule.methods or () if method not in ("HEAD", "OPTIONS")}
 
 

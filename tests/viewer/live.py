@@ -19,7 +19,6 @@ from werkzeug.serving import make_server
 
 from repository.app import create_app
 from repository.demo import create_role_tokens, load_demo
-from repository.viewer import register_viewer
 
 
 @dataclass(frozen=True)
@@ -34,9 +33,8 @@ class LiveService:
 
 @contextmanager
 def serve(database_path: Path, port: int = 0) -> Iterator[LiveService]:
-    """The app with the viewer on 127.0.0.1 (a free port unless given), the demo loaded."""
+    """The app (the viewer included) on 127.0.0.1 (a free port unless given), the demo loaded."""
     app = create_app({"DATABASE_URL": f"sqlite:///{database_path}"})
-    register_viewer(app)
     with app.extensions["elrepo.sessions"]() as session:
         tokens = create_role_tokens(session, load_demo(session))
         session.commit()

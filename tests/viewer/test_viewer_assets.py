@@ -13,7 +13,7 @@ from flask.testing import FlaskClient
 
 from repository import catalog
 from repository.app import create_app
-from repository.viewer import CATALOG_ASSET, FONT_ASSET, STATIC_ASSETS, register_viewer
+from repository.viewer import CATALOG_ASSET, FONT_ASSET, STATIC_ASSETS
 
 SVG_NAMESPACE = "http://www.w3.org/2000/svg"
 
@@ -21,7 +21,6 @@ SVG_NAMESPACE = "http://www.w3.org/2000/svg"
 @pytest.fixture
 def client(tmp_path: Path) -> FlaskClient:
     app = create_app({"DATABASE_URL": f"sqlite:///{tmp_path / 'assets.db'}"})
-    register_viewer(app)
     return app.test_client()
 
 
