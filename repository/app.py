@@ -14,7 +14,7 @@ from flask import Flask, Response, g, jsonify, request
 from werkzeug.exceptions import HTTPException, MethodNotAllowed
 
 from repository.api.common import refuse_invalid_text
-from repository.db import (
+from repository.store.db import (
     RETRY_AFTER_SECONDS, create_schema, database_url, make_engine, session_factory,
 )
 from repository.errors import RepositoryError, ServiceUnavailable

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from sqlalchemy.orm import Session
 
 from repository.errors import Forbidden, InvalidInput, Unauthenticated
-from repository.models import Tenant
+from repository.store.models import Tenant
 from repository.store import Store, add_token, find_token
 from repository.wire import ElementInput
 

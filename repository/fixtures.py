@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from repository.models import Element
+from repository.store.models import Element
 from repository.store import Link, Store
 from repository.store.base import current_version_pk
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from repository import catalog
-from repository.models import Element, ElementVersion, Shape
+from repository.store.models import Element, ElementVersion, Shape
 from repository.store import Link, Store
 
 RESOURCES = frozenset({"attributes", "related", "children", "content", "displayNames",

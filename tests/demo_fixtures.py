@@ -21,7 +21,7 @@ from typing import Any
 from sqlalchemy.orm import Session
 
 from repository import catalog
-from repository.db import create_schema, make_engine
+from repository.store.db import create_schema, make_engine
 from repository.demo import load_demo
 from repository.demo_data import demo_id, demo_tenant
 from repository.fixtures import diagram_fixture

@@ -201,13 +201,18 @@ def _median_sort(layer: list[int], neighbours: list[list[int]], position: list[i
     fixed_slots: set[int] = set()
     for index, vertex in enumerate(layer):
         adjacent = neighbours[vertex]
-        if adjacent:
-            movable.append((_median(sorted(position[w] for w in adjacent)), index, vertex))
+        if len(adjacent) == 1:  # most vertices: the median is the one neighbour
+            movable.append((float(position[adjacent[0]]), index, vertex))
+        elif adjacent:
+            movable.append((_median(sorted([position[w] for w in adjacent])), index, vertex))
         else:
             fixed_slots.add(index)
     movable.sort()
-    moving = iter(movable)
-    reordered = [layer[i] if i in fixed_slots else next(moving)[2] for i in range(len(layer))]
+    if fixed_slots:
+        moving = iter(movable)
+        reordered = [layer[i] if i in fixed_slots else next(moving)[2] for i in range(len(layer))]
+    else:
+        reordered = [vertex for _, _, vertex in movable]
     layer[:] = sorted(reordered, key=lane.__getitem__)
     for index, vertex in enumerate(layer):
         position[vertex] = index

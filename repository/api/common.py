@@ -16,7 +16,7 @@ from sqlalchemy.orm import Session
 from repository import auth, catalog
 from repository.api import parameters
 from repository.api.parameters import Parameter
-from repository.db import open_session
+from repository.store.db import open_session
 from repository.errors import InvalidInput, NotFound, RepositoryError
 from repository.serialize import DEFAULT_RESOURCES, RESOURCES, Shaping
 from repository.store import PageRequest, Store

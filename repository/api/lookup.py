@@ -6,7 +6,7 @@ from flask import request
 
 from repository.api.common import TenantRequest
 from repository.errors import NotFound
-from repository.models import Element, ElementVersion
+from repository.store.models import Element, ElementVersion
 from repository.serialize import Serializer, Shaping, detail_uri
 
 

@@ -64,7 +64,7 @@ def add_commands(commands: Subcommands[argparse.ArgumentParser]) -> None:
 
 
 def _db_upgrade(args: argparse.Namespace) -> int:
-    from repository.db import SchemaMismatch, database_url, make_engine, upgrade_schema
+    from repository.store.db import SchemaMismatch, database_url, make_engine, upgrade_schema
 
     engine = make_engine(database_url(args.db))
     try:

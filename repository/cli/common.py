@@ -63,7 +63,7 @@ def with_db(db: str | None) -> str:
 def session_on(db: str | None) -> Iterator[Session]:
     """A session on the database, which is at this elrepo's schema (an empty one gets
     it; an older one is refused with the command that upgrades it); commits on success."""
-    from repository.db import (
+    from repository.store.db import (
         SchemaMismatch,
         create_schema,
         database_url,

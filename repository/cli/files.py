@@ -23,7 +23,7 @@ from repository.cli.common import (
 )
 
 if TYPE_CHECKING:
-    from repository.models import Element
+    from repository.store.models import Element
     from repository.store import Store
 
 DEFAULT_EXPORT_LAYOUTS = ("horizontal",)

@@ -41,7 +41,7 @@ def add_commands(commands: Subcommands[argparse.ArgumentParser]) -> None:
 
 
 def _serve(args: argparse.Namespace) -> int:
-    from repository.db import database_url
+    from repository.store.db import database_url
     from repository.demo import create_role_tokens, is_empty, load_demo
     from repository.render_cache import redis_url
     from repository.server import run

@@ -9,9 +9,9 @@ from typing import TYPE_CHECKING, Any, cast
 from sqlalchemy import Table, insert, select
 from sqlalchemy.orm import Session
 
-from repository.db import qualified_name, refusing_when_busy
+from repository.store.db import qualified_name, refusing_when_busy
 from repository.errors import InvalidInput
-from repository.models import Base, Element, Tenant
+from repository.store.models import Base, Element, Tenant
 from repository.store.batch import chunked_rows
 
 if TYPE_CHECKING:

@@ -16,7 +16,7 @@ from typing import Any, Generic, TypeVar, TypeVarTuple
 from sqlalchemy import Row, Select, select
 from sqlalchemy.orm import InstrumentedAttribute, Session
 
-from repository.models import AttributeValue, Child, RelatedLink, Shape
+from repository.store.models import AttributeValue, Child, RelatedLink, Shape
 from repository.store.values import Link
 from repository.wire import AttributeMap
 

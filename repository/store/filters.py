@@ -19,7 +19,7 @@ from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput
 from sqlalchemy import ColumnElement, and_, false, func, not_, or_, select
 
 from repository.errors import InvalidInput
-from repository.models import AttributeValue, Element, ElementVersion
+from repository.store.models import AttributeValue, Element, ElementVersion
 from repository.wire import parse_culture_id, parse_finite, parse_integer
 
 GRAMMAR = r"""

@@ -14,7 +14,7 @@ import logging
 from sqlalchemy import and_, func, select, text, update
 from sqlalchemy.orm import Session, aliased
 
-from repository.models import (
+from repository.store.models import (
     AttributeValue,
     Child,
     Element,

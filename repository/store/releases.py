@@ -9,7 +9,7 @@ from sqlalchemy import exists, select
 
 from repository import catalog, release
 from repository.errors import Conflict
-from repository.models import AttributeValue, Element, ElementVersion, RelatedLink
+from repository.store.models import AttributeValue, Element, ElementVersion, RelatedLink
 from repository.store.base import current_version_pk
 from repository.store.values import NEUTRAL, OPEN_ENDED, label, now_timestamp
 from repository.store.writes import Writes

@@ -9,7 +9,7 @@ from sqlalchemy.orm import Session
 
 from repository import catalog
 from repository.errors import Conflict, InvalidInput
-from repository.models import Element, Tenant, Token
+from repository.store.models import Element, Tenant, Token
 
 TENANT_PART = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 

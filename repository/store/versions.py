@@ -6,7 +6,7 @@ from __future__ import annotations
 from sqlalchemy import Integer, insert, literal, select
 
 from repository import release
-from repository.models import Child, Element, ElementVersion, Shape
+from repository.store.models import Child, Element, ElementVersion, Shape
 from repository.store.rows import Rows
 from repository.store.values import NEUTRAL, new_id
 

@@ -21,7 +21,7 @@ from werkzeug.test import TestResponse
 
 from repository.app import create_app
 from repository.demo import create_role_tokens, load_demo
-from repository.models import Tenant
+from repository.store.models import Tenant
 from repository.store import Store, find_tenant
 from tests.repository.standin import standin_tenant
 

@@ -90,7 +90,7 @@ def test_malformed_authorization_is_401(api: Api, header: str) -> None:
 def test_tokens_are_stored_hashed(api: Api) -> None:
     from sqlalchemy import select
 
-    from repository.models import Token
+    from repository.store.models import Token
 
     token = api.tokens["editor"]
     with api.store() as store:

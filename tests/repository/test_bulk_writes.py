@@ -18,7 +18,7 @@ from flask import Flask
 from sqlalchemy import Engine, create_engine, event, text
 
 from repository.app import create_app
-from repository.db import make_engine, refusing_when_busy
+from repository.store.db import make_engine, refusing_when_busy
 from repository.errors import ServiceUnavailable
 from repository.fixtures import diagram_fixture
 from tests.repository.conftest import (

@@ -18,7 +18,7 @@ from sqlalchemy import func, select
 from renderer.contract import RenderInputError
 from renderer.model import parse_diagram
 from repository.errors import InvalidInput, TooLarge
-from repository.models import AttributeValue, Element, Shape
+from repository.store.models import AttributeValue, Element, Shape
 from repository.wire import (
     MAX_ATTRIBUTE_VALUE_LENGTH,
     MAX_CULTURE_ID,

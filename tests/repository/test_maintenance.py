@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from sqlalchemy import update
 
-from repository.models import Element
+from repository.store.models import Element
 from tests.repository.conftest import Api, assert_error
 from tests.repository.standin import ORDER
 

@@ -19,14 +19,14 @@ from sqlalchemy import Connection, Engine, create_engine, inspect, text
 
 from repository.app import create_app
 from repository.cli import main
-from repository.db import (
+from repository.store.db import (
     SchemaMismatch,
     alembic_config,
     create_schema,
     make_engine,
     upgrade_schema,
 )
-from repository.models import Base
+from repository.store.models import Base
 from tests.repository.conftest import PG_ENV, TENANT, Prepared
 from tests.repository.standin import ORDER
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from sqlalchemy import select, text
 
-from repository.models import Element
+from repository.store.models import Element
 from repository.store import PageRequest
 from repository.store.filters import compile_filter
 from tests.repository.conftest import Api, sqlite_only

@@ -8,7 +8,7 @@ from typing import Any
 
 from sqlalchemy import and_, select
 
-from repository.models import Child, Element
+from repository.store.models import Child, Element
 from repository.store import MAX_TREE_DEPTH, Store
 from tests.repository.conftest import FACETS, Api
 from tests.repository.standin import CATEGORY, DRAFT, HOUSE, ORDER

@@ -1,7 +1,7 @@
 """The first schema: every table as the first release created it (before `elements.revision`).
 
 Revision 0001. A database made by that release's `create_all` has these tables and no
-`alembic_version`; `repository.db` recognises it and stamps it 0001 before upgrading.
+`alembic_version`; `repository.store.db` recognises it and stamps it 0001 before upgrading.
 """
 
 from __future__ import annotations

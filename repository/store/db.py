@@ -38,7 +38,7 @@ from sqlalchemy.engine import ExceptionContext
 from sqlalchemy.orm import Session, sessionmaker
 
 from repository.errors import ServiceUnavailable
-from repository.models import Base
+from repository.store.models import Base
 
 DEFAULT_DATABASE_URL = "sqlite:///elrepo.db"
 DATABASE_URL_ENV = "ELREPO_DATABASE_URL"
@@ -51,7 +51,7 @@ _SQLITE_BUSY_CODES = frozenset({sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED})
 # lock_not_available (lock_timeout), serialization_failure, deadlock_detected
 _POSTGRESQL_BUSY_STATES = frozenset({"55P03", "40001", "40P01"})
 # The Alembic revisions, by path: found the same way from a checkout and a wheel.
-MIGRATIONS_DIRECTORY = Path(__file__).parent / "store" / "migrations"
+MIGRATIONS_DIRECTORY = Path(__file__).parent / "migrations"
 # The revisions a database made by create_all before migrations can be at: the first
 # schema, and it with `elements.revision`, which create_schema then added at start-up.
 _FIRST_SCHEMA = "0001"
