@@ -19,9 +19,9 @@ from sqlalchemy.orm import Session
 
 from repository.app import create_app
 from repository.auth import create_token
-from repository.store.models import AttributeValue, Element, ElementVersion
 from repository.store import create_tenant, encode_value
 from repository.store.maintenance import optimize
+from repository.store.models import AttributeValue, Element, ElementVersion
 
 BATCH = 10_000
 TYPES = ("task", "mainProcess", "subProcess", "evStart", "ruleXor")

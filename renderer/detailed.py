@@ -37,7 +37,8 @@ GROUPS: tuple[tuple[str, Callable[[str, Element], bool]], ...] = (
 )
 
 
-def detailed_graph(diagram: Diagram, cultures: Cultures, font: FontMetrics, layout_key: str) -> tuple[LayoutGraph, Scene]:
+def detailed_graph(diagram: Diagram, cultures: Cultures, font: FontMetrics,
+                   layout_key: str) -> tuple[LayoutGraph, Scene]:
     """The flow graph with the satellites of every task and sub-process shape."""
     graph, scene = flow_graph(diagram, cultures, font, layout_key)
     nodes = list(graph.nodes)

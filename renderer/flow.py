@@ -21,7 +21,8 @@ UNASSIGNED_LANE = "unassigned"
 UNASSIGNED_NAMES = {ENGLISH: "Unassigned", GERMAN: "Nicht zugeordnet"}
 
 
-def flow_graph(diagram: Diagram, cultures: Cultures, font: FontMetrics, layout_key: str) -> tuple[LayoutGraph, Scene]:
+def flow_graph(diagram: Diagram, cultures: Cultures, font: FontMetrics,
+               layout_key: str) -> tuple[LayoutGraph, Scene]:
     """Shapes as nodes, predecessor links as edges (each pair once, in shape order)."""
     nodes: list[LayoutNode] = []
     views: dict[str, ShapeView] = {}
@@ -45,7 +46,8 @@ def flow_edges(diagram: Diagram) -> list[LayoutEdge]:
     return edges
 
 
-def swimlane_graph(diagram: Diagram, cultures: Cultures, font: FontMetrics, layout_key: str) -> tuple[LayoutGraph, Scene]:
+def swimlane_graph(diagram: Diagram, cultures: Cultures, font: FontMetrics,
+                   layout_key: str) -> tuple[LayoutGraph, Scene]:
     """The flow graph with every shape in the lane of its org unit (``executedBy``; the
     first by name when there are several) and shapes without one in "Unassigned"."""
     graph, scene = flow_graph(diagram, cultures, font, layout_key)

@@ -25,7 +25,8 @@ CONTAINER_NAME_WIDTH = 260.0
 CONTAINER_NAME_LINES = 2
 
 
-def graphic_graph(diagram: Diagram, cultures: Cultures, font: FontMetrics, layout_key: str) -> tuple[LayoutGraph, Scene]:
+def graphic_graph(diagram: Diagram, cultures: Cultures, font: FontMetrics,
+                  layout_key: str) -> tuple[LayoutGraph, Scene]:
     """Containers and leaves of the hierarchy, each naming its parent."""
     members = hierarchy(diagram)
     parents = {parent for _, parent in members if parent is not None}

@@ -14,11 +14,15 @@ from flask import Flask, Response, g, jsonify, request
 from werkzeug.exceptions import HTTPException, MethodNotAllowed
 
 from repository.api.common import refuse_invalid_text
-from repository.store.db import (
-    RETRY_AFTER_SECONDS, create_schema, database_url, make_engine, session_factory,
-)
 from repository.errors import RepositoryError, ServiceUnavailable
 from repository.render_cache import DEFAULT_NAMESPACE, make_render_cache, redis_url
+from repository.store.db import (
+    RETRY_AFTER_SECONDS,
+    create_schema,
+    database_url,
+    make_engine,
+    session_factory,
+)
 
 MAX_BODY_BYTES = 10 * 1024 * 1024
 RENDER_BLUEPRINT = "render"

@@ -16,8 +16,8 @@ from dataclasses import dataclass
 from sqlalchemy.orm import Session
 
 from repository.errors import Forbidden, InvalidInput, Unauthenticated
-from repository.store.models import Tenant
 from repository.store import Store, add_token, find_token
+from repository.store.models import Tenant
 from repository.wire import ElementInput
 
 SHOW = "ShowElement"

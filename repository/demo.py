@@ -13,8 +13,8 @@ from typing import Any
 from sqlalchemy.orm import Session
 
 from repository import auth, release
-from repository.store.models import Element, Tenant
 from repository.store import Store, create_tenant, has_elements
+from repository.store.models import Element, Tenant
 from repository.wire import ElementInput, parse_content_body, parse_element
 
 DEMO_COLLECTION = "demo"

@@ -15,9 +15,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from repository.store.models import Element
 from repository.store import Link, Store
 from repository.store.base import current_version_pk
+from repository.store.models import Element
 
 MAX_DESCENDANTS = 20000
 

@@ -8,7 +8,6 @@ test validates real responses against it (tests/repository/test_openapi.py)."""
 from __future__ import annotations
 
 from functools import cache
-from typing import Any
 
 from repository import wire
 from repository.api import parameters

@@ -270,7 +270,6 @@ def _serve(connection: Connection) -> None:
     after request until the worker's end closes."""
     os.nice(_NICENESS)  # first, so that loading the engine already yields to requests
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    import renderer.api
     from renderer.text import load_font
 
     load_font()

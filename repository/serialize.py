@@ -12,8 +12,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from repository import catalog
-from repository.store.models import Element, ElementVersion, Shape
 from repository.store import Link, Store
+from repository.store.models import Element, ElementVersion, Shape
 
 RESOURCES = frozenset({"attributes", "related", "children", "content", "displayNames",
                        "rootPath", "stereotype"})

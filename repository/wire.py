@@ -22,7 +22,6 @@ from dataclasses import dataclass
 from typing import Any, NoReturn, TypeGuard
 
 from renderer.contract import (
-    MAX_CULTURE_ID,
     MAX_SHAPES,
     RenderInputError,
     check_element_reference,
@@ -30,7 +29,6 @@ from renderer.contract import (
     culture_id,
     shape_links,
 )
-
 from repository.errors import InvalidInput, TooLarge
 
 MAX_CONTENT_ITEMS = MAX_SHAPES

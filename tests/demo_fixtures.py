@@ -21,11 +21,11 @@ from typing import Any
 from sqlalchemy.orm import Session
 
 from repository import catalog
-from repository.store.db import create_schema, make_engine
 from repository.demo import load_demo
 from repository.demo_data import demo_id, demo_tenant
 from repository.fixtures import diagram_fixture
 from repository.store import Store
+from repository.store.db import create_schema, make_engine
 
 #: Readable keys of the demo elements that carry a diagram (content).
 DIAGRAM_KEYS = ("credit-check", "quality-inspection", "strategy-planning", "order-to-cash", "plan-to-produce",

@@ -75,7 +75,8 @@ def exact_order(
         # crossing >= |before(a, c) - before(b, d)|
         add_row([(crossing, 1.0), (ac, -s_ac), (bd, s_bd)], k_ac - k_bd, np.inf)
         add_row([(crossing, 1.0), (ac, s_ac), (bd, -s_bd)], k_bd - k_ac, np.inf)
-    matrix = coo_matrix((vals, (rows, cols)), shape=(len(lower), variable_count)).tocsr()
+    matrix = coo_matrix((np.asarray(vals), (np.asarray(rows), np.asarray(cols))),
+                        shape=(len(lower), variable_count)).tocsr()
     cost = np.zeros(variable_count)
     cost[len(pair_index):] = 1.0
     low_bound, high_bound = np.zeros(variable_count), np.ones(variable_count)
@@ -83,7 +84,7 @@ def exact_order(
         if graph.lane[u] != graph.lane[v]:
             low_bound[index] = high_bound[index] = float(graph.lane[u] < graph.lane[v])
     result = milp(cost, constraints=LinearConstraint(matrix, lower, upper),
-                  integrality=np.ones(variable_count), bounds=Bounds(low_bound, high_bound),
+                  integrality=np.ones(variable_count, dtype=np.uint8), bounds=Bounds(low_bound, high_bound),
                   options={"node_limit": node_limit})
     if result.status != 0 or result.x is None:
         return None

@@ -22,7 +22,9 @@ class InfeasibleProgram(ValueError):
 
 def minimize_linear(cost: NDArray[np.float64], rows: ArrayLike, cols: ArrayLike, values: ArrayLike,
                     upper: NDArray[np.float64], lower: NDArray[np.float64] | float) -> NDArray[np.float64]:
-    matrix = csc_array((values, (rows, cols)), shape=(len(upper), len(cost)))
+    matrix = csc_array((np.asarray(values, dtype=np.float64),
+                        (np.asarray(rows, dtype=np.int64), np.asarray(cols, dtype=np.int64))),
+                       shape=(len(upper), len(cost)))
     result = milp(cost, constraints=LinearConstraint(matrix, -np.inf, upper), bounds=Bounds(lower, np.inf))
     if result.status != 0 or result.x is None:
         raise InfeasibleProgram(result.message)

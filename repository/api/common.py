@@ -16,10 +16,10 @@ from sqlalchemy.orm import Session
 from repository import auth, catalog
 from repository.api import parameters
 from repository.api.parameters import Parameter
-from repository.store.db import open_session
 from repository.errors import InvalidInput, NotFound, RepositoryError
 from repository.serialize import DEFAULT_RESOURCES, RESOURCES, Shaping
 from repository.store import PageRequest, Store
+from repository.store.db import open_session
 from repository.store.filters import compile_filter
 from repository.wire import check_text, load_json, parse_integer
 

@@ -29,8 +29,8 @@ from repository.api.endpoint import Answer, Body, Resource
 from repository.api.lookup import matching_element, serializer
 from repository.api.routes import ELEMENT, VIEW
 from repository.errors import InvalidInput
-from repository.store.models import Element, ElementVersion
 from repository.serialize import Shaping
+from repository.store.models import Element, ElementVersion
 from repository.wire import ElementInput, parse_update_body
 
 resource = Resource("elements", __name__)

@@ -6,8 +6,8 @@ from flask import request
 
 from repository.api.common import TenantRequest
 from repository.errors import NotFound
-from repository.store.models import Element, ElementVersion
 from repository.serialize import Serializer, Shaping, detail_uri
+from repository.store.models import Element, ElementVersion
 
 
 def matching_element(req: TenantRequest, element_id: str, facet: str,

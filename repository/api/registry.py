@@ -5,8 +5,17 @@ route cannot exist without its description."""
 from __future__ import annotations
 
 from repository.api import (
-    attributes, config, content, elements, info, maintenance, related, release, render,
-    reporting, views,
+    attributes,
+    config,
+    content,
+    elements,
+    info,
+    maintenance,
+    related,
+    release,
+    render,
+    reporting,
+    views,
 )
 from repository.api.endpoint import Resource
 

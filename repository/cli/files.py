@@ -23,8 +23,8 @@ from repository.cli.common import (
 )
 
 if TYPE_CHECKING:
-    from repository.store.models import Element
     from repository.store import Store
+    from repository.store.models import Element
 
 DEFAULT_EXPORT_LAYOUTS = ("horizontal",)
 

@@ -41,10 +41,10 @@ def add_commands(commands: Subcommands[argparse.ArgumentParser]) -> None:
 
 
 def _serve(args: argparse.Namespace) -> int:
-    from repository.store.db import database_url
     from repository.demo import create_role_tokens, is_empty, load_demo
     from repository.render_cache import redis_url
     from repository.server import run
+    from repository.store.db import database_url
 
     render_timeout = _seconds(args.render_timeout, "--render-timeout", RENDER_TIMEOUT_ENV,
                               DEFAULT_TIMEOUT_SECONDS)

@@ -9,10 +9,10 @@ from typing import TYPE_CHECKING, Any, cast
 from sqlalchemy import Table, insert, select
 from sqlalchemy.orm import Session
 
-from repository.store.db import qualified_name, refusing_when_busy
 from repository.errors import InvalidInput
-from repository.store.models import Base, Element, Tenant
 from repository.store.batch import chunked_rows
+from repository.store.db import qualified_name, refusing_when_busy
+from repository.store.models import Base, Element, Tenant
 
 if TYPE_CHECKING:
     import psycopg

@@ -14,6 +14,7 @@ import logging
 from sqlalchemy import and_, func, select, text, update
 from sqlalchemy.orm import Session, aliased
 
+from repository.render_cache import RenderCache
 from repository.store.models import (
     AttributeValue,
     Child,
@@ -23,7 +24,6 @@ from repository.store.models import (
     Shape,
     Tenant,
 )
-from repository.render_cache import RenderCache
 from repository.store.values import sort_key
 
 BATCH = 1000

@@ -21,10 +21,10 @@ from sqlalchemy import (
 from sqlalchemy.orm import InstrumentedAttribute, aliased
 
 from repository.errors import NotFound
-from repository.store.models import AttributeValue, Child, Element, ElementVersion, Shape
 from repository.store import batch
 from repository.store.base import StoreBase, current_version_pk
 from repository.store.filters import VERSIONS, compile_filter
+from repository.store.models import AttributeValue, Child, Element, ElementVersion, Shape
 from repository.store.values import Link, PageRequest, label
 from repository.wire import AttributeMap
 

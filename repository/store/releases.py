@@ -9,8 +9,8 @@ from sqlalchemy import exists, select
 
 from repository import catalog, release
 from repository.errors import Conflict
-from repository.store.models import AttributeValue, Element, ElementVersion, RelatedLink
 from repository.store.base import current_version_pk
+from repository.store.models import AttributeValue, Element, ElementVersion, RelatedLink
 from repository.store.values import NEUTRAL, OPEN_ENDED, label, now_timestamp
 from repository.store.writes import Writes
 from repository.wire import ElementInput

@@ -11,10 +11,10 @@ from typing import Any
 from sqlalchemy import delete, select, update
 
 from repository.errors import InvalidInput, PreconditionFailed
-from repository.store.models import AttributeValue, Child, Element, ElementVersion, RelatedLink, Shape
 from repository.store import batch
 from repository.store.base import pks_of
 from repository.store.batch import IN_CHUNK
+from repository.store.models import AttributeValue, Child, Element, ElementVersion, RelatedLink, Shape
 from repository.store.reads import Reads
 from repository.store.values import (
     NEUTRAL,

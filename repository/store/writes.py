@@ -14,9 +14,9 @@ from sqlalchemy import func, select, update
 
 from repository import catalog, release
 from repository.errors import Conflict, InvalidInput
-from repository.store.models import AttributeValue, Element, ElementVersion, RelatedLink, Shape
 from repository.store import batch
 from repository.store.base import current_version_pk, pks_of
+from repository.store.models import AttributeValue, Element, ElementVersion, RelatedLink, Shape
 from repository.store.values import (
     NEUTRAL,
     attribute_row,

@@ -17,7 +17,7 @@ from lxml import etree
 from renderer.api import render
 from renderer.culture import ENGLISH, Cultures
 from renderer.model import parse_diagram
-from tests.conftest import FIXTURES, SHARED, ROOT, load_fixture
+from tests.conftest import FIXTURES, ROOT, SHARED, load_fixture
 from tests.demo_fixtures import demo_fixture, demo_fixtures
 from tests.renderer.test_golden import same_svg
 

@@ -10,8 +10,8 @@ from lxml import etree
 
 from layouts.geometry import Box, Cell, EdgeRoute, LaneBand, Layout, NodeBox
 from renderer.scene import LaneView, Scene, ShapeView
-from renderer.symbols import Circle, Polygon, Rect, Stroke, symbol_for
 from renderer.svg import ARROW_MARKER_ID, clean_text, fmt, write_svg
+from renderer.symbols import Circle, Polygon, Rect, Stroke, symbol_for
 from renderer.text import FONT_FAMILY
 
 SVG_NS = "{http://www.w3.org/2000/svg}"

@@ -19,7 +19,8 @@ from tests.geometry_checks import crossings, edges_through_shapes, lane_violatio
 from tests.renderer.test_golden import same_svg
 
 IN_ENGLISH = Cultures(requested=ENGLISH, default=ENGLISH)
-LANE_FIXTURES = {"lane.cross-lane-sequence-flow": load_fixture(FIXTURES / "corpus" / "lane.cross-lane-sequence-flow.json")}
+LANE_CASE = "lane.cross-lane-sequence-flow"
+LANE_FIXTURES = {LANE_CASE: load_fixture(FIXTURES / "corpus" / f"{LANE_CASE}.json")}
 CASES: dict[str, Any] = {**{f"demo/{key}": demo_fixture(key) for key in DIAGRAM_KEYS}, **LANE_FIXTURES}
 PAIRS = [("horizontal", "horizontalSwimlane"), ("vertical", "verticalSwimlane")]
 

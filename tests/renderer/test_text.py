@@ -11,7 +11,8 @@ SIZE = 12.0
 def test_widths_come_from_the_font() -> None:
     font = load_font()
     assert font.text_width("iiii", SIZE) < font.text_width("WWWW", SIZE)
-    assert font.text_width("Check order", SIZE) == pytest.approx(font.text_width("Check", SIZE) + font.text_width(" order", SIZE))
+    assert font.text_width("Check order", SIZE) == pytest.approx(
+        font.text_width("Check", SIZE) + font.text_width(" order", SIZE))
     assert 14 < font.line_height(SIZE) < 18
     assert FONT_FAMILY.startswith("'Source Sans Pro'")
 

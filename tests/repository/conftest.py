@@ -21,8 +21,8 @@ from werkzeug.test import TestResponse
 
 from repository.app import create_app
 from repository.demo import create_role_tokens, load_demo
-from repository.store.models import Tenant
 from repository.store import Store, find_tenant
+from repository.store.models import Tenant
 from tests.repository.standin import standin_tenant
 
 PG_ENV = "ELREPO_TEST_DATABASE_URL"

@@ -18,9 +18,9 @@ from flask import Flask
 from sqlalchemy import Engine, create_engine, event, text
 
 from repository.app import create_app
-from repository.store.db import make_engine, refusing_when_busy
 from repository.errors import ServiceUnavailable
 from repository.fixtures import diagram_fixture
+from repository.store.db import make_engine, refusing_when_busy
 from tests.repository.conftest import (
     FACETS,
     OTHER_TENANT,

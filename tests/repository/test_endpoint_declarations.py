@@ -18,8 +18,8 @@ from repository.app import create_app
 from repository.openapi import document
 from tests.repository.conftest import FACETS, TENANT, Api, assert_error, sqlite_only
 from tests.repository.endpoints import CALLS, UPDATE_BODY
-from tests.repository.test_openapi import operation_for
 from tests.repository.standin import ORDER
+from tests.repository.test_openapi import operation_for
 
 UNDOCUMENTED = {"/openapi.json", "/static/<path:filename>"}
 VIEWER = "viewer."  # the web page's files (docs/viewer.md), not operations of the API

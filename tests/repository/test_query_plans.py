@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from sqlalchemy import select, text
 
-from repository.store.models import Element
 from repository.store import PageRequest
 from repository.store.filters import compile_filter
+from repository.store.models import Element
 from tests.repository.conftest import Api, sqlite_only
 
 

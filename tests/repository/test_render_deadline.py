@@ -14,11 +14,15 @@ from typing import Any
 
 import pytest
 
-from repository.render_pool import (
-    DEFAULT_TIMEOUT_SECONDS, RENDER_TIMEOUT_ENV, RenderBusy, RenderPool,
-    render_timeout, shared_pool,
-)
 from repository.errors import InvalidInput, ServiceUnavailable
+from repository.render_pool import (
+    DEFAULT_TIMEOUT_SECONDS,
+    RENDER_TIMEOUT_ENV,
+    RenderBusy,
+    RenderPool,
+    render_timeout,
+    shared_pool,
+)
 from tests.repository.conftest import TENANT, Api, Prepared, assert_error, sqlite_only
 from tests.repository.standin import ORDER
 from tests.repository.test_cli import DEMO, Server

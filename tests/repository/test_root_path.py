@@ -8,8 +8,8 @@ from typing import Any
 
 from sqlalchemy import and_, select
 
-from repository.store.models import Child, Element
 from repository.store import MAX_TREE_DEPTH, Store
+from repository.store.models import Child, Element
 from tests.repository.conftest import FACETS, Api
 from tests.repository.standin import CATEGORY, DRAFT, HOUSE, ORDER
 from tests.repository.test_bulk_writes import counted_statements
