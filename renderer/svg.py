@@ -1,4 +1,4 @@
-"""Draws a positioned ``Layout`` with its ``Scene`` as one SVG document (CONTRACT §7).
+"""Draws a positioned ``Layout`` with its ``Scene`` as one SVG document (docs/contract.md, "SVG contract").
 
 Expects a layout whose every node, and every edge end, has a ``ShapeView`` in the scene.
 Guarantees: positions come only from the layout (the legend strip under a matrix is the
@@ -464,8 +464,8 @@ def _legend(layout: Layout, lines: Sequence[str], text: _Text) -> _Element:
 
 # --------------------------------------------------------------------------- overlays
 def _overlays(nodes: Sequence[NodeBox], views: dict[str, ShapeView], scene: Scene) -> _Element:
-    """The click targets of CONTRACT §7: one transparent rect per node, exactly its
-    box, in root user space, drawn last so they sit on top of everything."""
+    """The click targets of the SVG contract (docs/contract.md): one transparent rect per
+    node, exactly its box, in root user space, drawn last so they sit on top of everything."""
     group = _group("overlays")
     diagram_id = clean_text(scene.diagram_id)
     for node in nodes:

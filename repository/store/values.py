@@ -46,7 +46,7 @@ def sort_key(names: dict[int, Any], default_culture: int) -> str:
 
 
 def label(values: dict[int, Any], culture: int, default_culture: int) -> str:
-    """Requested culture, then neutral, then the tenant default, then any (CONTRACT 3)."""
+    """Requested culture, then neutral, then the tenant default, then any (docs/contract.md, "Wire conventions")."""
     for key in (culture, NEUTRAL, default_culture):
         if values.get(key) not in (None, ""):
             return str(values[key])

@@ -1,5 +1,6 @@
 """Versions of versioned elements: a change never touches a frozen version (released,
-requestToExpire, expired; CONTRACT 5) but goes to a new in-process revision copying it."""
+requestToExpire, expired) but goes to a new in-process revision copying it
+(docs/contract.md, "Elements, versions and release workflow")."""
 
 from __future__ import annotations
 

@@ -1,6 +1,7 @@
 """Creating and changing elements: new elements in bulk, merges into the writable
-version (CONTRACT 5), and content appended to a diagram. Every element gets the same
-versions, states and server-set attributes however it was made (CLI, demo, web)."""
+version (docs/contract.md, "Elements, versions and release workflow"), and content
+appended to a diagram. Every element gets the same versions, states and server-set
+attributes however it was made (CLI, demo, web)."""
 
 from __future__ import annotations
 
@@ -102,7 +103,8 @@ class Writes(Versions):
 
     def update(self, element: Element, data: ElementInput, actor_pk: int | None,
                if_match: frozenset[int] | None = None) -> Element:
-        """Merge `data` into the element (CONTRACT 5); frozen versions get a successor.
+        """Merge `data` into the element; frozen versions get a successor (docs/contract.md,
+        "Elements, versions and release workflow").
         `if_match`: the revisions the client may change (412 otherwise)."""
         return self.update_many([(element, data)], actor_pk, if_match)[0]
 
@@ -196,7 +198,8 @@ class Writes(Versions):
     def _check_link_total(self, version: ElementVersion, changed: Mapping[str, Any],
                           predecessors: Mapping[str, list[str]]) -> None:
         """The diagram's links after an append, the untouched shapes' included, within
-        the limit the wire layer applies to one request (CONTRACT section 9)."""
+        the limit the wire layer applies to one request (docs/contract.md, "Limits and
+        robustness")."""
         untouched = sum(len(json.loads(listed)) for shape_id, listed in self.session.execute(
             select(Shape.shape_id, Shape.predecessors).where(Shape.version_pk == version.pk))
             if shape_id not in changed)
