@@ -16,8 +16,8 @@ Layout (why it looks like this):
   tables also name the owning element (`parent_pk`, `diagram_pk`): "is this the current
   version's row" is then one primary-key lookup, and tenant checks need no version join.
 - `elements.revision` counts every write to the element (any version): the ETag that
-  If-Match is checked against. Databases made before it get the column at start-up
-  (db.create_schema adds missing columns; new ones are nullable or have a default).
+  If-Match is checked against. Databases made before it get the column from
+  `elrepo db upgrade` (revision 0002 in migrations/).
 """
 
 from __future__ import annotations
