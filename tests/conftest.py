@@ -1,4 +1,4 @@
-"""Shared test helpers: where the fixtures and the shared corpus live."""
+"""Shared test helpers: where the fixtures and the shared corpus live, XML attribute reads."""
 from __future__ import annotations
 
 import json
@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from lxml import etree
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "tests" / "fixtures"
@@ -14,6 +15,13 @@ SHARED = ROOT.parent / "shared"
 
 def load_fixture(path: Path) -> Any:
     return json.loads(path.read_text(encoding="utf-8"))
+
+
+def attribute(element: etree._Element, name: str) -> str:
+    """The attribute's value; a missing one fails the test."""
+    value = element.get(name)
+    assert value is not None, f"{name} missing on {element.tag!r}"
+    return value
 
 
 @pytest.fixture

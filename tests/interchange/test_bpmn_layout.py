@@ -2,13 +2,13 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 import pytest
 from lxml import etree
 
 from interchange import BPMN_LAYOUT_KEYS, BpmnError, layout_bpmn, read_bpmn
 from interchange.parsing import BPMNDI_NS, DC_NS, DI_NS, MODEL_NS
+from tests.conftest import attribute
 
 BPMN = Path(__file__).parent.parent / "fixtures" / "bpmn"
 FILES = sorted(BPMN.glob("*.bpmn"))
@@ -20,16 +20,22 @@ def laid_out() -> dict[tuple[str, str], bytes]:
     return {(path.name, key): layout_bpmn(path.read_bytes(), key) for path, key in CASES}
 
 
-def di(output: bytes) -> tuple[Any, dict[str, Any], dict[str, Any]]:
+# Keyed by bpmnElement, which a DI element may lack (None).
+ByElement = dict[str | None, etree._Element]
+
+
+def di(output: bytes) -> tuple[etree._Element, ByElement, ByElement]:
     root = etree.fromstring(output)
     shapes = {s.get("bpmnElement"): s for s in root.iter(f"{{{BPMNDI_NS}}}BPMNShape")}
     edges = {e.get("bpmnElement"): e for e in root.iter(f"{{{BPMNDI_NS}}}BPMNEdge")}
     return root, shapes, edges
 
 
-def bounds(shape: Any) -> tuple[float, float, float, float]:
-    b = shape.find(f"{{{DC_NS}}}Bounds")
-    return float(b.get("x")), float(b.get("y")), float(b.get("width")), float(b.get("height"))
+def bounds(shape: etree._Element) -> tuple[float, float, float, float]:
+    box = shape.find(f"{{{DC_NS}}}Bounds")
+    assert box is not None, shape.get("bpmnElement")
+    x, y, width, height = (float(attribute(box, name)) for name in ("x", "y", "width", "height"))
+    return x, y, width, height
 
 
 def inside(inner: tuple[float, ...], outer: tuple[float, ...]) -> bool:
@@ -54,7 +60,8 @@ def test_every_node_pool_lane_and_flow_gets_di(path: Path, key: str, laid_out: d
     model = read_bpmn(path.read_bytes()).model
     root, shapes, edges = di(output)
     assert len(root.findall(f"{{{BPMNDI_NS}}}BPMNDiagram")) == 1  # any earlier DI replaced
-    for element_id in [n.id for n in model.nodes] + [p.id for p in model.pools] + [lane.id for lane in model.lanes]:
+    band_ids = [p.id for p in model.pools] + [lane.id for lane in model.lanes]
+    for element_id in [n.id for n in model.nodes] + band_ids:
         x, y, w, h = bounds(shapes[element_id])
         assert w > 0 and h > 0 and x >= 0 and y >= 0
     for flow in model.flows:
@@ -62,7 +69,7 @@ def test_every_node_pool_lane_and_flow_gets_di(path: Path, key: str, laid_out: d
             continue
         assert len(edges[flow.id].findall(f"{{{DI_NS}}}waypoint")) >= 2, flow.id
     horizontal = "false" if key.startswith("vertical") else "true"
-    assert all(shapes[band.id].get("isHorizontal") == horizontal for band in (*model.pools, *model.lanes))
+    assert all(shapes[band_id].get("isHorizontal") == horizontal for band_id in band_ids)
 
 
 @pytest.mark.parametrize("path", FILES, ids=lambda p: p.stem)
@@ -81,7 +88,7 @@ def test_output_uses_the_omg_namespaces_and_declares_missing_prefixes() -> None:
     root, shapes, edges = di(layout_bpmn(bare))
     assert root.tag == f"{{{MODEL_NS}}}definitions"
     plane = root.find(f"{{{BPMNDI_NS}}}BPMNDiagram/{{{BPMNDI_NS}}}BPMNPlane")
-    assert plane.get("bpmnElement") == "p"
+    assert plane is not None and plane.get("bpmnElement") == "p"
     assert set(shapes) == {"s", "t"} and set(edges) == {"f"}
 
 
@@ -114,7 +121,8 @@ def test_boundary_events_sit_on_their_hosts_border(laid_out: dict[tuple[str, str
                 for flow in model.flows:
                     if flow.source == event_id:
                         first = edges[flow.id].find(f"{{{DI_NS}}}waypoint")
-                        assert float(first.get("y")) == pytest.approx(ey + eh, abs=0.01)
+                        assert first is not None, flow.id
+                        assert float(attribute(first, "y")) == pytest.approx(ey + eh, abs=0.01)
 
 
 def test_expanded_sub_process_holds_its_content(laid_out: dict[tuple[str, str], bytes]) -> None:

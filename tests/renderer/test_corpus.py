@@ -24,7 +24,7 @@ CROSSINGS_BUDGET = 161
 
 def _metrics_module() -> Any:
     sys.path.insert(0, str(SHARED / "tools"))
-    import svgmetrics  # type: ignore[import-not-found]
+    import svgmetrics
 
     return svgmetrics
 

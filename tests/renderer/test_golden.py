@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 from lxml import etree
+from pytest_regressions.file_regression import FileRegressionFixture
 
 from renderer.api import render
 from tests.conftest import FIXTURES, ROOT, load_fixture
@@ -28,6 +29,6 @@ def same_svg(obtained: Path, expected: Path) -> None:
 
 @pytest.mark.parametrize("layout", ["horizontal", "vertical"])
 @pytest.mark.parametrize("fixture", CORPUS_FIXTURES, ids=[p.stem for p in CORPUS_FIXTURES])
-def test_golden_flow(fixture: Path, layout: str, file_regression) -> None:  # type: ignore[no-untyped-def]
+def test_golden_flow(fixture: Path, layout: str, file_regression: FileRegressionFixture) -> None:
     svg = render(load_fixture(fixture), layout)
     file_regression.check(svg, fullpath=GOLDEN / layout / f"{fixture.stem}.svg", check_fn=same_svg)

@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 from lxml import etree
+from pytest_regressions.file_regression import FileRegressionFixture
 
 from renderer.api import render
 from renderer.culture import ENGLISH, Cultures
@@ -95,7 +96,7 @@ def svgmetrics() -> Any:
     if not (SHARED / "tools" / "svgmetrics.py").is_file():
         pytest.skip("../shared/tools is not beside the project; it exists in CI and on developer machines")
     sys.path.insert(0, str(SHARED / "tools"))
-    import svgmetrics as module  # type: ignore[import-not-found]
+    import svgmetrics as module
 
     return module
 
@@ -114,6 +115,6 @@ def test_shared_checker_counts_no_overlap_and_no_edge_through_a_shape(key: str, 
 
 
 @pytest.mark.parametrize("key,name", [(k, n) for k, names in GOLDEN_CASES.items() for n in names])
-def test_golden(key: str, name: str, file_regression) -> None:  # type: ignore[no-untyped-def]
+def test_golden(key: str, name: str, file_regression: FileRegressionFixture) -> None:
     svg = render(demo_fixture(name), key)
     file_regression.check(svg, fullpath=GOLDEN / key / f"demo.{name}.svg", check_fn=same_svg)

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import re
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -13,6 +14,7 @@ from renderer.scene import LaneView, Scene, ShapeView
 from renderer.svg import ARROW_MARKER_ID, clean_text, fmt, write_svg
 from renderer.symbols import Circle, Polygon, Rect, Stroke, symbol_for
 from renderer.text import FONT_FAMILY
+from tests.conftest import attribute
 
 SVG_NS = "{http://www.w3.org/2000/svg}"
 SHARED_TOOLS = Path(__file__).resolve().parents[3] / "shared" / "tools"
@@ -130,7 +132,7 @@ def test_one_overlay_per_node_with_exact_box_and_ids() -> None:
     assert len(overlays) == len(layout.nodes)
     for node, rect in zip(layout.nodes, overlays):
         view = scene.shapes[node.id]
-        assert [float(rect.get(k)) for k in ("x", "y", "width", "height")] == pytest.approx(
+        assert [float(attribute(rect, k)) for k in ("x", "y", "width", "height")] == pytest.approx(
             [node.box.x, node.box.y, node.box.w, node.box.h], abs=0.005)
         assert rect.get("fill") == "transparent"
         assert rect.get("data-shape-id") == view.shape_id
@@ -170,7 +172,7 @@ def test_connectors_use_absolute_mlhv_and_the_arrow() -> None:
     number = r"-?\d+(\.\d+)?"
     grammar = re.compile(rf"M {number} {number}( (H {number}|V {number}|L {number} {number}))*")
     for route, path in zip(layout.edges, paths):
-        assert grammar.fullmatch(path.get("d"))
+        assert grammar.fullmatch(attribute(path, "d"))
         assert path.get("data-source-shape-id") == scene.shapes[route.source].shape_id
         assert path.get("data-target-shape-id") == scene.shapes[route.target].shape_id
         assert path.get("fill") == "none"
@@ -191,7 +193,7 @@ def test_arrow_marker_is_a_filled_triangle_oriented_auto() -> None:
     assert marker is not None and marker.get("id") == ARROW_MARKER_ID
     assert marker.get("orient") == "auto"
     triangle = marker.find(SVG_NS + "polygon")
-    assert triangle is not None and len(triangle.get("points").split()) == 3
+    assert triangle is not None and len(attribute(triangle, "points").split()) == 3
     assert triangle.get("fill") not in (None, "none")
 
 
@@ -244,12 +246,12 @@ def test_matrix_cells_marks_and_legend() -> None:
     cells = by_class(root, "rect", "matrix-cell")
     assert [(c.get("data-row-id"), c.get("data-column-id")) for c in cells] == [
         (cell.row_id, cell.column_id) for cell in layout.cells]
-    marks = [t.text for t in root.iter(SVG_NS + "text") if t.getparent().get("class") == "cells"]
+    marks = [t.text for group in by_class(root, "g", "cells") for t in group.findall(SVG_NS + "text")]
     assert marks == ["E, R"]
     legend = by_class(root, "g", "legend")[0]
     assert ["".join(t.itertext()) for t in legend.iter(SVG_NS + "tspan")] == [
         "E \u2013 executed by", "R \u2013 responsible"]
-    assert float(root.get("height")) > layout.height
+    assert float(attribute(root, "height")) > layout.height
     assert root.get("viewBox") == f"0 0 {root.get('width')} {root.get('height')}"
 
 
@@ -283,7 +285,7 @@ def test_event_label_goes_in_its_outside_box() -> None:
     root = parse(write_svg(layout, scene))
     start = next(g for g in root.iter(SVG_NS + "g") if "symbol-start" in (g.get("class") or ""))
     text = start.find(SVG_NS + "text")
-    assert text is not None and float(text.get("y")) > layout.nodes[0].box.bottom
+    assert text is not None and float(attribute(text, "y")) > layout.nodes[0].box.bottom
 
 
 @pytest.mark.parametrize("kind", FLOW_TYPES + ROLES)
@@ -293,13 +295,13 @@ def test_symbol_parts_stay_inside_the_box(kind: str) -> None:
     symbol = symbol_for(ShapeView("n", "g", kind, ("a", "b"), role=role), box, 15.0, 12.0)
     for part in symbol.parts:
         if isinstance(part, Rect):
-            xs, ys = (part.box.x, part.box.right), (part.box.y, part.box.bottom)
+            xs, ys = [part.box.x, part.box.right], [part.box.y, part.box.bottom]
         elif isinstance(part, Circle):
             reach = part.r + part.style.stroke_width / 2
-            xs, ys = (part.cx - reach, part.cx + reach), (part.cy - reach, part.cy + reach)
+            xs, ys = [part.cx - reach, part.cx + reach], [part.cy - reach, part.cy + reach]
         else:
             assert isinstance(part, (Polygon, Stroke))
-            xs, ys = tuple(p[0] for p in part.points), tuple(p[1] for p in part.points)
+            xs, ys = [p[0] for p in part.points], [p[1] for p in part.points]
         assert box.x - 1e-9 <= min(xs) and max(xs) <= box.right + 1e-9
         assert box.y - 1e-9 <= min(ys) and max(ys) <= box.bottom + 1e-9
     area = symbol.label_area
@@ -405,7 +407,8 @@ def test_duplicate_shape_ids_are_refused() -> None:
 @pytest.mark.parametrize("field", ["shape_id", "guid", "type", "lane_id"])
 def test_empty_ids_are_refused(field: str) -> None:
     values = {"shape_id": "s", "guid": "g", "type": "task", "lane_id": "l", field: "\x00"}
-    scene = Scene("d", "layered", {"n": ShapeView(**values)})
+    view = ShapeView(values["shape_id"], values["guid"], values["type"], lane_id=values["lane_id"])
+    scene = Scene("d", "layered", {"n": view})
     with pytest.raises(ValueError, match="empty"):
         write_svg(Layout(1, 1, (NodeBox("n", Box(0, 0, 1, 1)),)), scene)
 
@@ -414,7 +417,7 @@ def test_empty_ids_are_refused(field: str) -> None:
 
 
 @pytest.mark.parametrize("case", [flow, matrix, hostile])
-def test_shared_checker_finds_no_issues(case) -> None:  # type: ignore[no-untyped-def]
+def test_shared_checker_finds_no_issues(case: Callable[[], tuple[Layout, Scene]]) -> None:
     if not (SHARED_TOOLS / "svgmetrics.py").exists():
         pytest.skip(f"shared checker not available at {SHARED_TOOLS}")
     sys.path.insert(0, str(SHARED_TOOLS))

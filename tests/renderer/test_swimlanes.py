@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from pytest_regressions.file_regression import FileRegressionFixture
 
 from layouts.base import LayoutOptions
 from layouts.registry import get_strategy
@@ -74,7 +75,7 @@ def test_lane_ids_and_bodies_follow_the_svg_contract() -> None:
 
 @pytest.mark.parametrize("key", ["horizontalSwimlane", "verticalSwimlane"])
 @pytest.mark.parametrize("case", ["demo/order-to-cash", "lane.cross-lane-sequence-flow"])
-def test_golden_swimlanes(case: str, key: str, file_regression) -> None:  # type: ignore[no-untyped-def]
+def test_golden_swimlanes(case: str, key: str, file_regression: FileRegressionFixture) -> None:
     svg = render(CASES[case], key)
     name = case.replace("/", ".")
     file_regression.check(svg, fullpath=ROOT / "golden" / key / f"{name}.svg", check_fn=same_svg)

@@ -105,21 +105,29 @@ class Api:
             return {"Authorization": f"Bearer {token}"}
         return {"Authorization": f"Bearer {self.tokens[role]}"} if role else {}
 
+    # `**params` is the query string; its values are text, as on the wire.
     def get(self, path: str, role: str | None = "administrator", token: str | None = None,
-            **params: Any) -> TestResponse:
+            **params: str) -> TestResponse:
         return self.client.get(path, query_string=params, headers=self.headers(role, token))
 
     def post(self, path: str, body: Any = None, role: str | None = "administrator",
-             token: str | None = None, raw: bytes | None = None, **params: Any) -> TestResponse:
-        data = raw if raw is not None else (json.dumps(body) if body is not None else b"")
-        return self.client.post(path, data=data, query_string=params,
+             token: str | None = None, **params: str) -> TestResponse:
+        """POST `body` as JSON (no body at all when it is None)."""
+        raw = json.dumps(body).encode() if body is not None else b""
+        return self.post_raw(path, raw, role, token, **params)
+
+    def post_raw(self, path: str, raw: bytes, role: str | None = "administrator",
+                 token: str | None = None, **params: str) -> TestResponse:
+        """POST these exact bytes as the JSON body (for malformed or oversized input)."""
+        return self.client.post(path, data=raw, query_string=params,
                                 content_type="application/json",
                                 headers=self.headers(role, token))
 
-    def element(self, element_id: str, facet: str = "processes", **params: Any) -> dict[str, Any]:
+    def element(self, element_id: str, facet: str = "processes", **params: str) -> dict[str, Any]:
         response = self.get(f"{FACETS}/{facet}/views/detail/elements/{element_id}", **params)
-        assert response.status_code == 200, response.json
-        return response.json["elements"][0]  # type: ignore[no-any-return]
+        assert response.status_code == 200, response.get_json()
+        element: dict[str, Any] = response.get_json()["elements"][0]
+        return element
 
     @contextmanager
     def store(self) -> Iterator[Store]:
@@ -139,7 +147,7 @@ def api(prepared: Prepared) -> Iterator[Api]:
 def assert_error(response: TestResponse, status: int, *, render: bool = False) -> dict[str, Any]:
     """The contract's error envelope with that status; returns the body."""
     assert response.status_code == status, (response.status_code, response.data[:500])
-    body = response.json
+    body = response.get_json()
     assert isinstance(body, dict)
     assert isinstance(body["message"], str) and body["message"]
     assert body["type"] in ("critical", "error", "warning", "success", "unauthorized")

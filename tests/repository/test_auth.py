@@ -66,7 +66,7 @@ def test_unknown_tenant_is_404(api: Api, call: Call) -> None:
 def test_each_role_gets_exactly_its_permissions(api: Api, call: Call, role: str) -> None:
     response = send(api, call, role=role)
     if call.permission in ROLE_PERMISSIONS[role]:
-        assert response.status_code == 200, (role, response.json)
+        assert response.status_code == 200, (role, response.get_json())
     else:
         body = assert_error(response, 403, render=is_render(call))
         assert call.permission in body["message"]

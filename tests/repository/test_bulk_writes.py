@@ -76,10 +76,10 @@ def test_a_5000_shape_content_create_is_a_few_bulk_statements(api: Api) -> None:
         started = time.perf_counter()
         response = api.post(CONTENT.format(DRAFT), shapes(5000), role="editor")
         elapsed = time.perf_counter() - started
-    assert response.status_code == 200, response.json
+    assert response.status_code == 200, response.get_json()
     assert len(statements) <= MAX_STATEMENTS_PER_WRITE, len(statements)
     assert elapsed < MAX_SECONDS_FOR_5000_SHAPES, elapsed
-    values = response.json["values"]
+    values = response.get_json()["values"]
     assert [v["index"] for v in values] == list(range(5000))
     with api.store() as store:
         fixture = diagram_fixture(store, store.element(DRAFT))
@@ -109,8 +109,8 @@ def test_content_create_keeps_request_order_positions_and_adds_edges_to_existing
          "element": {"type": "task", "attributes": {"name": {"1033": "A"}}}},
     ]}
     response = api.post(CONTENT.format(ORDER), body, role="editor")
-    assert response.status_code == 200, response.json
-    b_id, _, a_id = (v["id"] for v in response.json["values"])
+    assert response.status_code == 200, response.get_json()
+    b_id, _, a_id = (v["id"] for v in response.get_json()["values"])
     content = api.element(ORDER)["content"]
     assert [c["shapeId"] for c in content] == [c["shapeId"] for c in before] + [b_id, a_id]
     assert content[len(before) - 1]["predecessors"] == [*before[-1]["predecessors"], a_id]
@@ -122,9 +122,9 @@ def test_an_update_creating_1000_elements_is_a_few_bulk_statements(api: Api) -> 
                  "related": {"executedBy": [{"id": SALES}]}} for i in range(1000)]
     with counted_statements(api.app) as statements:
         response = api.post(DETAIL, {"count": 1000, "elements": elements}, role="editor")
-    assert response.status_code == 200, response.json
+    assert response.status_code == 200, response.get_json()
     assert len(statements) <= MAX_STATEMENTS_PER_WRITE, len(statements)
-    created = response.json["elements"]
+    created = response.get_json()["elements"]
     assert [e["attributes"]["name"]["1033"] for e in created] == [
         f"Sub {i:04}" for i in range(1000)]
     assert all(e["state"] == "inProcess" and e["attributes"]["version"] == {"127": "0.1"}
@@ -135,20 +135,20 @@ def test_an_update_creating_1000_elements_is_a_few_bulk_statements(api: Api) -> 
 def test_an_update_of_1000_elements_is_a_few_bulk_statements(api: Api) -> None:
     new = [{"type": "subProcess", "attributes": {"name": {"1033": f"Sub {i:04}"}}}
            for i in range(1000)]
-    created = api.post(DETAIL, {"count": 1000, "elements": new}, role="editor").json
+    created = api.post(DETAIL, {"count": 1000, "elements": new}, role="editor").get_json()
     changes = [{"id": e["id"], "attributes": {"name": {"1033": f"Renamed {i:04}", "1031": None}},
                 "related": {"executedBy": [{"id": SALES}]}}
                for i, e in enumerate(created["elements"])]
     with counted_statements(api.app) as statements:
         response = api.post(DETAIL, {"count": 1000, "elements": changes}, role="editor")
-    assert response.status_code == 200, response.json
+    assert response.status_code == 200, response.get_json()
     assert len(statements) <= MAX_STATEMENTS_PER_WRITE, len(statements)
-    changed = response.json["elements"]
+    changed = response.get_json()["elements"]
     assert [e["attributes"]["name"] for e in changed] == [
         {"1033": f"Renamed {i:04}"} for i in range(1000)]
     assert all(e["related"]["executedBy"][0]["id"] == SALES for e in changed)
     listing = api.get(FACETS + "/processes/views/list/elements", **{
-        "$filter": "contains(name, 'Renamed 000')", "$pageSize": 100}).json["elements"]
+        "$filter": "contains(name, 'Renamed 000')", "$pageSize": "100"}).get_json()["elements"]
     assert [e["attributes"]["name"]["1033"] for e in listing] == [
         f"Renamed {i:04}" for i in range(10)]
 
@@ -159,7 +159,7 @@ def test_an_element_listed_twice_in_an_update_is_merged_in_order(api: Api) -> No
         {"id": ORDER, "attributes": {"authorNote": {"1033": "b"}}},
         {"id": DRAFT, "attributes": {"name": {"1033": "Second"}}},
     ]}, role="editor")
-    assert response.status_code == 200, response.json
+    assert response.status_code == 200, response.get_json()
     draft = api.element(DRAFT)["attributes"]
     assert draft["name"]["1033"] == "Second" and draft["authorNote"] == {"1033": "a"}
 
@@ -171,7 +171,7 @@ def test_an_update_replacing_content_with_1000_shapes_is_a_few_bulk_statements(
     with counted_statements(api.app) as statements:
         response = api.post(DETAIL, {"count": 1, "elements": [
             {"id": DRAFT, "content": entries}]}, role="editor")
-    assert response.status_code == 200, response.json
+    assert response.status_code == 200, response.get_json()
     assert len(statements) <= MAX_STATEMENTS_PER_WRITE, len(statements)
     content = api.element(DRAFT)["content"]
     assert len(content) == 1000 and {c["id"] for c in content} == {SALES}
@@ -280,7 +280,7 @@ def test_other_tenants_writes_get_2xx_or_503_during_a_5000_shape_create(
                         time.perf_counter() - started))
         time.sleep(WRITER_PAUSE_SECONDS)
     writer.join()
-    assert big["response"].status_code == 200, big["response"].json
+    assert big["response"].status_code == 200, big["response"].get_json()
     assert big["seconds"] < MAX_SECONDS_FOR_5000_SHAPES, big["seconds"]
     assert answers, "the other tenant wrote nothing while the big create ran"
     for status, retry_after, seconds in answers:

@@ -48,7 +48,7 @@ def test_tenant_and_token_create(db: str, capsys: pytest.CaptureFixture[str]) ->
     client = create_app({"DATABASE_URL": db}).test_client()
     response = client.get("/acme/main/_api/rest/facets/processes/views/list/elements",
                           headers={"Authorization": f"Bearer {token}"})
-    assert response.status_code == 200 and response.json == {"count": 0, "elements": []}
+    assert response.status_code == 200 and response.get_json() == {"count": 0, "elements": []}
 
 
 @pytest.mark.parametrize("name", ["a.b", "with space", "x" * 65, "../up", ""])

@@ -22,7 +22,7 @@ ROUNDS = 10
 
 def etag(api: Api, element_id: str) -> str:
     response = api.get(f"{DETAIL}/{element_id}")
-    assert response.status_code == 200, response.json
+    assert response.status_code == 200, response.get_json()
     return response.headers["ETag"]
 
 
@@ -72,7 +72,7 @@ def test_a_stale_if_match_on_update_is_412_and_nothing_is_written(api: Api) -> N
     seen = etag(api, DRAFT)
     first = update(api, {"id": DRAFT, "attributes": {"name": {"1033": "First"}}},
                    **{"If-Match": seen})
-    assert first.status_code == 200, first.json
+    assert first.status_code == 200, first.get_json()
     second = update(api, {"id": DRAFT, "attributes": {"name": {"1033": "Second"}}},
                     **{"If-Match": seen})
     body = assert_error(second, 412)
@@ -82,20 +82,20 @@ def test_a_stale_if_match_on_update_is_412_and_nothing_is_written(api: Api) -> N
 
 def test_a_stale_if_match_on_content_create_is_412_and_nothing_is_written(api: Api) -> None:
     seen = etag(api, DRAFT)
-    listed = api.get(FACETS + "/processes/views/list/elements", **{"$pageSize": 1000})
+    listed = api.get(FACETS + "/processes/views/list/elements", **{"$pageSize": "1000"})
     assert content_create(api, DRAFT, **{"If-Match": seen}).status_code == 200
     content = api.element(DRAFT)["content"]
     assert_error(content_create(api, DRAFT, **{"If-Match": seen}), 412)
     assert api.element(DRAFT)["content"] == content
-    after = api.get(FACETS + "/processes/views/list/elements", **{"$pageSize": 1000})
-    assert after.json["count"] == listed.json["count"] + 1
+    after = api.get(FACETS + "/processes/views/list/elements", **{"$pageSize": "1000"})
+    assert after.get_json()["count"] == listed.get_json()["count"] + 1
 
 
 def test_if_match_on_a_released_element_and_its_new_version(api: Api) -> None:
     seen = etag(api, ORDER)
     response = update(api, {"id": ORDER, "attributes": {"authorNote": {"1033": "rework"}}},
                       **{"If-Match": seen})
-    assert response.status_code == 200, response.json
+    assert response.status_code == 200, response.get_json()
     assert api.element(ORDER)["state"] == "inProcess"
     assert_error(update(api, {"id": ORDER, "attributes": {"authorNote": {"1033": "lost"}}},
                         **{"If-Match": seen}), 412)
@@ -110,7 +110,7 @@ def test_if_match_forms(api: Api, header: str, status: int) -> None:
     response = update(api, {"id": DRAFT, "attributes": {"authorNote": {"1033": "x"}}},
                       **{"If-Match": value})
     if status == 200:
-        assert response.status_code == 200, response.json
+        assert response.status_code == 200, response.get_json()
     else:
         assert_error(response, status)
 

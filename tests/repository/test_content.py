@@ -25,8 +25,8 @@ def test_content_create_appends_shapes_and_answers_shape_ids_in_request_order(ap
         item(2, [1], id=CREDIT),
     ]}
     response = api.post(CONTENT.format(DRAFT), body, role="editor", **{"api-version": "3.0"})
-    assert response.status_code == 200, response.json
-    values = response.json["values"]
+    assert response.status_code == 200, response.get_json()
+    values = response.get_json()["values"]
     assert [v["index"] for v in values] == [1, 0, 2]
     content = api.element(DRAFT)["content"]
     by_shape = {c["shapeId"]: c for c in content}
@@ -46,11 +46,11 @@ def test_item_referring_to_an_existing_shape_adds_edges_to_it(api: Api) -> None:
         item(1, type="task", attributes={"name": {"1033": "Archive"}}),
     ]}
     response = api.post(CONTENT.format(ORDER), body, role="editor")
-    assert response.status_code == 200, response.json
-    assert response.json["values"][0] == {"id": end["shapeId"], "index": 0}
+    assert response.status_code == 200, response.get_json()
+    assert response.get_json()["values"][0] == {"id": end["shapeId"], "index": 0}
     content = api.element(ORDER)["content"]
     assert len(content) == len(existing) + 1
-    new_shape = response.json["values"][1]["id"]
+    new_shape = response.get_json()["values"][1]["id"]
     assert new_shape in content[len(existing) - 1]["predecessors"]
 
 
@@ -79,16 +79,16 @@ BAD = [
 @pytest.mark.parametrize(("body", "status"), BAD, ids=[str(i) for i in range(len(BAD))])
 def test_bad_content_is_rejected_and_nothing_written(api: Api, body: Any, status: int) -> None:
     before = api.element(ORDER)["content"]
-    count = api.get(FACETS + "/processes/views/list/elements", **{"$pageSize": 1000}).json["count"]
+    count = api.get(FACETS + "/processes/views/list/elements", **{"$pageSize": "1000"}).get_json()["count"]
     assert_error(api.post(CONTENT.format(ORDER), body, role="editor"), status)
     assert api.element(ORDER)["content"] == before
-    after = api.get(FACETS + "/processes/views/list/elements", **{"$pageSize": 1000}).json
+    after = api.get(FACETS + "/processes/views/list/elements", **{"$pageSize": "1000"}).get_json()
     assert after["count"] == count
 
 
 def test_body_over_10_mib_is_413(api: Api) -> None:
     huge = b'{"values": ["' + b"x" * (10 * 1024 * 1024 + 10) + b'"]}'
-    assert_error(api.post(CONTENT.format(ORDER), raw=huge, role="editor"), 413)
+    assert_error(api.post_raw(CONTENT.format(ORDER), huge, role="editor"), 413)
 
 
 def test_content_create_needs_the_diagram_view_and_a_known_diagram(api: Api) -> None:

@@ -48,7 +48,8 @@ ROLE_FLAGS = ("roleViewer", "roleAnalyzer", "roleEditor", "roleArchitect", "role
 
 
 def name(element: Element) -> str:
-    return element["attributes"]["name"]["1033"]
+    english: str = element["attributes"]["name"]["1033"]
+    return english
 
 
 def shape_element(item: Element) -> Element:
@@ -58,7 +59,8 @@ def shape_element(item: Element) -> Element:
 
 
 def shape_type(item: Element) -> str:
-    return shape_element(item)["type"]
+    element_type: str = shape_element(item)["type"]
+    return element_type
 
 
 def lanes(item: Element) -> set[str]:

@@ -33,7 +33,7 @@ def get(demo: tuple[FlaskClient, dict[str, str]], path: str, **params: Any) -> A
     client, headers = demo
     response = client.get(path, headers=headers, query_string=params)
     assert response.status_code == 200, response.data[:300]
-    return response.json
+    return response.get_json()
 
 
 def test_demo_has_diagrams_of_8_to_40_shapes_with_gateways(demo: Any) -> None:

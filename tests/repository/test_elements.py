@@ -14,12 +14,12 @@ DETAIL = FACETS + "/processes/views/detail/elements"
 
 
 def ids(response: Any) -> list[str]:
-    assert response.status_code == 200, response.json
-    return [e["id"] for e in response.json["elements"]]
+    assert response.status_code == 200, response.get_json()
+    return [e["id"] for e in response.get_json()["elements"]]
 
 
 def test_list_is_ordered_by_name_then_id_and_count_is_returned(api: Api) -> None:
-    body = api.get(LIST, **{"$resources": "attributes"}).json
+    body = api.get(LIST, **{"$resources": "attributes"}).get_json()
     names = [e["attributes"]["name"]["1033"].lower() for e in body["elements"]]
     assert names == sorted(names)
     assert body["count"] == len(body["elements"]) > 10
@@ -27,16 +27,16 @@ def test_list_is_ordered_by_name_then_id_and_count_is_returned(api: Api) -> None
 
 def test_paging_is_one_based_and_repeatable(api: Api) -> None:
     everything = ids(api.get(LIST))
-    first = ids(api.get(LIST, **{"$page": 1, "$pageSize": 3}))
-    second = ids(api.get(LIST, **{"$page": 2, "$pageSize": 3}))
+    first = ids(api.get(LIST, **{"$page": "1", "$pageSize": "3"}))
+    second = ids(api.get(LIST, **{"$page": "2", "$pageSize": "3"}))
     assert first + second == everything[:6]
-    assert ids(api.get(LIST, **{"$page": 99, "$pageSize": 3})) == []
+    assert ids(api.get(LIST, **{"$page": "99", "$pageSize": "3"})) == []
 
 
 def test_page_selection_key_returns_the_page_holding_the_element(api: Api) -> None:
     everything = ids(api.get(LIST))
     position = everything.index(ORDER)
-    page = ids(api.get(LIST, **{"$pageSize": 2, "$pageSelectionKey": ORDER}))
+    page = ids(api.get(LIST, **{"$pageSize": "2", "$pageSelectionKey": ORDER}))
     assert ORDER in page and page == everything[position // 2 * 2:position // 2 * 2 + 2]
 
 
@@ -57,7 +57,7 @@ def test_page_size_up_to_1000_is_accepted(api: Api) -> None:
 
 
 def test_resources_restrict_the_returned_parts(api: Api) -> None:
-    element = api.get(LIST, **{"$resources": "attributes,children"}).json["elements"][0]
+    element = api.get(LIST, **{"$resources": "attributes,children"}).get_json()["elements"][0]
     assert "attributes" in element and "children" in element
     assert "related" not in element and "content" not in element and "displayNames" not in element
 
@@ -149,8 +149,8 @@ def update(api: Api, *elements: dict[str, Any], role: str = "editor",
 def test_create_sets_ids_version_and_server_attributes(api: Api) -> None:
     response = update(api, {"type": "mainProcess", "attributes": {
         "name": {"1033": "New process"}, "createdOn": {"127": "1999-01-01T00:00:00"}}})
-    assert response.status_code == 200, response.json
-    created = response.json["elements"][0]
+    assert response.status_code == 200, response.get_json()
+    created = response.get_json()["elements"][0]
     assert created["creationId"] == created["id"] and created["versionId"]
     assert created["state"] == "inProcess"
     attributes = created["attributes"]
@@ -162,7 +162,7 @@ def test_create_sets_ids_version_and_server_attributes(api: Api) -> None:
 
 
 def test_create_unversioned_element_has_no_version(api: Api) -> None:
-    created = update(api, {"type": "task", "attributes": {"name": {"1033": "T"}}}).json
+    created = update(api, {"type": "task", "attributes": {"name": {"1033": "T"}}}).get_json()
     element = created["elements"][0]
     assert "versionId" not in element and element["attributes"]["state1"] == {"127": "show"}
 
@@ -170,7 +170,7 @@ def test_create_unversioned_element_has_no_version(api: Api) -> None:
 def test_update_merges_attributes_per_name_and_culture(api: Api) -> None:
     response = update(api, {"id": DRAFT, "attributes": {
         "name": {"1031": None, "1033": "Draft renamed"}, "authorNote": {"1033": "note"}}})
-    assert response.status_code == 200, response.json
+    assert response.status_code == 200, response.get_json()
     attributes = api.element(DRAFT)["attributes"]
     assert attributes["name"] == {"1033": "Draft renamed"}
     assert attributes["authorNote"] == {"1033": "note"}
@@ -202,8 +202,8 @@ def test_updating_a_released_element_starts_a_new_version(api: Api) -> None:
     before = api.element(ORDER)
     response = update(api, {"id": ORDER, "versionId": before["versionId"],
                             "attributes": {"authorNote": {"1033": "rework"}}})
-    assert response.status_code == 200, response.json
-    after = response.json["elements"][0]
+    assert response.status_code == 200, response.get_json()
+    after = response.get_json()["elements"][0]
     assert after["versionId"] != before["versionId"]
     assert after["state"] == "inProcess" and after["attributes"]["version"] == {"127": "1.1"}
     old = api.element(before["versionId"])
@@ -211,7 +211,7 @@ def test_updating_a_released_element_starts_a_new_version(api: Api) -> None:
 
 
 def test_stale_version_id_is_409_and_nothing_is_written(api: Api) -> None:
-    versions = api.get(f"{DETAIL}/{HIRE}/versions").json["elements"]
+    versions = api.get(f"{DETAIL}/{HIRE}/versions").get_json()["elements"]
     stale = versions[0]["versionId"]
     response = update(api, {"id": HIRE, "versionId": stale,
                             "attributes": {"authorNote": {"1033": "lost"}}})
@@ -220,7 +220,7 @@ def test_stale_version_id_is_409_and_nothing_is_written(api: Api) -> None:
 
 
 def test_update_answers_changed_on_and_changed_by(api: Api) -> None:
-    element = update(api, {"id": DRAFT, "attributes": {"authorNote": {"1033": "n"}}}).json[
+    element = update(api, {"id": DRAFT, "attributes": {"authorNote": {"1033": "n"}}}).get_json()[
         "elements"][0]
     assert element["attributes"]["changedOn"]["127"]
     editor_token = element["related"]["changedBy"][0]
@@ -253,28 +253,28 @@ BAD_BODIES: list[tuple[Any, int]] = [
 @pytest.mark.parametrize(("body", "status"), BAD_BODIES)
 def test_bad_update_bodies_are_rejected_and_nothing_is_written(api: Api, body: Any,
                                                                status: int) -> None:
-    before = api.get(LIST, **{"$pageSize": 1000}).json
+    before = api.get(LIST, **{"$pageSize": "1000"}).get_json()
     response = api.post(FACETS + "/processes/views/detail/elements", body, role="editor")
     assert_error(response, status)
-    after = api.get(LIST, **{"$pageSize": 1000}).json
+    after = api.get(LIST, **{"$pageSize": "1000"}).get_json()
     assert _without_stamps(after) == _without_stamps(before)
 
 
 def test_a_failing_item_rolls_back_the_items_before_it(api: Api) -> None:
-    before = api.get(LIST, **{"$pageSize": 1000}).json["count"]
+    before = api.get(LIST, **{"$pageSize": "1000"}).get_json()["count"]
     response = update(api, {"type": "task", "attributes": {"name": {"1033": "kept?"}}},
                       {"id": DRAFT, "related": {"owner": [{"id": "ghost"}]}})
     assert_error(response, 400)
-    assert api.get(LIST, **{"$pageSize": 1000}).json["count"] == before
+    assert api.get(LIST, **{"$pageSize": "1000"}).get_json()["count"] == before
 
 
 @pytest.mark.parametrize("raw", [b"{", b"\xff\xfe", b"", b"null", b"[1,2"])
 def test_malformed_json_is_400(api: Api, raw: bytes) -> None:
-    assert_error(api.post(LIST, raw=raw, role="editor"), 400)
+    assert_error(api.post_raw(LIST, raw, role="editor"), 400)
 
 
 def test_versions_list_every_version_with_state_and_release_history(api: Api) -> None:
-    versions = api.get(f"{DETAIL}/{HIRE}/versions").json["elements"]
+    versions = api.get(f"{DETAIL}/{HIRE}/versions").get_json()["elements"]
     assert [v["state"] for v in versions] == ["expired", "released", "inProcess"]
     assert [v["attributes"]["version"]["127"] for v in versions] == ["1.0", "2.0", "2.1"]
     assert versions[1]["attributes"]["validUntil"] == {"127": "9999-12-31T23:59:59"}
@@ -286,11 +286,11 @@ def test_versions_list_every_version_with_state_and_release_history(api: Api) ->
 
 def test_versions_filter_applies_to_each_version(api: Api) -> None:
     response = api.get(f"{DETAIL}/{HIRE}/versions", **{"$filter": "state eq 'released'"})
-    assert [v["state"] for v in response.json["elements"]] == ["released"]
+    assert [v["state"] for v in response.get_json()["elements"]] == ["released"]
 
 
 def test_versions_of_an_unversioned_element_are_empty(api: Api) -> None:
-    assert api.get(f"{DETAIL}/{HOUSE}/versions").json == {"count": 0, "elements": []}
+    assert api.get(f"{DETAIL}/{HOUSE}/versions").get_json() == {"count": 0, "elements": []}
 
 
 def _without_stamps(listing: dict[str, Any]) -> Any:

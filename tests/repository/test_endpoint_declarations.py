@@ -118,20 +118,20 @@ def test_one_function_under_two_declarations_gets_two_endpoint_names() -> None:
 def test_a_bad_body_is_refused_only_after_api_version_token_tenant_and_permission(
         api: Api) -> None:
     raw = b"{not json"
-    message = assert_error(api.post(UPDATE, raw=raw, **{"api-version": "1.0"}), 400)["message"]
+    message = assert_error(api.post_raw(UPDATE, raw, **{"api-version": "1.0"}), 400)["message"]
     assert "api-version" in message
-    assert_error(api.post(UPDATE, raw=raw, role=None), 401)
-    assert_error(api.post(UPDATE.replace(TENANT, "/nobody/default"), raw=raw), 404)
-    assert_error(api.post(UPDATE, raw=raw, role="viewer"), 403)
-    assert_error(api.post(UPDATE.replace("processes", "nofacet"), raw=raw), 404)
-    assert_error(api.post(UPDATE, raw=raw), 400)
+    assert_error(api.post_raw(UPDATE, raw, role=None), 401)
+    assert_error(api.post_raw(UPDATE.replace(TENANT, "/nobody/default"), raw), 404)
+    assert_error(api.post_raw(UPDATE, raw, role="viewer"), 403)
+    assert_error(api.post_raw(UPDATE.replace("processes", "nofacet"), raw), 404)
+    assert_error(api.post_raw(UPDATE, raw), 400)
     assert api.post(UPDATE, UPDATE_BODY).status_code == 200
 
 
 @sqlite_only
 def test_content_create_looks_up_its_diagram_before_reading_the_body(api: Api) -> None:
-    assert_error(api.post(CONTENT.format("missing"), raw=b"[1"), 404)
-    assert_error(api.post(CONTENT.format(ORDER), raw=b"[1"), 400)
+    assert_error(api.post_raw(CONTENT.format("missing"), b"[1"), 404)
+    assert_error(api.post_raw(CONTENT.format(ORDER), b"[1"), 400)
 
 
 @sqlite_only
@@ -143,7 +143,7 @@ def test_content_create_checks_the_diagram_view_of_its_facet(api: Api) -> None:
 
 @sqlite_only
 def test_the_facet_reaches_the_endpoint_by_its_catalog_entry(api: Api) -> None:
-    views = api.get(f"{FACETS}/users/views").json
+    views = api.get(f"{FACETS}/users/views").get_json()
     assert isinstance(views, dict)
     assert [v["elements"] for v in views["values"]] == [
         f"{TENANT}/_api/rest/facets/users/views/{view}/elements"

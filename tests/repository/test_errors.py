@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from tests.repository.conftest import FACETS, TENANT, Api, assert_error, sqlite_only
-from tests.repository.endpoints import CALLS
+from tests.repository.endpoints import CALLS, Call
 from tests.repository.standin import ORDER
 
 HOSTILE_IDS = ["..", "%2e%2e", "..%2F..%2Fetc%2Fpasswd", "%00", "'; DROP TABLE elements;--",
@@ -34,18 +34,18 @@ def test_unknown_paths_are_404_envelopes(api: Api, path: str) -> None:
 
 @sqlite_only
 @pytest.mark.parametrize("call", CALLS, ids=[f"{c.method} {c.path}" for c in CALLS])
-def test_wrong_methods_are_405_envelopes(api: Api, call: object) -> None:
-    path = TENANT + call.path  # type: ignore[attr-defined]
+def test_wrong_methods_are_405_envelopes(api: Api, call: Call) -> None:
+    path = TENANT + call.path
     response = api.client.delete(path, headers=api.headers("administrator", None))
     assert_error(response, 405, render="/render/" in path)
-    assert call.method in response.headers["Allow"].split(", ")  # type: ignore[attr-defined]
+    assert call.method in response.headers["Allow"].split(", ")
 
 
 @sqlite_only
 @pytest.mark.parametrize("call", CALLS, ids=[f"{c.method} {c.path}" for c in CALLS])
-def test_wrong_api_version_is_400_everywhere(api: Api, call: object) -> None:
-    path = TENANT + call.path  # type: ignore[attr-defined]
-    method = call.method  # type: ignore[attr-defined]
+def test_wrong_api_version_is_400_everywhere(api: Api, call: Call) -> None:
+    path = TENANT + call.path
+    method = call.method
     send = api.get if method == "GET" else api.post
     assert_error(send(path, **{"api-version": "9.9"}), 400, render="/render/" in path)
 
@@ -81,7 +81,7 @@ def test_odd_query_parameters_never_500(api: Api, params: dict[str, str]) -> Non
     b"[" * 100000 + b"]" * 100000,
 ])
 def test_malformed_update_bodies_are_400(api: Api, body: bytes) -> None:
-    response = api.post(FACETS + "/processes/views/detail/elements", raw=body, role="editor")
+    response = api.post_raw(FACETS + "/processes/views/detail/elements", body, role="editor")
     assert_error(response, 400)
 
 

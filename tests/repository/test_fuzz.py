@@ -55,16 +55,16 @@ def test_any_filter_is_answered_or_refused_cleanly(api: Api, tokens: list[str]) 
 @FUZZ
 @given(body=JSON)
 def test_any_update_body_is_answered_or_refused_cleanly(api: Api, body: Any) -> None:
-    never_500(api.post(FACETS + "/processes/views/detail/elements", raw=json.dumps(body).encode(),
-                       role="editor"))
+    never_500(api.post_raw(FACETS + "/processes/views/detail/elements", json.dumps(body).encode(),
+                           role="editor"))
 
 
 @sqlite_only
 @FUZZ
 @given(body=JSON)
 def test_any_content_body_is_answered_or_refused_cleanly(api: Api, body: Any) -> None:
-    never_500(api.post(FACETS + f"/processes/views/diagram/elements/{DRAFT}/content",
-                       raw=json.dumps(body).encode(), role="editor"))
+    never_500(api.post_raw(FACETS + f"/processes/views/diagram/elements/{DRAFT}/content",
+                           json.dumps(body).encode(), role="editor"))
 
 
 @sqlite_only

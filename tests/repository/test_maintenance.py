@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 from sqlalchemy import update
+from werkzeug.test import TestResponse
 
 from repository.store.models import Element
 from tests.repository.conftest import Api, assert_error
@@ -18,7 +19,7 @@ def service_token(monkeypatch: pytest.MonkeyPatch) -> str:
     return "service-secret"
 
 
-def maintain(api: Api, path: str = MAINTAIN, token: str | None = None, **params: str):  # type: ignore[no-untyped-def]
+def maintain(api: Api, path: str = MAINTAIN, token: str | None = None, **params: str) -> TestResponse:
     headers = {"Accept": "application/json"}
     if token is not None:
         headers["service-auth-token"] = token
@@ -26,13 +27,13 @@ def maintain(api: Api, path: str = MAINTAIN, token: str | None = None, **params:
 
 
 def test_maintain_all_pools(api: Api, service_token: str) -> None:
-    body = maintain(api, token=service_token, **{"api-version": "4.0"}).json
+    body = maintain(api, token=service_token, **{"api-version": "4.0"}).get_json()
     assert body == {"count": 2, "values": [{"item1": "demo.default", "item2": True},
                                            {"item1": "other.default", "item2": True}]}
 
 
 def test_maintain_one_pool_and_unknown_pool(api: Api, service_token: str) -> None:
-    assert maintain(api, MAINTAIN + "/other.default", service_token).json["values"] == [
+    assert maintain(api, MAINTAIN + "/other.default", service_token).get_json()["values"] == [
         {"item1": "other.default", "item2": True}]
     assert_error(maintain(api, MAINTAIN + "/nobody.here", service_token), 404)
 

@@ -86,7 +86,7 @@ def etag_of_element(prepared: Prepared) -> str:
         response = app.test_client().get(
             f"{TENANT}/_api/rest/facets/processes/views/detail/elements/{ORDER}",
             headers={"Authorization": f"Bearer {prepared.tokens['viewer']}"})
-        assert response.status_code == 200, response.json
+        assert response.status_code == 200, response.get_json()
         return response.headers["ETag"]
     finally:
         app.extensions["elrepo.engine"].dispose()

@@ -37,7 +37,7 @@ def document(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     response = create_app({"DATABASE_URL": f"sqlite:///{path}"}).test_client().get(
         "/openapi.json")
     assert response.status_code == 200
-    document = response.json
+    document = response.get_json()
     assert isinstance(document, dict)
     return document
 
@@ -46,7 +46,8 @@ def operation_for(document: dict[str, Any], method: str, path: str) -> dict[str,
     for template, item in document["paths"].items():
         pattern = "^" + re.sub(r"\{[^}]+\}", "[^/]+", template) + "/?$"
         if re.match(pattern, path) and method.lower() in item:
-            return item[method.lower()]  # type: ignore[no-any-return]
+            operation: dict[str, Any] = item[method.lower()]
+            return operation
     raise AssertionError(f"{method} {path} is not in /openapi.json")
 
 
@@ -109,7 +110,8 @@ def resolved(document: dict[str, Any], node: dict[str, Any]) -> dict[str, Any]:
     if "$ref" not in node:
         return node
     _, section, name = node["$ref"].removeprefix("#/").split("/")
-    return document["components"][section][name]  # type: ignore[no-any-return]
+    component: dict[str, Any] = document["components"][section][name]
+    return component
 
 
 @sqlite_only
@@ -122,8 +124,8 @@ def test_success_responses_match_the_document(api: Api, document: dict[str, Any]
         assert response.status_code == 200, response.data[:300]
         assert response.mimetype == "image/svg+xml"
         return
-    assert response.status_code == 200, response.json
-    validate(document, call.method, path, 200, response.json)
+    assert response.status_code == 200, response.get_json()
+    validate(document, call.method, path, 200, response.get_json())
 
 
 @sqlite_only
@@ -139,7 +141,7 @@ def test_error_responses_match_the_document(api: Api, document: dict[str, Any], 
     params = dict(p.split("=", 1) for p in query.split("&")) if query else {}
     response = api.get(url, **params) if method == "GET" else api.post(url)
     assert response.status_code == status
-    validate(document, method, url, status, response.json)
+    validate(document, method, url, status, response.get_json())
 
 
 def assert_conforms(document: dict[str, Any], method: str, path: str,
@@ -161,7 +163,7 @@ def assert_conforms(document: dict[str, Any], method: str, path: str,
         return
     assert response.mimetype in documented["content"]
     if response.mimetype == "application/json":
-        validate(document, method, path, response.status_code, response.json)
+        validate(document, method, path, response.status_code, response.get_json())
 
 
 UPDATE = f"{FACETS}/processes/views/detail/elements"
@@ -223,4 +225,4 @@ def test_rich_responses_match_the_document(api: Api, document: dict[str, Any]) -
     path = f"{FACETS}/processes/views/detail/elements/{ORDER}"
     for params in ({"$resources": "rootPath,stereotype,attributes"},
                    {"$expandRelated": "executedBy"}):
-        validate(document, "GET", path, 200, api.get(path, **params).json)
+        validate(document, "GET", path, 200, api.get(path, **params).get_json())

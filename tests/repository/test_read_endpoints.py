@@ -13,7 +13,7 @@ TREE_ELEMENT = FACETS + "/processes/views/tree/elements/" + ORDER
 
 
 def test_views_of_processes_and_of_another_facet(api: Api) -> None:
-    body = api.get(FACETS + "/processes/views", **{"api-version": "4.0"}).json
+    body = api.get(FACETS + "/processes/views", **{"api-version": "4.0"}).get_json()
     assert [v["name"] for v in body["values"]] == ["list", "tree", "detail", "diagram",
                                                    "reporting"]
     assert body["count"] == 5
@@ -21,7 +21,7 @@ def test_views_of_processes_and_of_another_facet(api: Api) -> None:
     assert tree["isHierarchical"] is True
     assert tree["elements"] == TENANT + "/_api/rest/facets/processes/views/tree/elements"
     assert tree["displayNames"] == {"1031": "Baum", "1033": "Tree"}
-    products = api.get(FACETS + "/products/views").json["values"]
+    products = api.get(FACETS + "/products/views").get_json()["values"]
     assert [v["name"] for v in products] == ["list", "tree", "detail"]
 
 
@@ -30,15 +30,15 @@ def test_views_of_unknown_facet_is_404(api: Api) -> None:
 
 
 def test_attributes_list_and_select(api: Api) -> None:
-    body = api.get(ELEMENT + "/attributes", **{"api-version": "1.0"}).json
+    body = api.get(ELEMENT + "/attributes", **{"api-version": "1.0"}).get_json()
     assert body["values"]["name"] == {"1031": "Auftragsabwicklung", "1033": "Order to cash"}
     assert body["count"] == len(body["values"])
-    selected = api.get(ELEMENT + "/attributes", **{"$select": "name,version"}).json
+    selected = api.get(ELEMENT + "/attributes", **{"$select": "name,version"}).get_json()
     assert set(selected["values"]) == {"name", "version"} and selected["count"] == 2
 
 
 def test_attribute_get_and_unknown_attribute(api: Api) -> None:
-    body = api.get(ELEMENT + "/attributes/priority").json
+    body = api.get(ELEMENT + "/attributes/priority").get_json()
     assert body == {"count": 1, "values": {"priority": {"127": 3}}}
     assert_error(api.get(ELEMENT + "/attributes/nothing"), 404)
 
@@ -50,21 +50,21 @@ def test_attributes_wrong_api_version_is_400(api: Api) -> None:
 @pytest.mark.parametrize("method", ["get", "post"])
 def test_related_get_by_get_and_post(api: Api, method: str) -> None:
     response = getattr(api, method)(ELEMENT + "/related/executedBy")
-    assert response.status_code == 200, response.json
-    body = response.json
+    assert response.status_code == 200, response.get_json()
+    body = response.get_json()
     assert body["count"] == 1 and [r["id"] for r in body["values"]["executedBy"]] == [SALES]
     assert "attributes" not in body["values"]["executedBy"][0]
 
 
 def test_related_get_expanded(api: Api) -> None:
-    body = api.get(ELEMENT + "/related/hasOutput", **{"$expandRelated": "hasOutput"}).json
+    body = api.get(ELEMENT + "/related/hasOutput", **{"$expandRelated": "hasOutput"}).get_json()
     product = body["values"]["hasOutput"][0]
     assert product["id"] == BIKE and product["attributes"]["name"]["1033"] == "Bike"
     assert "related" in product
 
 
 def test_related_known_but_empty_context_and_unknown_context(api: Api) -> None:
-    assert api.get(ELEMENT + "/related/owner").json == {"count": 1, "values": {"owner": []}}
+    assert api.get(ELEMENT + "/related/owner").get_json() == {"count": 1, "values": {"owner": []}}
     assert_error(api.get(ELEMENT + "/related/noSuchContext"), 404)
 
 
@@ -80,35 +80,35 @@ def test_info_reports_exactly_the_callers_permissions(api: Api) -> None:
                           "ApproveElement", "OpenElement"],
     }
     for role, permissions in expected.items():
-        info = api.get(ELEMENT + "/info", role=role).json["values"][0]
+        info = api.get(ELEMENT + "/info", role=role).get_json()["values"][0]
         assert info["permissions"] == permissions, role
         assert info["hasEditPermission"] is ("EditElement" in permissions)
         assert info["isReadOnly"] is ("EditElement" not in permissions)
 
 
 def test_info_fields(api: Api) -> None:
-    info = api.get(ELEMENT + "/info", **{"api-version": "1.0"}).json["values"][0]
+    info = api.get(ELEMENT + "/info", **{"api-version": "1.0"}).get_json()["values"][0]
     assert info["id"] == ORDER and info["elementTypeName"] == "mainProcess"
     assert info["hasDiagram"] is True and info["name"] == "Order to cash"
     assert info["rootPath"] == [HOUSE, CATEGORY]
     assert info["uid"] == "_" + ORDER
     assert info["typeColor"].startswith("#") and len(info["typeColor"]) == 7
-    hierarchical = api.get(TREE_ELEMENT + "/info").json["values"][0]
+    hierarchical = api.get(TREE_ELEMENT + "/info").get_json()["values"][0]
     assert hierarchical["uid"] == f"{CATEGORY}_{ORDER}"
 
 
 def test_info_of_a_shape_element_names_its_shape(api: Api) -> None:
     content = api.element(ORDER)["content"]
-    info = api.get(FACETS + f"/processes/views/detail/elements/{CREDIT}/info").json["values"][0]
+    info = api.get(FACETS + f"/processes/views/detail/elements/{CREDIT}/info").get_json()["values"][0]
     assert info["shapeId"] == content[4]["shapeId"] and info["hasDiagram"] is False
 
 
 def test_config_all_types_of_the_facet_and_one_type_case_insensitive(api: Api) -> None:
-    all_types = api.get(FACETS + "/processes/views/list/config").json
+    all_types = api.get(FACETS + "/processes/views/list/config").get_json()
     keys = [t["key"] for t in all_types["values"]]
     assert "mainProcess" in keys and "evStart" in keys and all_types["count"] == len(keys)
     one = api.get(FACETS + "/processes/views/list/config/mainprocess",
-                  **{"api-version": "1.0"}).json
+                  **{"api-version": "1.0"}).get_json()
     assert one["count"] == 1 and one["values"][0]["key"] == "mainProcess"
     properties = {p["key"]: p for p in one["values"][0]["properties"]}
     maturity = properties["processMaturity"]["attribute"]
@@ -125,10 +125,10 @@ def test_config_unknown_type_is_404(api: Api) -> None:
 
 
 def test_reporting_facet_and_element_use_reporting_uris(api: Api) -> None:
-    facet = api.get(FACETS + "/it/reporting", **{"api-version": "4.0"}).json
+    facet = api.get(FACETS + "/it/reporting", **{"api-version": "4.0"}).get_json()
     assert [e["id"] for e in facet["values"]] == [ERP] and facet["count"] == 1
     assert facet["values"][0]["expandUri"] == TENANT + f"/_api/rest/facets/it/reporting/{ERP}"
-    one = api.get(FACETS + f"/processes/reporting/{ORDER}").json["values"][0]
+    one = api.get(FACETS + f"/processes/reporting/{ORDER}").get_json()["values"][0]
     assert {"attributes", "children", "content", "related"} <= set(one)
     assert one["related"]["executedBy"][0]["expandUri"].endswith(
         f"/facets/organization/reporting/{SALES}")

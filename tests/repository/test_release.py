@@ -22,15 +22,15 @@ def run(api: Api, element_id: str, transition: str, role: str = "administrator",
 
 def transitions(api: Api, element_id: str, role: str = "administrator") -> list[str]:
     response = api.get(f"{TENANT}/_api/release/{element_id}/transitions", role=role)
-    assert response.status_code == 200, response.json
-    return [t["transitionId"] for t in response.json["values"]]
+    assert response.status_code == 200, response.get_json()
+    return [t["transitionId"] for t in response.get_json()["values"]]
 
 
 @pytest.mark.parametrize("prefix", ["/_api/release", "/_api/rest/release"])
 def test_transitions_list_by_get_and_post_with_and_without_rest(api: Api, prefix: str) -> None:
     path = f"{TENANT}{prefix}/{DRAFT}/transitions"
-    by_get = api.get(path, **{"api-version": "1.0"}).json
-    by_post = api.post(path).json
+    by_get = api.get(path, **{"api-version": "1.0"}).get_json()
+    by_post = api.post(path).get_json()
     assert by_get["count"] == 6 and by_get["values"][0] == {
         "transitionId": "InProcessToInReview", "sourceState": "inProcess",
         "targetState": "inReview"}
@@ -49,9 +49,9 @@ def test_transitions_are_filtered_by_permission(api: Api) -> None:
 def test_release_numbers_versions_and_records_history(api: Api) -> None:
     response = run(api, DRAFT, "InProcessToReleased", role="approver",
                    **{"api-version": "4.0", "ignoreWarnings": "true"})
-    assert response.status_code == 200, response.json
-    element = response.json["elements"][0]
-    assert response.json["count"] == 1
+    assert response.status_code == 200, response.get_json()
+    element = response.get_json()["elements"][0]
+    assert response.get_json()["count"] == 1
     attributes = element["attributes"]
     assert element["state"] == "released" and attributes["state1"] == {"127": "released"}
     assert attributes["version"] == {"127": "1.0"} and attributes["isReleased"] == {"127": True}
@@ -63,13 +63,13 @@ def test_release_numbers_versions_and_records_history(api: Api) -> None:
 
 
 def test_full_cycle_revision_review_release_expires_the_previous_version(api: Api) -> None:
-    first = run(api, DRAFT, "InProcessToReleased").json["elements"][0]
+    first = run(api, DRAFT, "InProcessToReleased").get_json()["elements"][0]
     update = {"count": 1, "elements": [{"id": DRAFT, "attributes": {"authorNote": {"1033": "v2"}}}]}
     assert api.post(FACETS + "/processes/views/detail/elements", update).status_code == 200
     for step in ("InProcessToInReview", "InReviewToReadyForQA", "ReadyForQAToReadyForRelease",
                  "ReadyForReleaseToReleased"):
         assert run(api, DRAFT, step).status_code == 200, step
-    versions = api.get(VERSIONS.format(DRAFT)).json["elements"]
+    versions = api.get(VERSIONS.format(DRAFT)).get_json()["elements"]
     assert [(v["state"], v["attributes"]["version"]["127"]) for v in versions] == [
         ("expired", "1.0"), ("released", "2.0")]
     assert versions[0]["versionId"] == first["versionId"]
@@ -80,7 +80,7 @@ def test_full_cycle_revision_review_release_expires_the_previous_version(api: Ap
 def test_expiry_request_creates_an_approve_expiry_task_and_approval_expires(api: Api) -> None:
     assert run(api, ORDER, "ReleasedToRequestToExpire", role="editor").status_code == 200
     tasks = api.get(FACETS + "/automation/views/list/elements",
-                    **{"$filter": "type eq 'task'"}).json["elements"]
+                    **{"$filter": "type eq 'task'"}).get_json()["elements"]
     assert len(tasks) == 1
     task = tasks[0]
     assert task["attributes"]["name"]["1033"].startswith("Approve expiry")
@@ -89,7 +89,7 @@ def test_expiry_request_creates_an_approve_expiry_task_and_approval_expires(api:
     assert [r["id"] for r in task["related"]["assignedTo"]] == ["u-approver"]
     assert transitions(api, ORDER, "approver") == ["RequestToExpireToExpired",
                                                    "RequestToExpireToReleased"]
-    expired = run(api, ORDER, "RequestToExpireToExpired", role="approver").json["elements"][0]
+    expired = run(api, ORDER, "RequestToExpireToExpired", role="approver").get_json()["elements"][0]
     assert expired["state"] == "expired" and expired["attributes"]["isReleased"]["127"] is False
     closed = api.element(task["id"], facet="automation")
     assert closed["attributes"]["taskStatus"] == {"127": "accepted"}
@@ -97,7 +97,7 @@ def test_expiry_request_creates_an_approve_expiry_task_and_approval_expires(api:
 
 def test_rejecting_the_expiry_keeps_the_release(api: Api) -> None:
     run(api, ORDER, "ReleasedToRequestToExpire")
-    element = run(api, ORDER, "RequestToExpireToReleased").json["elements"][0]
+    element = run(api, ORDER, "RequestToExpireToReleased").get_json()["elements"][0]
     assert element["state"] == "released" and element["attributes"]["version"]["127"] == "1.0"
 
 

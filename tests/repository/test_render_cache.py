@@ -88,7 +88,7 @@ def maintain(api: Api, pool: str | None = None) -> Any:
     response = api.client.get(MAINTAIN + (f"/{pool}" if pool else ""),
                               headers={"service-auth-token": SERVICE_TOKEN})
     assert response.status_code == 200, response.data
-    return response.json
+    return response.get_json()
 
 
 def fresh_svg(api: Api, diagram_id: str, layout: str = "horizontal",
@@ -230,7 +230,7 @@ def test_a_renamed_element_is_a_miss_and_a_new_picture(cached: Api) -> None:
     response = cached.post(TENANT + "/_api/rest/facets/processes/views/detail/elements/", {
         "count": 1, "elements": [{"id": CREDIT, "attributes": {"name": {"1033": "Vetting"}}}]},
         role="editor")
-    assert response.status_code == 200, response.json
+    assert response.status_code == 200, response.get_json()
     after = cached.get(ORDER_SVG)
     assert after.headers["X-Render-Cache"] == "miss"
     assert b"Vetting" in after.data and b"Credit check" not in after.data
@@ -279,7 +279,7 @@ def test_maintenance_drops_the_pools_renders(cached: Api, recording: RecordingCa
 
 @sqlite_only
 def test_openapi_documents_the_cache_header(api: Api) -> None:
-    document = api.get("/openapi.json", role=None).json
+    document = api.get("/openapi.json", role=None).get_json()
     assert isinstance(document, dict)
     render = document["paths"]["/{collectionId}/{storageId}/_api/rest/diagram/{diagramId}/"
                                "render/{cultureId}/{layoutKey}"]

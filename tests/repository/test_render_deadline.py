@@ -43,11 +43,11 @@ def dense_values(size: int = DENSE_SHAPES) -> list[dict[str, Any]]:
 def create_dense_diagram(api: Api) -> str:
     response = api.post(ELEMENTS, {"count": 1, "elements": [
         {"type": "mainProcess", "attributes": {"name": {"1033": "Dense"}}}]}, role="editor")
-    assert response.status_code == 200, response.json
-    diagram_id: str = response.json["elements"][0]["id"]  # type: ignore[index]
+    assert response.status_code == 200, response.get_json()
+    diagram_id: str = response.get_json()["elements"][0]["id"]
     response = api.post(TENANT + f"/_api/rest/facets/processes/views/diagram/elements/"
                         f"{diagram_id}/content", {"values": dense_values()}, role="editor")
-    assert response.status_code == 200, response.json
+    assert response.status_code == 200, response.get_json()
     return diagram_id
 
 

@@ -4,6 +4,7 @@ ETag and 304 on If-None-Match."""
 from __future__ import annotations
 
 import pytest
+from werkzeug.test import TestResponse
 
 from repository import render_cache
 from tests.repository.conftest import TENANT, Api, Prepared, assert_error, sqlite_only
@@ -17,9 +18,9 @@ SECURITY_HEADERS = {
 }
 
 
-def assert_secured(response: object) -> None:
+def assert_secured(response: TestResponse) -> None:
     for name, value in SECURITY_HEADERS.items():
-        assert response.headers[name] == value, name  # type: ignore[attr-defined]
+        assert response.headers[name] == value, name
 
 
 def etag_of(api: Api, path: str = ORDER_SVG) -> str:
@@ -84,7 +85,7 @@ def test_etag_changes_with_the_elements_layout_culture_and_engine(
     response = api.post(TENANT + "/_api/rest/facets/processes/views/detail/elements/", {
         "count": 1, "elements": [{"id": CREDIT, "attributes": {"name": {"1033": "Vetting"}}}]},
         role="editor")
-    assert response.status_code == 200, response.json
+    assert response.status_code == 200, response.get_json()
     after = api.client.get(ORDER_SVG, headers={**api.headers("viewer", None),
                                                "If-None-Match": before})
     assert after.status_code == 200 and b"Vetting" in after.data

@@ -29,8 +29,9 @@ STATEMENTS_PER_PAGE = 6
 def update(api: Api, *elements: dict[str, Any]) -> list[dict[str, Any]]:
     response = api.post(DETAIL, {"count": len(elements), "elements": list(elements)},
                         role="editor")
-    assert response.status_code == 200 and response.json, response.json
-    return response.json["elements"]  # type: ignore[no-any-return]
+    assert response.status_code == 200 and response.get_json(), response.get_json()
+    updated: list[dict[str, Any]] = response.get_json()["elements"]
+    return updated
 
 
 def create(api: Api, count: int) -> list[str]:
@@ -81,9 +82,9 @@ def listing(api: Api, resources: str, size: int) -> tuple[list[dict[str, Any]], 
     params: dict[str, Any] = {"$resources": resources, "$pageSize": size, "$select": "name"}
     with counted_statements(api.app) as statements:
         response = api.get(LIST, **params)
-    assert response.status_code == 200 and response.json, response.json
+    assert response.status_code == 200 and response.get_json(), response.get_json()
     # SQLite alone opens its transactions with an explicit BEGIN.
-    return (response.json["elements"],
+    return (response.get_json()["elements"],
             len([s for s in statements if s != "BEGIN DEFERRED"]))
 
 

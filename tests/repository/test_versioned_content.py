@@ -18,19 +18,21 @@ RENDER = TENANT + "/_api/rest/diagram/{}/render/1033/horizontal"
 
 def update(api: Api, element: dict[str, Any]) -> dict[str, Any]:
     response = api.post(DETAIL, {"count": 1, "elements": [element]}, role="editor")
-    assert response.status_code == 200, response.json
-    return response.json["elements"][0]  # type: ignore[no-any-return]
+    assert response.status_code == 200, response.get_json()
+    updated: dict[str, Any] = response.get_json()["elements"][0]
+    return updated
 
 
 def release(api: Api, element_id: str) -> None:
     response = api.post(f"{TENANT}/_api/release/{element_id}/transitions/InProcessToReleased")
-    assert response.status_code == 200, response.json
+    assert response.status_code == 200, response.get_json()
 
 
 def versions(api: Api, element_id: str) -> list[dict[str, Any]]:
     response = api.get(f"{DETAIL}/{element_id}/versions")
-    assert response.status_code == 200, response.json
-    return response.json["elements"]  # type: ignore[no-any-return]
+    assert response.status_code == 200, response.get_json()
+    listed: list[dict[str, Any]] = response.get_json()["elements"]
+    return listed
 
 
 def shape_ids(element: dict[str, Any]) -> list[str]:
@@ -62,8 +64,8 @@ def test_content_create_on_a_released_diagram_starts_version_1_1(api: Api) -> No
          "element": {"type": "task", "attributes": {"name": {"1033": "Archive"}}}},
     ]}
     response = api.post(CONTENT.format(ORDER), body, role="editor", **{"api-version": "3.0"})
-    assert response.status_code == 200, response.json
-    added = response.json["values"][1]["id"]
+    assert response.status_code == 200, response.get_json()
+    added = response.get_json()["values"][1]["id"]
     current = assert_new_revision_of(api, released)
     assert shape_ids(current) == [*shape_ids(released), added]
     assert current["content"][-1]["predecessors"] == [last]
@@ -113,9 +115,9 @@ def test_update_children_of_a_released_element_changes_only_the_new_version(
     update(api, {"id": DRAFT, "children": [{"id": CREDIT}, {"id": HIRE}]})
     current = assert_new_revision_of(api, released)
     assert [c["id"] for c in current["children"]] == [CREDIT, HIRE]
-    children = api.get(f"{DETAIL}/{released['versionId']}/children").json["elements"]
+    children = api.get(f"{DETAIL}/{released['versionId']}/children").get_json()["elements"]
     assert [c["id"] for c in children] == [CREDIT]
-    newest = api.get(f"{DETAIL}/{DRAFT}/children").json["elements"]
+    newest = api.get(f"{DETAIL}/{DRAFT}/children").get_json()["elements"]
     assert [c["id"] for c in newest] == [CREDIT, HIRE]
 
 
@@ -130,10 +132,10 @@ def test_content_create_on_an_unversioned_element_keeps_its_one_version(api: Api
     body = {"values": [{"shapeInfo": {"index": 0, "predecessors": []},
                         "element": {"type": "task", "attributes": {"name": {"1033": "T"}}}}]}
     response = api.post(CONTENT.format(HOUSE), body, role="editor")
-    assert response.status_code == 200, response.json
+    assert response.status_code == 200, response.get_json()
     house = api.element(HOUSE)
     assert "versionId" not in house
-    assert shape_ids(house) == [response.json["values"][0]["id"]]
+    assert shape_ids(house) == [response.get_json()["values"][0]["id"]]
     assert versions(api, HOUSE) == []
     with api.store() as store:
         assert len(store.versions(store.element(HOUSE))) == 1
@@ -145,7 +147,7 @@ def test_render_draws_the_newest_version(api: Api) -> None:
     update(api, {"id": ORDER, "content": [{"shapeId": s} for s in shape_ids(released)[:-1]]})
     body = {"values": [{"shapeInfo": {"index": 0, "predecessors": []},
                         "element": {"type": "task", "attributes": {"name": {"1033": "New"}}}}]}
-    added = api.post(CONTENT.format(ORDER), body, role="editor").json["values"][0]["id"]
+    added = api.post(CONTENT.format(ORDER), body, role="editor").get_json()["values"][0]["id"]
     with api.store() as store:
         fixture = diagram_fixture(store, store.element(ORDER))
     assert [v["shapeInfo"]["id"] for v in fixture["values"]] == [
@@ -160,12 +162,13 @@ def test_tree_roots_and_parents_follow_the_newest_version(api: Api) -> None:
     release(api, DRAFT)
 
     def roots() -> list[str]:
-        listing = api.get(TREE, **{"$pageSize": 1000}).json["elements"]
+        listing = api.get(TREE, **{"$pageSize": "1000"}).get_json()["elements"]
         return [e["id"] for e in listing]
 
     def root_path() -> list[str]:
-        info = api.get(f"{DETAIL}/{child['id']}/info").json["values"][0]
-        return info["rootPath"]  # type: ignore[no-any-return]
+        info = api.get(f"{DETAIL}/{child['id']}/info").get_json()["values"][0]
+        path: list[str] = info["rootPath"]
+        return path
 
     assert child["id"] not in roots() and root_path() == [DRAFT]
     update(api, {"id": DRAFT, "children": []})
