@@ -73,8 +73,8 @@ def _shape(plane: Any, ids: _DiIds, element_id: str, geometry: BpmnGeometry, ext
     box = geometry.shapes.get(element_id)
     if box is None:
         return
-    shape = etree.SubElement(plane, f"{{{BPMNDI_NS}}}BPMNShape", id=ids.new(element_id),
-                             bpmnElement=element_id, **extra)
+    attributes = {"id": ids.new(element_id), "bpmnElement": element_id, **extra}
+    shape = etree.SubElement(plane, f"{{{BPMNDI_NS}}}BPMNShape", attributes)
     _bounds(shape, box)
     _label(shape, geometry.labels.get(element_id))
 
