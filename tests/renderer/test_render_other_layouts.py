@@ -1,5 +1,5 @@
 """detailed, graphic, the matrices and entityRelationship end to end through ``render``:
-the SVG contract (§7) on every demo diagram and corpus fixture, the shared checker's
+the SVG contract (docs/contract.md, "SVG contract") on every demo diagram and corpus fixture, the shared checker's
 counts, byte-identical output, and golden pictures of demo diagrams.
 
 A golden that changes fails here; after looking at the new picture (rasterize the

@@ -1,4 +1,4 @@
-"""The SVG writer against CONTRACT §7, on hand-built layouts (no layout pipeline)."""
+"""The SVG writer against docs/contract.md, "SVG contract", on hand-built layouts (no layout pipeline)."""
 from __future__ import annotations
 
 import re

@@ -1,4 +1,4 @@
-"""CONTRACT section 2 on every tenant endpoint: 401 without a valid token, 403 for
+"""docs/contract.md, "Authentication and permissions" on every tenant endpoint: 401 without a valid token, 403 for
 another tenant's token (and nothing read or written), 403 without the permission."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""CONTRACT section 9: big writes are bulk statements that hold the write lock briefly,
+"""docs/contract.md, "Limits and robustness": big writes are bulk statements that hold the write lock briefly,
 and a write that cannot get the lock answers 503 with Retry-After, never 500."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""CONTRACT section 9, optimistic concurrency: element GET answers an ETag (the element's
+"""docs/contract.md, "Limits and robustness", optimistic concurrency: element GET answers an ETag (the element's
 revision, changed by every write to it), and update and content create honour If-Match
 (412 on a stale revision, nothing written)."""
 

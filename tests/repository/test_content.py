@@ -1,4 +1,4 @@
-"""Seed endpoint 12 with CONTRACT section 6: content create."""
+"""Seed endpoint 12 with docs/contract.md, "Diagrams": content create."""
 
 from __future__ import annotations
 

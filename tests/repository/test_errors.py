@@ -1,4 +1,4 @@
-"""CONTRACT section 3 on every path: the error envelope, never a 500 or a traceback."""
+"""docs/api.md, "Errors" on every path: the error envelope, never a 500 or a traceback."""
 
 from __future__ import annotations
 

@@ -22,7 +22,7 @@ FILTER_TOKENS = st.sampled_from([
     "\\", "\u00e9", "1e5", "--", "eq eq", "'\x00'", "9223372036854775808",
     "attributes/name/2147483648", "(1, 'x', null)",
 ])
-# Any code point, NUL and lone surrogates included (CONTRACT 9: refused with 400).
+# Any code point, NUL and lone surrogates included (docs/contract.md, "Limits and robustness": refused with 400).
 ANY_TEXT = st.text(alphabet=st.characters(exclude_categories=()), max_size=20)
 JSON = st.recursive(
     st.none() | st.booleans() | st.integers(min_value=-2**70, max_value=2**70)

@@ -1,4 +1,4 @@
-"""CONTRACT section 9, input rules: valid Unicode only, numbers within 64-bit range, culture
+"""docs/contract.md, "Limits and robustness", input rules: valid Unicode only, numbers within 64-bit range, culture
 keys of ASCII digits, attribute values up to 100,000 characters, 20,000 predecessor links
 per diagram. Each refusal is a 4xx envelope naming the rule, with nothing written, and the
 same on SQLite and PostgreSQL (issue 7: each of these was a 500 or a backend difference)."""

@@ -1,4 +1,4 @@
-"""Seed endpoints 14-15 and CONTRACT section 5: the release workflow."""
+"""Seed endpoints 14-15 and docs/contract.md, "Elements, versions and release workflow": the release workflow."""
 
 from __future__ import annotations
 

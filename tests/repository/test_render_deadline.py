@@ -1,4 +1,4 @@
-"""The render deadline (CONTRACT section 9): a render runs in a render process of the
+"""The render deadline (docs/contract.md, "Limits and robustness"): a render runs in a render process of the
 request worker; past its deadline that process is killed, the answer is 503 with
 `Retry-After`, and the worker goes on answering."""
 

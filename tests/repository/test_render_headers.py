@@ -1,4 +1,4 @@
-"""Render answers (CONTRACT section 9): security headers, a strong content-addressed
+"""Render answers (docs/contract.md, "Limits and robustness"): security headers, a strong content-addressed
 ETag and 304 on If-None-Match."""
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """The server layer of `elrepo serve`, over raw sockets against a real process: request
 line and header limits, malformed requests, `//` paths, the `Server` header and slow
-clients (CONTRACT section 9). Plus `--render-timeout` (in process)."""
+clients (docs/contract.md, "Limits and robustness"). Plus `--render-timeout` (in process)."""
 
 from __future__ import annotations
 

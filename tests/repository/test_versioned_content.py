@@ -1,6 +1,7 @@
-"""CONTRACT section 5: content and children belong to a version, so changing a released
-element's content or children starts a new inProcess version and leaves the released
-one as it was (shape ids stay the same across versions)."""
+"""Content and children belong to a version (docs/contract.md, "Elements, versions and
+release workflow"), so changing a released element's content or children starts a new
+inProcess version and leaves the released one as it was (shape ids stay the same across
+versions)."""
 
 from __future__ import annotations
 
