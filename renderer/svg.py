@@ -5,16 +5,15 @@ Guarantees: positions come only from the layout (the legend strip under a matrix
 one thing placed here); the document parses as XML whatever the user text holds; every
 node has one overlay rect in a last ``<g class="overlays">``; connectors use absolute
 ``M``/``L``/``H``/``V`` only; the same input gives the same bytes. The XML is written by
-the small ``_Element`` below, not by an SVG library; symbol geometry comes as plain data
+``renderer.markup``, not by an SVG library; symbol geometry comes as plain data
 from ``renderer.symbols``.
 """
 from __future__ import annotations
 
-import math
-import re
 from collections.abc import Iterable, Sequence
 
 from layouts.geometry import Box, Cell, EdgeRoute, LaneBand, Layout, NodeBox, Point
+from renderer.markup import Element, clean_text, fmt
 from renderer.scene import Scene, ShapeView
 from renderer.symbols import (
     MUTED_TEXT_COLOR,
@@ -30,7 +29,7 @@ from renderer.symbols import (
 )
 from renderer.text import FONT_FAMILY, FontMetrics, load_font
 
-__all__ = ["ARROW_MARKER_ID", "clean_text", "fmt", "write_svg"]
+__all__ = ["ARROW_MARKER_ID", "write_svg"]
 
 ARROW_MARKER_ID = "arrow"
 EDGE_COLOR = "#4a5568"
@@ -42,90 +41,6 @@ BASELINE_SHIFT = 0.35
 NOTE_SCALE = 0.75
 LEGEND_PADDING = 8.0
 LANE_COLORS = ("#ffffff", "#f8f9fb")
-
-# Everything XML 1.0 does not allow in a document: C0 controls other than tab, line
-# feed and carriage return, lone surrogates, U+FFFE and U+FFFF.
-_NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
-
-
-def clean_text(text: str) -> str:
-    """``text`` without the characters XML cannot hold, so user data can never make a
-    document unparseable (escaping of ``<``, ``&`` and quotes is left to the
-    serializer)."""
-    return _NOT_XML.sub("", text)
-
-
-def fmt(value: float) -> str:
-    """The one number format of the document: at most two decimals, no trailing zeros,
-    never ``-0``; non-finite numbers are a layout bug and refused."""
-    if not math.isfinite(value):
-        raise ValueError(f"non-finite coordinate {value!r}")
-    text = f"{value:.2f}".rstrip("0").rstrip(".")
-    return "0" if text == "-0" else text
-
-
-# --------------------------------------------------------------------------- XML
-#: Character data: ``&``, ``<`` and ``>`` as entities, so user text stays text, ``>`` too
-#: so that a ``]]>`` in a label is never markup. ``&`` goes first so the entities written
-#: after it are not escaped twice.
-_TEXT_ESCAPES = (("&", "&amp;"), ("<", "&lt;"), (">", "&gt;"))
-#: An attribute value for ``name="..."``: the text escapes plus ``"``, and tab, LF and CR
-#: as character references, which a parser keeps where it would turn the raw characters
-#: into spaces (attribute-value normalization).
-_ATTRIBUTE_ESCAPES = (*_TEXT_ESCAPES, ('"', "&quot;"), ("\r", "&#13;"), ("\n", "&#10;"),
-                      ("\t", "&#09;"))
-
-
-def _escaped(text: str, escapes: tuple[tuple[str, str], ...]) -> str:
-    for raw, entity in escapes:
-        if raw in text:
-            text = text.replace(raw, entity)
-    return text
-
-
-def _escape_text(text: str) -> str:
-    return _escaped(text, _TEXT_ESCAPES)
-
-
-def _escape_attribute(value: str) -> str:
-    return _escaped(value, _ATTRIBUTE_ESCAPES)
-
-
-class _Element:
-    """One XML element with its text and children. Attributes are written sorted by
-    name, so the bytes do not depend on the order the code sets them in; an empty value
-    means "not set" and is left out (a route without points writes no ``d``). These two
-    rules, the escapes above and ``<tag />`` for an element without content are those
-    of the svgwrite + ElementTree serializer this replaced: documents stay byte-identical
-    to the ones rendered before, so caches and goldens remain valid."""
-
-    __slots__ = ("tag", "attrs", "text", "children")
-
-    def __init__(self, tag: str, attrs: dict[str, str], text: str = "") -> None:
-        self.tag = tag
-        self.attrs = attrs
-        self.text = text
-        self.children: list[_Element] = []
-
-    def add(self, child: _Element) -> None:
-        self.children.append(child)
-
-    def write(self, out: list[str]) -> None:
-        """Append this element's markup to ``out`` (joined once at the end: cheaper than
-        concatenating strings of a document that can reach tens of megabytes)."""
-        out.append("<" + self.tag)
-        for name, value in sorted(self.attrs.items()):
-            if value:
-                out.append(f' {name}="{_escape_attribute(value)}"')
-        if not self.text and not self.children:
-            out.append(" />")
-            return
-        out.append(">")
-        if self.text:
-            out.append(_escape_text(self.text))
-        for child in self.children:
-            child.write(out)
-        out.append(f"</{self.tag}>")
 
 
 class _Text:
@@ -152,7 +67,7 @@ def write_svg(layout: Layout, scene: Scene, font: FontMetrics | None = None) -> 
     width, height = _canvas(layout, legend, text)
     # baseProfile, version and the xlink and ev namespaces are unused, and kept: they
     # were in every document rendered so far, and the bytes must not change.
-    svg = _Element("svg", {
+    svg = Element("svg", {
         "xmlns": "http://www.w3.org/2000/svg",
         "xmlns:xlink": "http://www.w3.org/1999/xlink",
         "xmlns:ev": "http://www.w3.org/2001/xml-events",
@@ -166,7 +81,7 @@ def write_svg(layout: Layout, scene: Scene, font: FontMetrics | None = None) -> 
         "font-family": FONT_FAMILY,
         "font-size": fmt(scene.font_size),
     })
-    defs = _Element("defs", {})
+    defs = Element("defs", {})
     defs.add(_arrow_marker())
     svg.add(defs)
     containers = [n for n in layout.nodes if views[n.id].role == "container"]
@@ -192,7 +107,7 @@ def write_svg(layout: Layout, scene: Scene, font: FontMetrics | None = None) -> 
 def _checked_views(layout: Layout, scene: Scene) -> dict[str, ShapeView]:
     """The scene's views by node id, after refusing what would make a non-conforming
     document: a node or edge end without a view, a duplicate ``data-shape-id``, an
-    empty id (``_Element`` leaves empty attributes out, and the contract requires
+    empty id (``Element`` leaves empty attributes out, and the contract requires
     them)."""
     views = scene.shapes
     for node in layout.nodes:
@@ -246,32 +161,32 @@ def _canvas(layout: Layout, legend: Sequence[str], text: _Text) -> tuple[float, 
 
 
 # --------------------------------------------------------------------------- helpers
-def _group(cls: str) -> _Element:
-    return _Element("g", {"class": cls})
+def _group(cls: str) -> Element:
+    return Element("g", {"class": cls})
 
 
 def _text(lines: Sequence[str], x: float, baselines: Sequence[float], anchor: str = "middle",
-          attrs: dict[str, str] | None = None) -> _Element:
+          attrs: dict[str, str] | None = None) -> Element:
     """One ``<text>`` for a block of lines: the line itself when there is one, a
     ``<tspan>`` per line otherwise; ``attrs`` add to (or override) anchor and fill."""
-    element = _Element("text", {"text-anchor": anchor, "fill": TEXT_COLOR, **(attrs or {})})
+    element = Element("text", {"text-anchor": anchor, "fill": TEXT_COLOR, **(attrs or {})})
     if len(lines) == 1:
         element.text = clean_text(lines[0])
         element.attrs["x"] = fmt(x)
         element.attrs["y"] = fmt(baselines[0])
         return element
     for line, y in zip(lines, baselines):
-        element.add(_Element("tspan", {"x": fmt(x), "y": fmt(y)}, clean_text(line)))
+        element.add(Element("tspan", {"x": fmt(x), "y": fmt(y)}, clean_text(line)))
     return element
 
 
 def _centred_text(lines: Sequence[str], box: Box, text: _Text,
-                  attrs: dict[str, str] | None = None) -> _Element:
+                  attrs: dict[str, str] | None = None) -> Element:
     return _text(lines, box.cx, text.baselines(box.cy, len(lines)), attrs=attrs)
 
 
-def _rect(box: Box, attrs: dict[str, str]) -> _Element:
-    return _Element("rect", {"x": fmt(box.x), "y": fmt(box.y), "width": fmt(box.w),
+def _rect(box: Box, attrs: dict[str, str]) -> Element:
+    return Element("rect", {"x": fmt(box.x), "y": fmt(box.y), "width": fmt(box.w),
                              "height": fmt(box.h), **attrs})
 
 
@@ -284,23 +199,23 @@ def _point_list(points: Iterable[Point]) -> str:
     return " ".join(f"{x},{y}" for x, y in _points(points))
 
 
-def _arrow_marker() -> _Element:
+def _arrow_marker() -> Element:
     """Filled triangle whose tip sits on the last route point, turned along the last
     segment; sized in user units so it does not grow with the stroke width."""
-    marker = _Element("marker", {"id": ARROW_MARKER_ID, "viewBox": "0 0 10 7",
+    marker = Element("marker", {"id": ARROW_MARKER_ID, "viewBox": "0 0 10 7",
                                  "refX": "10", "refY": "3.5", "markerWidth": "10",
                                  "markerHeight": "7", "markerUnits": "userSpaceOnUse",
                                  "orient": "auto"})
-    marker.add(_Element("polygon", {"points": "0,0 10,3.5 0,7", "fill": EDGE_COLOR}))
+    marker.add(Element("polygon", {"points": "0,0 10,3.5 0,7", "fill": EDGE_COLOR}))
     return marker
 
 
 # --------------------------------------------------------------------------- lanes
-def _lanes(lanes: Sequence[LaneBand], scene: Scene, text: _Text) -> _Element:
+def _lanes(lanes: Sequence[LaneBand], scene: Scene, text: _Text) -> Element:
     group = _group("lanes")
     for index, lane in enumerate(lanes):
         view = scene.lanes.get(lane.id)
-        g = _Element("g", {"class": "lane", "data-lane-id": clean_text(lane.id)})
+        g = Element("g", {"class": "lane", "data-lane-id": clean_text(lane.id)})
         fill = LANE_COLORS[index % len(LANE_COLORS)]
         g.add(_rect(lane.box, {"class": "lane-body", "fill": fill, "stroke": "#b8c2cf",
                                "stroke-width": "1"}))
@@ -312,7 +227,7 @@ def _lanes(lanes: Sequence[LaneBand], scene: Scene, text: _Text) -> _Element:
     return group
 
 
-def _lane_name(lines: Sequence[str], header: Box, text: _Text) -> _Element:
+def _lane_name(lines: Sequence[str], header: Box, text: _Text) -> Element:
     """The lane name centred in its header; in a strip taller than wide (horizontal
     lanes) it is turned -90° so it reads bottom to top, as swimlane headers do."""
     if header.w >= header.h:
@@ -323,7 +238,7 @@ def _lane_name(lines: Sequence[str], header: Box, text: _Text) -> _Element:
 
 
 # --------------------------------------------------------------------------- cells
-def _cells(cells: Sequence[Cell], scene: Scene, text: _Text) -> _Element:
+def _cells(cells: Sequence[Cell], scene: Scene, text: _Text) -> Element:
     group = _group("cells")
     for cell in cells:
         group.add(_rect(cell.box, {"class": "matrix-cell", "fill": "#ffffff",
@@ -358,12 +273,12 @@ def _path_data(points: Sequence[Point]) -> str:
     return " ".join(commands)
 
 
-def _connectors(routes: Sequence[EdgeRoute], views: dict[str, ShapeView]) -> _Element:
+def _connectors(routes: Sequence[EdgeRoute], views: dict[str, ShapeView]) -> Element:
     """One ``path.connector`` per route; its ends are named by the shape ids of the
     nodes it joins, the same ids the overlays carry."""
     group = _group("edges")
     for route in routes:
-        group.add(_Element("path", {
+        group.add(Element("path", {
             "d": _path_data(route.points), "class": "connector", "fill": "none",
             "stroke": EDGE_COLOR, "stroke-width": fmt(EDGE_WIDTH),
             "stroke-linejoin": "round", "marker-end": f"url(#{ARROW_MARKER_ID})",
@@ -373,7 +288,7 @@ def _connectors(routes: Sequence[EdgeRoute], views: dict[str, ShapeView]) -> _El
     return group
 
 
-def _edge_labels(routes: Sequence[EdgeRoute], scene: Scene, text: _Text) -> _Element:
+def _edge_labels(routes: Sequence[EdgeRoute], scene: Scene, text: _Text) -> Element:
     """Labels after all connectors, on a white ground, so no line runs through text."""
     group = _group("edge-labels")
     for route in routes:
@@ -388,10 +303,10 @@ def _edge_labels(routes: Sequence[EdgeRoute], scene: Scene, text: _Text) -> _Ele
 
 
 # --------------------------------------------------------------------------- nodes
-def _part(part: Part) -> _Element:
+def _part(part: Part) -> Element:
     """The element of one symbol part."""
     if isinstance(part, Stroke):
-        return _Element("polyline", {"points": _point_list(part.points), "fill": "none",
+        return Element("polyline", {"points": _point_list(part.points), "fill": "none",
                                      "stroke": part.color, "stroke-width": fmt(part.width),
                                      "stroke-linecap": "round"})
     style = {"fill": part.style.fill, "stroke": part.style.stroke,
@@ -400,15 +315,15 @@ def _part(part: Part) -> _Element:
         rx = {"rx": fmt(part.rx)} if part.rx > 0 else {}
         return _rect(part.box, {**rx, **style})
     if isinstance(part, Circle):
-        return _Element("circle", {"cx": fmt(part.cx), "cy": fmt(part.cy), "r": fmt(part.r),
+        return Element("circle", {"cx": fmt(part.cx), "cy": fmt(part.cy), "r": fmt(part.r),
                                    **style})
     if isinstance(part, Polygon):
-        return _Element("polygon", {"points": _point_list(part.points),
+        return Element("polygon", {"points": _point_list(part.points),
                                     "stroke-linejoin": "round", **style})
     raise TypeError(f"unknown symbol part {part!r}")
 
 
-def _note(note: Note, text: _Text) -> _Element:
+def _note(note: Note, text: _Text) -> Element:
     """The small italic caption, ellipsized to its box (it is user data of any length)."""
     size = text.size * NOTE_SCALE
     line = text.font.ellipsize(clean_text(note.text), note.box.w, size)
@@ -418,7 +333,7 @@ def _note(note: Note, text: _Text) -> _Element:
                         "font-style": "italic"})
 
 
-def _label(node: NodeBox, view: ShapeView, symbol: Symbol, text: _Text) -> _Element:
+def _label(node: NodeBox, view: ShapeView, symbol: Symbol, text: _Text) -> Element:
     """Label lines in the node's outside label box when it has one, else inside the
     symbol: centred, or from the top-left for containers."""
     if node.label is not None:
@@ -432,7 +347,7 @@ def _label(node: NodeBox, view: ShapeView, symbol: Symbol, text: _Text) -> _Elem
 
 
 def _nodes(name: str, nodes: Sequence[NodeBox], views: dict[str, ShapeView],
-           text: _Text) -> _Element:
+           text: _Text) -> Element:
     """Symbols and labels of ``nodes`` in a group of class ``name``. Containers get
     their own group under the edges: they are filled backgrounds, like lanes, and
     would hide the edges between their children."""
@@ -452,7 +367,7 @@ def _nodes(name: str, nodes: Sequence[NodeBox], views: dict[str, ShapeView],
 
 
 # --------------------------------------------------------------------------- legend
-def _legend(layout: Layout, lines: Sequence[str], text: _Text) -> _Element:
+def _legend(layout: Layout, lines: Sequence[str], text: _Text) -> Element:
     """The matrix legend, one "mark – meaning" per line, in the strip under the layout."""
     group = _group("legend")
     if lines:
@@ -463,7 +378,7 @@ def _legend(layout: Layout, lines: Sequence[str], text: _Text) -> _Element:
 
 
 # --------------------------------------------------------------------------- overlays
-def _overlays(nodes: Sequence[NodeBox], views: dict[str, ShapeView], scene: Scene) -> _Element:
+def _overlays(nodes: Sequence[NodeBox], views: dict[str, ShapeView], scene: Scene) -> Element:
     """The click targets of the SVG contract (docs/contract.md): one transparent rect per
     node, exactly its box, in root user space, drawn last so they sit on top of everything."""
     group = _group("overlays")

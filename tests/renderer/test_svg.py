@@ -10,8 +10,9 @@ import pytest
 from lxml import etree
 
 from layouts.geometry import Box, Cell, EdgeRoute, LaneBand, Layout, NodeBox
+from renderer.markup import clean_text, fmt
 from renderer.scene import LaneView, Scene, ShapeView
-from renderer.svg import ARROW_MARKER_ID, clean_text, fmt, write_svg
+from renderer.svg import ARROW_MARKER_ID, write_svg
 from renderer.symbols import Circle, Polygon, Rect, Stroke, symbol_for
 from renderer.text import FONT_FAMILY
 from tests.conftest import attribute
