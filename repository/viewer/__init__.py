@@ -1,8 +1,9 @@
 """The built-in web viewer: a single page under `/ui/` that talks only to this service
 (docs/viewer.md).
 
-The page is static (index.html, viewer.js, viewer.css, no build step); this module serves
-it with strict security headers, plus two things the page cannot get from the REST API:
+The page is static (index.html, viewer.css and the ES modules viewer.js imports; no build
+step); this module serves it with strict security headers, plus two things the page cannot
+get from the REST API:
 `catalog.json` (facets, element types, layout keys and cultures, derived from
 `repository.catalog` so the page never repeats them) and the Source Sans Pro face the
 renderer measures text with, so labels fit their shapes in the browser too.
@@ -22,13 +23,19 @@ __all__ = ["URL_PREFIX", "register_viewer"]
 URL_PREFIX = "/ui"
 CATALOG_ASSET = "catalog.json"
 FONT_ASSET = "SourceSansPro-Regular.ttf"
+JAVASCRIPT = "text/javascript; charset=utf-8"  # what browsers require of module scripts
 # The page's own files and their content types; nothing else in the package is served.
 STATIC_ASSETS: dict[str, str] = {
     "index.html": "text/html; charset=utf-8",
-    "viewer.js": "text/javascript; charset=utf-8",
     "viewer.css": "text/css; charset=utf-8",
+    "viewer.js": JAVASCRIPT,  # the entry module; it imports the others
+    "page.js": JAVASCRIPT,
+    "api.js": JAVASCRIPT,
+    "tree.js": JAVASCRIPT,
+    "diagram.js": JAVASCRIPT,
+    "panel.js": JAVASCRIPT,
 }
-# Rendered SVG is inserted into the page (after viewer.js sanitizes it); PNG export draws
+# Rendered SVG is inserted into the page (after diagram.js sanitizes it); PNG export draws
 # it from a blob: URL, the only source beyond 'self' the page needs.
 CONTENT_SECURITY_POLICY = ("default-src 'self'; img-src 'self' blob: data:; object-src 'none'; "
                            "base-uri 'none'; form-action 'none'; frame-ancestors 'none'")

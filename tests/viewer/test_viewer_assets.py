@@ -28,6 +28,7 @@ def client(tmp_path: Path) -> FlaskClient:
     ("/ui/", "text/html; charset=utf-8"),
     ("/ui", "text/html; charset=utf-8"),
     ("/ui/viewer.js", "text/javascript; charset=utf-8"),
+    ("/ui/diagram.js", "text/javascript; charset=utf-8"),
     ("/ui/viewer.css", "text/css; charset=utf-8"),
     (f"/ui/{CATALOG_ASSET}", "application/json"),
     (f"/ui/{FONT_ASSET}", "font/ttf"),
@@ -57,6 +58,20 @@ def test_only_the_page_files_are_served(client: FlaskClient, path: str) -> None:
     response = client.get(path)
     assert response.status_code == 404
     assert response.json is not None and response.json["type"] == "error"
+
+
+def test_every_module_the_page_imports_is_served(client: FlaskClient) -> None:
+    package = resources.files("repository.viewer")
+    modules = sorted(entry.name for entry in package.iterdir() if entry.name.endswith(".js"))
+    assert [name for name in modules if name not in STATIC_ASSETS] == []
+    index = client.get("/ui/").get_data(as_text=True)
+    assert '<script type="module" src="/ui/viewer.js"></script>' in index
+    imported = {name for module in modules
+                for name in re.findall(r'\bfrom "\./([\w.]+)";',
+                                       (package / module).read_text(encoding="utf-8"))}
+    assert imported == set(modules) - {"viewer.js"}  # the entry imports, nothing imports it
+    for name in imported:
+        assert client.get(f"/ui/{name}").headers["Content-Type"] == "text/javascript; charset=utf-8"
 
 
 def test_the_page_loads_nothing_from_outside_the_service() -> None:

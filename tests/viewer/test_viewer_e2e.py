@@ -39,6 +39,14 @@ def name_of(live: LiveService, element_id: str, culture: int = 1033) -> str:
     return name
 
 
+def in_module(viewer: Viewer, module: str, expression: str, argument: Any = None) -> Any:
+    """`expression` evaluated in the page over `module`, the page's own instance of
+    /ui/<module> (a module's names are not globals), with `argument` bound."""
+    return viewer.page.evaluate(
+        f"async (argument) => {{ const module = await import('/ui/{module}'); "
+        f"return {expression}; }}", argument)
+
+
 def view_box(viewer: Viewer) -> list[float]:
     text = viewer.page.get_attribute(f"{DIAGRAM} > svg", "viewBox") or ""
     return [float(number) for number in text.split()]
@@ -203,9 +211,9 @@ def test_pan_and_zoom_by_keyboard_wheel_drag_and_buttons(viewer: Viewer) -> None
     assert view_box(viewer)[2] == pytest.approx(opening[2], rel=1e-3)
     page.keyboard.press("0")
     fitted = view_box(viewer)
-    assert fitted == [float(n) for n in (page.evaluate(
-        "new DOMParser().parseFromString(state.drawing.svgText, 'image/svg+xml')"
-        ".documentElement.getAttribute('viewBox')").split())]
+    assert fitted == [float(n) for n in (in_module(
+        viewer, "page.js", "new DOMParser().parseFromString(module.state.drawing.svgText, "
+        "'image/svg+xml').documentElement.getAttribute('viewBox')").split())]
     viewer.shot("fitted")
 
     box = page.locator(DIAGRAM).bounding_box()
@@ -249,14 +257,14 @@ HOSTILE_SVG = (
 def test_sanitizer_keeps_the_drawing_and_drops_active_content(viewer: Viewer) -> None:
     page = viewer.page
     viewer.sign_in()
-    markup = page.evaluate("(text) => sanitizeSvg(text).outerHTML", HOSTILE_SVG)
+    markup = in_module(viewer, "diagram.js", "module.sanitizeSvg(argument).outerHTML", HOSTILE_SVG)
     for dropped in ("script", "foreignObject", "onload", "onclick", "onmouseover", "javascript:",
                     "href", "style", "example.org", "<a"):
         assert dropped not in markup
     assert 'data-guid="g"' in markup and 'marker-end="url(#arrow)"' in markup
     assert page.evaluate("window.owned") is None
     with pytest.raises(Exception, match="not an SVG document"):
-        page.evaluate("() => sanitizeSvg('<html><body>hi</body></html>')")
+        in_module(viewer, "diagram.js", "module.sanitizeSvg('<html><body>hi</body></html>')")
 
 
 def test_big_diagram_opens_readable_and_every_shape_is_clickable(
@@ -276,11 +284,12 @@ def test_big_diagram_opens_readable_and_every_shape_is_clickable(
     viewer.open(diagram_id)
     overlays = page.locator(f"{DIAGRAM} rect.overlay")
     assert overlays.count() == len(fixture["values"])
-    assert page.evaluate("scaleNow()") == pytest.approx(1, rel=1e-3)  # readable, not fitted
+    scale = in_module(viewer, "diagram.js", "module.scaleNow()")
+    assert scale == pytest.approx(1, rel=1e-3)  # readable, not fitted
     viewer.shot("big-opening")
     page.focus(DIAGRAM)
     page.keyboard.press("0")
-    assert page.evaluate("scaleNow()") < 0.5
+    assert in_module(viewer, "diagram.js", "module.scaleNow()") < 0.5
     viewer.shot("big-fitted")
     page.click("[data-action=zoom-in]")
     assert viewer.problems == []
