@@ -22,16 +22,15 @@ every node inside its band, with a header strip before the first layer.
 """
 from __future__ import annotations
 
-import heapq
-from collections import Counter
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from layouts.base import LayoutError, LayoutOptions
 from layouts.geometry import Box, EdgeRoute, LaneBand, Layout, NodeBox, Point
 from layouts.graph import LayoutGraph
 from layouts.steps.acyclic import feedback_edges
+from layouts.steps.bypass import bypass_routes, drawn_ends
 from layouts.steps.channels import ChannelSegment, assign_channels
+from layouts.steps.compose import normalize, simplify_route
 from layouts.steps.lanes import order_lanes
 from layouts.steps.layering import minimal_length_ranks
 from layouts.steps.main_path import main_path_edges
@@ -264,9 +263,10 @@ def _route_and_compose(
             if (a, b) not in segment_at:
                 segment_at[(a, b)] = len(channel_segments[proper.layer_of[a]])
                 channel_segments[proper.layer_of[a]].append(ChannelSegment(edge, o[a], o[b]))
-    bypass = _bypass_routes(work, options)
+    bypass = bypass_routes(proper, o, work.before, work.lane_bounds[0] if work.lane_bounds else None,
+                           options.node_spacing, options.edge_spacing)
     for edge, route in bypass.items():
-        source, target = _drawn_ends(proper, edge)
+        source, target = drawn_ends(proper, edge)
         backward = edge in proper.reversed_edges
         out_segment = ChannelSegment(edge, *((route.track, o[source]) if backward else (o[source], route.track)))
         in_segment = ChannelSegment(edge, *((o[target], route.track) if backward else (route.track, o[target])))
@@ -299,7 +299,7 @@ def _route_and_compose(
     for edge, chain in enumerate(work.route_chains):
         points: list[tuple[float, float]] = []  # (r, o)
         if edge in proper.bypass:
-            source, target = _drawn_ends(proper, edge)
+            source, target = drawn_ends(proper, edge)
             route = bypass[edge]
             side = -1 if edge in proper.reversed_edges else 1  # leave towards the track's end
             points.append((centre_r[source] + side * work.symbol_r[source] / 2, o[source]))
@@ -329,7 +329,7 @@ def _route_and_compose(
                     r = slot_r((a, b), channel)
                     points += [(r, o[a]), (r, o[b])]
             points.append((centre_r[target] - work.symbol_r[target] / 2, o[target]))
-        routes.append([direction.point(r, oo) for r, oo in _simplify(points)])
+        routes.append([direction.point(r, oo) for r, oo in simplify_route(points)])
 
     node_boxes: list[NodeBox] = []
     for v, node in enumerate(graph.nodes):
@@ -366,73 +366,6 @@ def _lane_bands(graph: LayoutGraph, work: _Work, options: LayoutOptions, directi
     return bands
 
 
-def _drawn_ends(proper: ProperGraph, edge: int) -> tuple[int, int]:
-    """(source, target) of ``edge`` as drawn: a reversed edge's chain runs target first."""
-    chain = proper.chains[edge]
-    return (chain[-1], chain[0]) if edge in proper.reversed_edges else (chain[0], chain[-1])
-
-
-@dataclass(frozen=True, slots=True)
-class _Bypass:
-    """How a bypass edge runs: out of its source through channel ``out_channel``, along
-    the track at order coordinate ``track``, into its target through ``in_channel``;
-    ``out_key``/``in_key`` name its two channel segments (shared within a fork or merge)."""
-
-    out_channel: int
-    in_channel: int
-    track: float
-    out_key: tuple[int, int]
-    in_key: tuple[int, int]
-
-
-def _bypass_routes(work: _Work, options: LayoutOptions) -> dict[int, _Bypass]:
-    """Tracks for the bypass edges, lines beyond everything else (lanes included) along
-    the flow. Forward bypass edges sharing a source share a track and the segment out of
-    it (a bus that drops off at each target), or, where more of them share their target,
-    the track and the segment into it; groups whose channel spans do not overlap share
-    a track (interval colouring), so the tracks stay few."""
-    proper = work.graph
-    if not proper.bypass:
-        return {}
-    o = work.order_pos
-    top = min(o[v] - work.before[v] for v in range(proper.vertex_count))
-    if work.lane_bounds:
-        top = min(top, work.lane_bounds[0])
-    ends = {edge: _drawn_ends(proper, edge) for edge in sorted(proper.bypass)}
-    forward = [edge for edge in ends if edge not in proper.reversed_edges]
-    leaving = Counter(ends[edge][0] for edge in forward)
-    entering = Counter(ends[edge][1] for edge in forward)
-    groups: dict[tuple[int, int], list[int]] = {}  # (kind, node or edge) → edges; kind 0 fork, 1 merge, 2 alone
-    channels: dict[int, tuple[int, int]] = {}
-    for edge, (source, target) in ends.items():
-        if edge in proper.reversed_edges:  # back through the channels before source and after target
-            channels[edge] = (proper.layer_of[source] - 1, proper.layer_of[target])
-            key = (2, edge)
-        else:
-            channels[edge] = (proper.layer_of[source], proper.layer_of[target] - 1)
-            key = (0, source) if leaving[source] >= entering[target] else (1, target)
-        groups.setdefault(key, []).append(edge)
-    spans = sorted((min(min(channels[e]) for e in members), max(max(channels[e]) for e in members), key)
-                   for key, members in groups.items())
-    routes: dict[int, _Bypass] = {}
-    busy: list[tuple[int, int]] = []  # (last channel, track)
-    free: list[int] = []
-    used = 0
-    for first, last, key in spans:
-        while busy and busy[0][0] < first:
-            heapq.heappush(free, heapq.heappop(busy)[1])
-        track = heapq.heappop(free) if free else used
-        used = max(used, track + 1)
-        heapq.heappush(busy, (last, track))
-        members = groups[key]
-        for edge in members:
-            out_key = (members[0], -1) if key[0] == 0 else (edge, -1)
-            in_key = (members[0], -2) if key[0] == 1 else (edge, -2)
-            routes[edge] = _Bypass(*channels[edge], top - options.node_spacing - track * options.edge_spacing,
-                                   out_key, in_key)
-    return routes
-
-
 def _side(work: _Work, node: int, turn: int) -> float:
     """Order coordinate of the side of ``node``'s symbol that faces its turn vertex."""
     half = work.symbol_o[node] / 2
@@ -459,53 +392,3 @@ def _loop_port_shifts(work: _Work, options: LayoutOptions) -> dict[tuple[int, in
         for i, edge in enumerate(ordered):
             shifts[(edge, node)] = 0.0 if count == 1 else -span / 2 + i * span / (count - 1)
     return shifts
-
-
-def _simplify(points: Sequence[tuple[float, float]]) -> list[tuple[float, float]]:
-    """Drop repeated points and the middle of straight runs."""
-    cleaned: list[tuple[float, float]] = []
-    for p in points:
-        p = (round(p[0], 2), round(p[1], 2))
-        if cleaned and abs(cleaned[-1][0] - p[0]) < 1e-6 and abs(cleaned[-1][1] - p[1]) < 1e-6:
-            continue
-        if len(cleaned) >= 2:
-            a, b = cleaned[-2], cleaned[-1]
-            if (abs(a[0] - b[0]) < 1e-6 and abs(b[0] - p[0]) < 1e-6) or (
-                    abs(a[1] - b[1]) < 1e-6 and abs(b[1] - p[1]) < 1e-6):
-                cleaned[-1] = p
-                continue
-        cleaned.append(p)
-    return cleaned
-
-
-def normalize(nodes: Sequence[NodeBox], edges: Sequence[EdgeRoute], margin: float,
-              lanes: Sequence[LaneBand] = ()) -> Layout:
-    """Shift everything so the drawing starts at ``margin`` and size the canvas."""
-    xs: list[float] = []
-    ys: list[float] = []
-    for lane in lanes:
-        xs += [lane.box.x, lane.box.right]
-        ys += [lane.box.y, lane.box.bottom]
-    for node in nodes:
-        for box in (node.box, node.label):
-            if box is not None:
-                xs += [box.x, box.right]
-                ys += [box.y, box.bottom]
-    for edge in edges:
-        xs += [p[0] for p in edge.points]
-        ys += [p[1] for p in edge.points]
-    if not xs:
-        return Layout(2 * margin, 2 * margin, (), ())
-    dx, dy = margin - min(xs), margin - min(ys)
-
-    def move(box: Box | None) -> Box | None:
-        return None if box is None else Box(round(box.x + dx, 2), round(box.y + dy, 2), box.w, box.h)
-
-    moved_nodes = tuple(NodeBox(n.id, move(n.box) or n.box, move(n.label), move(n.frame)) for n in nodes)
-    moved_edges = tuple(
-        EdgeRoute(e.source, e.target, tuple((round(x + dx, 2), round(y + dy, 2)) for x, y in e.points),
-                  move(e.label), e.key) for e in edges)
-    moved_lanes = tuple(LaneBand(lane.id, move(lane.box) or lane.box, move(lane.header) or lane.header)
-                        for lane in lanes)
-    return Layout(round(max(xs) - min(xs) + 2 * margin, 2), round(max(ys) - min(ys) + 2 * margin, 2),
-                  moved_nodes, moved_edges, moved_lanes)
