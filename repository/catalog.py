@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from layouts.keys import LAYOUT_KEYS as LAYOUT_KEYS  # re-exported: the service names them too
+from renderer.names import RELATION_NAMES, TYPE_NAMES
 
 GERMAN = 1031
 ENGLISH = 1033
@@ -38,15 +39,20 @@ class Facet:
 @dataclass(frozen=True, slots=True)
 class ElementType:
     key: str
-    german: str
-    english: str
     color: str
     related: tuple[str, ...] = ()
     selections: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
     @property
     def display_names(self) -> dict[int, str]:
-        return {GERMAN: self.german, ENGLISH: self.english}
+        """The type's names per culture; the drawings show the same (renderer/names.py)."""
+        return dict(TYPE_NAMES[self.key])
+
+
+def relation_display_names(context: str) -> dict[int, str]:
+    """A related context's names per culture (the drawings' edge labels and legends), else
+    the context key in every culture."""
+    return dict(RELATION_NAMES.get(context, {GERMAN: context, ENGLISH: context}))
 
 
 FACETS: dict[str, Facet] = {
@@ -88,43 +94,40 @@ _OWNERSHIP_RELATED = ("author", "owner", "qualityManager", "reviewer", "secondar
 TYPES: dict[str, ElementType] = {
     t.key: t
     for t in (
-        ElementType("processHouse", "Prozesslandkarte", "Process house", "#4A6FA5"),
-        ElementType("subCategory", "Kategorie", "Category", "#6B8EC7"),
-        ElementType("view", "Sicht", "View", "#8FA9D6"),
+        ElementType("processHouse", "#4A6FA5"),
+        ElementType("subCategory", "#6B8EC7"),
+        ElementType("view", "#8FA9D6"),
         ElementType(
-            "mainProcess", "Hauptprozess", "Main process", "#2E7D32",
+            "mainProcess", "#2E7D32",
             related=_FLOW_RELATED + _OWNERSHIP_RELATED,
             selections={"processMaturity": (
                 "defined", "implemented", "trained", "isLived", "isMeasured", "getsImproved",
             )},
         ),
         ElementType(
-            "subProcess", "Teilprozess", "Sub process", "#43A047",
+            "subProcess", "#43A047",
             related=_FLOW_RELATED + _OWNERSHIP_RELATED,
         ),
-        ElementType("task", "Aufgabe", "Task", "#66BB6A", related=_FLOW_RELATED),
-        ElementType("ruleXor", "XOR-Regel", "XOR rule", "#F9A825"),
-        ElementType("ruleAnd", "UND-Regel", "AND rule", "#F57F17"),
-        ElementType("condition", "Bedingung", "Condition", "#FFCA28"),
-        ElementType("evStart", "Startereignis", "Start event", "#C62828"),
-        ElementType("evIntermediate", "Zwischenereignis", "Intermediate event", "#E53935"),
-        ElementType("evEnd", "Endereignis", "End event", "#B71C1C"),
-        ElementType(
-            "processInterfacePlaceholder", "Prozessschnittstelle", "Process interface",
-            "#8D6E63",
-        ),
-        ElementType("product", "Produkt", "Product", "#6A1B9A", related=("owner",)),
-        ElementType("user", "Benutzer", "User", "#455A64", related=("userGroups",)),
-        ElementType("orgUnit", "Organisationseinheit", "Org unit", "#00838F", related=("owner",)),
-        ElementType("inOut", "Input/Output", "Input/output", "#EF6C00"),
-        ElementType("knowledgeStructureDocument", "Dokument", "Document", "#5D4037"),
-        ElementType("requirement", "Anforderung", "Requirement", "#AD1457"),
-        ElementType("system", "IT-System", "IT system", "#1565C0", related=("owner",)),
-        ElementType("systemType", "Systemtyp", "System type", "#1E88E5"),
-        ElementType("stereotype", "Stereotyp", "Stereotype", "#9E9E9E"),
-        ElementType("authToken", "Zugriffstoken", "Access token", "#607D8B"),
-        ElementType("configCulture", "Sprache", "Culture", "#78909C"),
-        ElementType("userGroup", "Benutzergruppe", "User group", "#546E7A"),
+        ElementType("task", "#66BB6A", related=_FLOW_RELATED),
+        ElementType("ruleXor", "#F9A825"),
+        ElementType("ruleAnd", "#F57F17"),
+        ElementType("condition", "#FFCA28"),
+        ElementType("evStart", "#C62828"),
+        ElementType("evIntermediate", "#E53935"),
+        ElementType("evEnd", "#B71C1C"),
+        ElementType("processInterfacePlaceholder", "#8D6E63"),
+        ElementType("product", "#6A1B9A", related=("owner",)),
+        ElementType("user", "#455A64", related=("userGroups",)),
+        ElementType("orgUnit", "#00838F", related=("owner",)),
+        ElementType("inOut", "#EF6C00"),
+        ElementType("knowledgeStructureDocument", "#5D4037"),
+        ElementType("requirement", "#AD1457"),
+        ElementType("system", "#1565C0", related=("owner",)),
+        ElementType("systemType", "#1E88E5"),
+        ElementType("stereotype", "#9E9E9E"),
+        ElementType("authToken", "#607D8B"),
+        ElementType("configCulture", "#78909C"),
+        ElementType("userGroup", "#546E7A"),
     )
 }
 

@@ -1,0 +1,95 @@
+"""The configuration's display names the drawings show: element types and related contexts.
+
+A drawing never shows an internal key (``executedBy``, ``knowledgeStructureDocument``)
+where a reader expects words: it shows the display name in the render's culture.
+This module is the one table of those names; ``repository/catalog.py`` reads its type
+names from here, so the configuration endpoint and the drawings always agree.
+
+How to use it in a builder (``renderer/<layout>.py``)::
+
+    from renderer.names import relation_name, type_name
+
+    label = relation_name("executedBy", cultures)         # "executed by" / "ausgeführt von"
+    caption = f"«{type_name(element.type, cultures)}»"     # «Document» / «Dokument»
+
+Both look the key up with ``Cultures.pick`` (requested culture, language-neutral,
+default culture, then any) and fall back to the key itself for a key the table does
+not know (a tenant's own context), so the result is never empty.
+"""
+from __future__ import annotations
+
+from renderer.culture import ENGLISH, GERMAN, Cultures
+
+__all__ = ["RELATION_NAMES", "TYPE_NAMES", "UNASSIGNED_NAMES", "relation_name", "type_name"]
+
+
+def _names(german: str, english: str) -> dict[int, str]:
+    return {GERMAN: german, ENGLISH: english}
+
+
+#: Element type key → culture id → display name (the configuration's type names).
+TYPE_NAMES: dict[str, dict[int, str]] = {
+    "processHouse": _names("Prozesslandkarte", "Process house"),
+    "subCategory": _names("Kategorie", "Category"),
+    "view": _names("Sicht", "View"),
+    "mainProcess": _names("Hauptprozess", "Main process"),
+    "subProcess": _names("Teilprozess", "Sub process"),
+    "task": _names("Aufgabe", "Task"),
+    "ruleXor": _names("XOR-Regel", "XOR rule"),
+    "ruleAnd": _names("UND-Regel", "AND rule"),
+    "condition": _names("Bedingung", "Condition"),
+    "evStart": _names("Startereignis", "Start event"),
+    "evIntermediate": _names("Zwischenereignis", "Intermediate event"),
+    "evEnd": _names("Endereignis", "End event"),
+    "processInterfacePlaceholder": _names("Prozessschnittstelle", "Process interface"),
+    "product": _names("Produkt", "Product"),
+    "user": _names("Benutzer", "User"),
+    "orgUnit": _names("Organisationseinheit", "Org unit"),
+    "inOut": _names("Input/Output", "Input/output"),
+    "knowledgeStructureDocument": _names("Dokument", "Document"),
+    "requirement": _names("Anforderung", "Requirement"),
+    "system": _names("IT-System", "IT system"),
+    "systemType": _names("Systemtyp", "System type"),
+    "stereotype": _names("Stereotyp", "Stereotype"),
+    "authToken": _names("Zugriffstoken", "Access token"),
+    "configCulture": _names("Sprache", "Culture"),
+    "userGroup": _names("Benutzergruppe", "User group"),
+}
+
+#: Related context → culture id → display name, worded to read "A <name> B" on an edge
+#: from the element to what it relates to.
+RELATION_NAMES: dict[str, dict[int, str]] = {
+    "executedBy": _names("ausgeführt von", "executed by"),
+    "responsible": _names("verantwortlich", "responsible"),
+    "contributes": _names("wirkt mit", "contributes"),
+    "informed": _names("informiert", "informed"),
+    "hasInput": _names("Input", "input"),
+    "hasOutput": _names("Output", "output"),
+    "usesSystem": _names("nutzt IT-System", "uses IT system"),
+    "guidelines": _names("Richtlinie", "guideline"),
+    "requirements": _names("Anforderung", "requirement"),
+    "author": _names("Autor", "author"),
+    "owner": _names("Eigentümer", "owner"),
+    "qualityManager": _names("Qualitätsmanager", "quality manager"),
+    "reviewer": _names("Prüfer", "reviewer"),
+    "secondaryAuthors": _names("Mitautor", "co-author"),
+    "userGroups": _names("Benutzergruppe", "user group"),
+    "children": _names("enthält", "contains"),
+    "createdBy": _names("erstellt von", "created by"),
+    "changedBy": _names("geändert von", "changed by"),
+    "relBy": _names("freigegeben von", "released by"),
+    "releaseHistory": _names("Freigabehistorie", "release history"),
+}
+
+#: The lane of tasks without an org unit (docs/contract.md, "Layout keys").
+UNASSIGNED_NAMES: dict[int, str] = _names("Nicht zugeordnet", "Unassigned")
+
+
+def type_name(type_key: str, cultures: Cultures) -> str:
+    """The display name of an element type in the render's culture, else the key."""
+    return cultures.pick(TYPE_NAMES.get(type_key, {})) or type_key
+
+
+def relation_name(context: str, cultures: Cultures) -> str:
+    """The display name of a related context in the render's culture, else the key."""
+    return cultures.pick(RELATION_NAMES.get(context, {})) or context
