@@ -1,7 +1,9 @@
 """BPMN 2.0 interchange: read BPMN XML as our diagram fixture, write it back laid out by
 our engine with complete diagram interchange (docs/contract.md, "Diagram fixture format").
 
-``bpmn_to_fixture`` feeds ``renderer.api.render``; ``layout_bpmn`` is ``elrepo layout``.
+``bpmn_to_fixture`` feeds ``renderer.api.render``; ``layout_bpmn`` is ``elrepo layout``;
+``diagram_to_bpmn`` writes a stored diagram's fixture back as BPMN (``elrepo export
+--format bpmn`` and the HTTP BPMN export).
 Every problem with the input is a ``BpmnError`` with a one-line message.
 """
 from __future__ import annotations
@@ -9,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from interchange.export import fixture_to_bpmn_xml
 from interchange.fixture import lane_keys, scope_fixture, scope_nodes
 from interchange.model import BpmnModel
 from interchange.parsing import MAX_BPMN_BYTES, BpmnError, parse_bpmn_xml
@@ -19,7 +22,7 @@ from layouts.base import LayoutOptions
 from renderer.text import FontMetrics
 
 __all__ = ["BPMN_LAYOUT_KEYS", "MAX_BPMN_BYTES", "BpmnError", "BpmnGeometry", "BpmnImport",
-           "BpmnModel", "bpmn_positions", "bpmn_to_fixture", "layout_bpmn", "read_bpmn"]
+           "BpmnModel", "bpmn_positions", "bpmn_to_fixture", "diagram_to_bpmn", "layout_bpmn", "read_bpmn"]
 
 BPMN_LAYOUT_KEYS: tuple[str, ...] = tuple(LAYOUTS)
 
@@ -51,3 +54,9 @@ def layout_bpmn(xml_bytes: bytes, layout_key: str = "horizontal", *, font: FontM
     tree = parse_bpmn_xml(xml_bytes)
     model = read_model(tree)
     return write_bpmn(tree, model, bpmn_positions(model, layout_key, font, options))
+
+
+def diagram_to_bpmn(fixture: dict[str, Any], layout_key: str, culture: int, default_culture: int) -> bytes:
+    """A diagram fixture as BPMN 2.0 XML laid out by ``layout_key``: the ids, tags and
+    flows kept at import where there are some (``interchange.kept``), names in ``culture``."""
+    return layout_bpmn(fixture_to_bpmn_xml(fixture, culture, default_culture), layout_key)

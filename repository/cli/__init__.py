@@ -1,5 +1,5 @@
-"""`elrepo`: serve, db upgrade, tenant create, token create, render, layout, export
-(README, "Commands").
+"""`elrepo`: serve, db upgrade, tenant create, token create, render, layout, export,
+import (README, "Commands").
 
 Every command that touches the store takes `--db URL` (else ELREPO_DATABASE_URL, else
 ./elrepo.db); an empty database gets the schema, an older one is refused with the command
@@ -17,7 +17,7 @@ import argparse
 import sys
 from collections.abc import Callable, Sequence
 
-from repository.cli import admin, files, serve
+from repository.cli import admin, bpmn, files, serve
 from repository.cli.common import EXIT_BAD_INPUT, EXIT_FAILURE, CommandError, HelpFormatter
 from repository.cli.serve import HEADER_TIMEOUT_ENV
 from repository.errors import RepositoryError
@@ -48,6 +48,6 @@ def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="elrepo", description="Element repository service "
                                      "and diagram renderer", formatter_class=HelpFormatter)
     commands = parser.add_subparsers(required=True, metavar="COMMAND")
-    for module in (serve, admin, files):
+    for module in (serve, admin, files, bpmn):
         module.add_commands(commands)
     return parser

@@ -1,0 +1,305 @@
+"""A stored diagram's fixture → BPMN 2.0 XML with diagram interchange from our layout.
+
+Expects a fixture as ``repository.fixtures.diagram_fixture`` builds it (docs/contract.md,
+"Diagram fixture format"). Guarantees: one flow node per shape, in shape order, with the
+BPMN id and tag kept at import (``interchange.kept``) or, for what was never imported,
+an id made from our element id and the tag that our element type stands for; a sequence
+flow per predecessor link (an association where a data object is an end; the link from
+a boundary event's host becomes ``attachedToRef``); pools and lanes from the org units
+the shapes are ``executedBy`` (and the diagram's own ``executedBy``, where an import
+lists every pool and lane); the message flows, associations and data associations kept
+at import whose ends are still drawn. The semantic XML is then laid out by
+``layout_bpmn``, so the DI is exactly what ``elrepo layout`` writes. Deterministic.
+"""
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from lxml import etree
+
+from interchange.kept import BPMN_FLOWS, BPMN_ID, BPMN_PROCESS, BPMN_TYPE
+from interchange.parsing import MODEL_NS, one_line, qname
+from interchange.reader import DATA_TAGS, SHAPE_TYPES
+from renderer.culture import LANGUAGE_NEUTRAL
+
+#: Our element type → the BPMN tag it is written as when no tag was kept.
+DEFAULT_TAGS: dict[str, str] = {
+    "task": "task", "subProcess": "subProcess", "mainProcess": "callActivity",
+    "processInterfacePlaceholder": "callActivity", "evStart": "startEvent", "evEnd": "endEvent",
+    "evIntermediate": "intermediateThrowEvent", "ruleXor": "exclusiveGateway",
+    "ruleAnd": "parallelGateway", "condition": "inclusiveGateway",
+    "inOut": "dataObjectReference", "product": "dataObjectReference",
+    "knowledgeStructureDocument": "dataObjectReference", "system": "dataStoreReference",
+}
+#: Tags a boundary event may be attached to.
+ACTIVITIES = frozenset(tag for tag, shape_type in SHAPE_TYPES.items() if shape_type in ("task", "subProcess"))
+DATA_ASSOCIATIONS = ("dataInputAssociation", "dataOutputAssociation")
+FLOW_TYPES = frozenset(("sequenceFlow", "messageFlow", "association", *DATA_ASSOCIATIONS))
+TARGET_NAMESPACE = "http://bpmn.io/schema/bpmn"
+_NOT_NCNAME = re.compile(r"[^A-Za-z0-9_.-]")
+
+
+@dataclass(slots=True)
+class _Process:
+    id: str
+    lanes: list[str] = field(default_factory=list)  # top lanes, unit ids
+    nodes: list[_Node] = field(default_factory=list)
+
+
+@dataclass(frozen=True, slots=True)
+class _Node:
+    id: str
+    tag: str
+    name: str
+    lane: str | None  # unit id
+
+
+def fixture_to_bpmn_xml(fixture: Mapping[str, Any], culture: int, default_culture: int) -> bytes:
+    """The semantic BPMN XML (no DI) of a diagram fixture, names in ``culture``."""
+    return _Exporter(fixture, culture, default_culture).xml()
+
+
+class _Ids:
+    """BPMN ids unique in the document: kept ids first come, first served; made ones
+    from our ids, with a counter where they would collide."""
+
+    def __init__(self) -> None:
+        self.used: set[str] = set()
+
+    def take(self, kept: str | None, fallback: str) -> str:
+        if kept and _is_ncname(kept) and kept not in self.used:
+            self.used.add(kept)
+            return kept
+        base = _NOT_NCNAME.sub("_", fallback)
+        base = base if _is_ncname(base) else f"_{base}"
+        candidate, counter = base, 1
+        while candidate in self.used:
+            counter += 1
+            candidate = f"{base}_{counter}"
+        self.used.add(candidate)
+        return candidate
+
+
+def _flow_key(flow: Mapping[str, Any]) -> tuple[str, str, str]:
+    return flow["source"], flow["target"], flow["type"]
+
+
+def _is_ncname(text: str) -> bool:
+    """Whether ``text`` can be an XML id as we write them (ASCII NCName)."""
+    return _NOT_NCNAME.search(text) is None and (text[:1].isalpha() or text[:1] == "_")
+
+
+class _Exporter:
+    def __init__(self, fixture: Mapping[str, Any], culture: int, default_culture: int) -> None:
+        self.cultures = (str(culture), str(LANGUAGE_NEUTRAL), str(default_culture))
+        self.diagram: Mapping[str, Any] = fixture["diagram"]
+        self.elements: dict[str, Mapping[str, Any]] = {e["id"]: e for e in fixture.get("elements", [])}
+        self.values: Sequence[Mapping[str, Any]] = fixture.get("values", [])
+        self.ids = _Ids()
+        self.bpmn_of_unit: dict[str, str] = {}
+
+    # ---- reading the fixture ---------------------------------------------------------
+
+    def _kept(self, element: Mapping[str, Any], name: str) -> str | None:
+        value = (element.get("attributes") or {}).get(name, {}).get(str(LANGUAGE_NEUTRAL))
+        return value if isinstance(value, str) and value else None
+
+    def _name(self, names: Mapping[str, Any] | None) -> str:
+        names = names or {}
+        for key in self.cultures:
+            if names.get(key) not in (None, ""):
+                return one_line(str(names[key]))
+        return next((one_line(str(v)) for v in names.values() if v not in (None, "")), "")
+
+    def _element_name(self, element: Mapping[str, Any]) -> str:
+        return self._name((element.get("attributes") or {}).get("name"))
+
+    def _units_of(self, element: Mapping[str, Any]) -> list[str]:
+        refs = (element.get("related") or {}).get("executedBy") or []
+        return [ref["id"] for ref in refs if self.elements.get(ref["id"], {}).get("type") == "orgUnit"]
+
+    def _tag(self, element: Mapping[str, Any]) -> str:
+        kept = self._kept(element, BPMN_TYPE)
+        our_type = element.get("type", "")
+        if kept and (SHAPE_TYPES.get(kept) == our_type or DATA_TAGS.get(kept) == our_type):
+            return kept
+        return DEFAULT_TAGS.get(our_type, "task")
+
+    # ---- building the model ----------------------------------------------------------
+
+    def xml(self) -> bytes:
+        diagram_type = self._kept(self.diagram, BPMN_TYPE)
+        diagram_kept_id = self._kept(self.diagram, BPMN_ID)
+        bands = list(dict.fromkeys([*self._units_of(self.diagram),
+                                    *(u for value in self.values for u in self._units_of(value["element"])[:1])]))
+        parent_of = {child["id"]: unit for unit in bands for child in self.elements[unit].get("children") or []
+                     if child["id"] in bands}
+        for unit in bands:
+            self.bpmn_of_unit[unit] = self.ids.take(self._kept(self.elements[unit], BPMN_ID), f"Lane_{unit}")
+        tops = [unit for unit in bands if unit not in parent_of]
+        pools = [unit for unit in tops if self._kept(self.elements[unit], BPMN_TYPE) == "participant"]
+        processes: dict[str, _Process] = {}  # top unit (pool or process holder), or '' → its process
+        for unit in tops:
+            kind = self._kept(self.elements[unit], BPMN_TYPE)
+            if kind == "participant" and self._kept(self.elements[unit], BPMN_PROCESS):
+                processes[unit] = _Process(self.ids.take(self._kept(self.elements[unit], BPMN_PROCESS),
+                                                         f"Process_{unit}"))
+            elif kind == "process":  # a process without pool in a model with lanes
+                processes[unit] = _Process(self.bpmn_of_unit[unit])
+        for unit in tops:
+            if unit in processes:
+                processes[unit].lanes.extend(child for child in bands if parent_of.get(child) == unit)
+        default = next(iter(processes.values()), None)
+        if default is None:
+            kept = diagram_kept_id if diagram_type != "collaboration" else None
+            default = processes[""] = _Process(self.ids.take(kept, f"Process_{self.diagram['id']}"))
+        default.lanes.extend(unit for unit in tops if unit not in processes and unit not in pools)
+        collaboration_id = None
+        if pools:
+            kept = diagram_kept_id if diagram_type == "collaboration" else None
+            collaboration_id = self.ids.take(kept, f"Collaboration_{self.diagram['id']}")
+
+        def process_of(unit: str | None) -> _Process:
+            while unit is not None and unit in parent_of:
+                unit = parent_of[unit]
+            return processes.get(unit or "", default)
+
+        nodes = self._nodes()
+        for node in nodes:
+            process_of(node.lane).nodes.append(node)
+        return self._write(collaboration_id, pools, processes, nodes, parent_of)
+
+    def _nodes(self) -> list[_Node]:
+        nodes: list[_Node] = []
+        for value in self.values:
+            element = value["element"]
+            units = self._units_of(element)
+            nodes.append(_Node(self.ids.take(self._kept(element, BPMN_ID), f"Node_{element['id']}"),
+                               self._tag(element), self._element_name(element), units[0] if units else None))
+        return nodes
+
+    def _flows(self, nodes: Sequence[_Node], pools: Sequence[str]) -> tuple[list[dict[str, Any]], dict[str, str]]:
+        """Every flow to write ({id, type, source, target, name}) and the boundary events'
+        hosts."""
+        kept = {_flow_key(flow): flow for flow in self._kept_flows()}
+        flows: list[dict[str, Any]] = []
+        attached: dict[str, str] = {}
+        for value, node in zip(self.values, nodes, strict=True):
+            for index in value["shapeInfo"].get("predecessors") or []:
+                source = nodes[index]
+                if node.tag == "boundaryEvent" and node.id not in attached and source.tag in ACTIVITIES:
+                    attached[node.id] = source.id
+                    continue
+                data_end = source.tag in DATA_TAGS or node.tag in DATA_TAGS
+                candidates = ("association", *DATA_ASSOCIATIONS) if data_end else ("sequenceFlow",)
+                match = next((kept[key] for tag in candidates
+                              if (key := (source.id, node.id, tag)) in kept), None)
+                flows.append({"id": match.get("id") if match else None,
+                              "type": match["type"] if match else candidates[0],
+                              "source": source.id, "target": node.id,
+                              "name": match.get("name") if match else None})
+        drawn = {node.id for node in nodes} | {self.bpmn_of_unit[pool] for pool in pools}
+        written = {(flow["source"], flow["target"], flow["type"]) for flow in flows}
+        for flow in self._kept_flows():
+            key = _flow_key(flow)
+            if key[2] != "sequenceFlow" and key not in written and key[0] in drawn and key[1] in drawn:
+                flows.append(dict(flow))
+                written.add(key)
+        for number, flow in enumerate(flows, start=1):
+            flow["id"] = self.ids.take(flow["id"], f"Flow_{number}")
+        return flows, attached
+
+    def _kept_flows(self) -> list[Mapping[str, Any]]:
+        """The flows kept at import; entries that are not such a flow (the attribute is
+        the client's to change) are passed over."""
+        value = (self.diagram.get("attributes") or {}).get(BPMN_FLOWS, {}).get(str(LANGUAGE_NEUTRAL))
+        return [flow for flow in value if isinstance(flow, Mapping)
+                and all(isinstance(flow.get(key), str) for key in ("id", "source", "target"))
+                and flow.get("type") in FLOW_TYPES
+                and isinstance(flow.get("name") or {}, Mapping)] if isinstance(value, list) else []
+
+    # ---- writing ---------------------------------------------------------------------
+
+    def _write(self, collaboration_id: str | None, pools: Sequence[str], processes: Mapping[str, _Process],
+               nodes: Sequence[_Node], parent_of: Mapping[str, str]) -> bytes:
+        root = etree.Element(qname("definitions"), nsmap={"bpmn": MODEL_NS},
+                             id=self.ids.take(None, "Definitions"), targetNamespace=TARGET_NAMESPACE,
+                             exporter="elrepo")
+        flows, attached = self._flows(nodes, pools)
+        process_of_node = {node.id: process for process in processes.values() for node in process.nodes}
+        if collaboration_id is not None:
+            collaboration = etree.SubElement(root, qname("collaboration"), id=collaboration_id)
+            for pool in pools:
+                participant = self._named(collaboration, "participant", self.bpmn_of_unit[pool],
+                                          self._element_name(self.elements[pool]))
+                if pool in processes:
+                    participant.set("processRef", processes[pool].id)
+            for flow in flows:
+                source, target = process_of_node.get(flow["source"]), process_of_node.get(flow["target"])
+                if flow["type"] == "messageFlow" or (flow["type"] == "sequenceFlow" and source is not target):
+                    self._flow(collaboration, {**flow, "type": "messageFlow"})
+        children_of: dict[str, list[str]] = {}
+        for child, parent in parent_of.items():
+            children_of.setdefault(parent, []).append(child)
+        nodes_in: dict[str, list[str]] = {}  # unit → the nodes in it or in its lanes
+        for node in nodes:
+            unit = node.lane if node.tag not in DATA_TAGS else None  # lanes hold flow nodes only
+            while unit is not None:
+                nodes_in.setdefault(unit, []).append(node.id)
+                unit = parent_of.get(unit)
+        for process in processes.values():
+            element = etree.SubElement(root, qname("process"), id=process.id, isExecutable="false")
+            if process.lanes:
+                self._lane_set(element, process.lanes, children_of, nodes_in)
+            for node in process.nodes:
+                self._node(element, node, attached.get(node.id), flows)
+            for flow in flows:
+                source, target = process_of_node.get(flow["source"]), process_of_node.get(flow["target"])
+                if flow["type"] in ("sequenceFlow", "association") and source is process and target is process:
+                    self._flow(element, flow)
+        etree.indent(root, space="  ")
+        return bytes(etree.tostring(root, xml_declaration=True, encoding="UTF-8"))
+
+    def _lane_set(self, parent: Any, lanes: Sequence[str], children_of: Mapping[str, list[str]],
+                  nodes_in: Mapping[str, list[str]]) -> None:
+        lane_set = etree.SubElement(parent, qname("laneSet" if parent.tag != qname("lane") else "childLaneSet"),
+                                    id=self.ids.take(None, f"LaneSet_{lanes[0]}"))
+        for unit in lanes:
+            lane = self._named(lane_set, "lane", self.bpmn_of_unit[unit], self._element_name(self.elements[unit]))
+            for node_id in nodes_in.get(unit, []):
+                etree.SubElement(lane, qname("flowNodeRef")).text = node_id
+            if children_of.get(unit):
+                self._lane_set(lane, children_of[unit], children_of, nodes_in)
+
+    def _node(self, process: Any, node: _Node, host: str | None, flows: Sequence[Mapping[str, Any]]) -> None:
+        tag = node.tag if node.tag != "boundaryEvent" or host else "intermediateCatchEvent"
+        element = self._named(process, tag, node.id, node.name)
+        if host:
+            element.set("attachedToRef", host)
+        if tag == "dataObjectReference":
+            data_object = self.ids.take(None, f"{node.id}_object")
+            element.addprevious(etree.Element(qname("dataObject"), id=data_object))
+            element.set("dataObjectRef", data_object)
+        for flow in flows:  # data associations live inside their activity
+            if flow["type"] == "dataInputAssociation" and flow["target"] == node.id:
+                association = self._named(element, "dataInputAssociation", flow["id"], "")
+                etree.SubElement(association, qname("sourceRef")).text = flow["source"]
+            elif flow["type"] == "dataOutputAssociation" and flow["source"] == node.id:
+                association = self._named(element, "dataOutputAssociation", flow["id"], "")
+                etree.SubElement(association, qname("targetRef")).text = flow["target"]
+
+    def _flow(self, parent: Any, flow: Mapping[str, Any]) -> None:
+        if flow["type"] in DATA_ASSOCIATIONS:
+            return
+        element = self._named(parent, flow["type"], flow["id"], self._name(flow.get("name")))
+        element.set("sourceRef", flow["source"])
+        element.set("targetRef", flow["target"])
+
+    def _named(self, parent: Any, tag: str, element_id: str, name: str) -> Any:
+        element = etree.SubElement(parent, qname(tag), id=element_id)
+        if name:
+            element.set("name", name)
+        return element

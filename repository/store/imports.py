@@ -1,0 +1,51 @@
+"""Writing a model brought from outside (a BPMN file) whose element ids are stable, so
+that importing it again changes the same elements: create what is new, merge into what
+exists, and give a diagram its content again (docs/interchange.md).
+
+The same write methods as the endpoints (`Writes.create_all`, `update_many`,
+`append_content`), so imported elements get the same versions, states and server-set
+attributes as any other. The caller owns the transaction.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import replace
+
+from sqlalchemy import select
+
+from repository.store import Store
+from repository.store.batch import chunked_rows
+from repository.store.models import Element
+from repository.wire import ContentItem, ElementInput
+
+
+def existing_elements(store: Store, element_ids: Iterable[str]) -> dict[str, Element]:
+    """The tenant's elements of these ids that exist, by id."""
+    query = select(Element).where(Element.tenant_pk == store.tenant.pk)
+    return {element.id: element for (element,) in chunked_rows(store.session, query, Element.id, element_ids)}
+
+
+def upsert_elements(store: Store, inputs: Sequence[tuple[str, ElementInput]],
+                    actor_pk: int | None) -> dict[str, Element]:
+    """Each (facet, input) with an id: created when no element has that id, else merged
+    into it (`update_many`: attributes merged, the given related contexts, children and
+    content replaced; a type that changed is refused). New ones first, in bulk, so that an
+    update may name them as children. Returns every element by id."""
+    ids = [data.id for _, data in inputs]
+    if None in ids:
+        raise ValueError("every imported element needs its id")
+    found = existing_elements(store, [element_id for element_id in ids if element_id is not None])
+    created = store.create_all([(facet, data) for facet, data in inputs if data.id not in found], actor_pk)
+    store.update_many([(found[data.id], replace(data, id=None, facet=None))
+                       for _, data in inputs if data.id in found], actor_pk)
+    return {**found, **{element.id: element for element in created}}
+
+
+def set_content(store: Store, diagram: Element, items: Sequence[ContentItem], actor_pk: int | None) -> None:
+    """The diagram shows exactly `items` (elements by id, predecessors by index): its old
+    shapes dropped, the new ones appended as content create does."""
+    if store.shapes(store.current_version(diagram)):
+        store.update(diagram, ElementInput(id=None, version_id=None, type=None, facet=None, attributes={},
+                                           related=None, children=None, content=[]), actor_pk)
+    store.append_content(diagram, items, actor_pk)
