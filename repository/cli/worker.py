@@ -1,0 +1,48 @@
+"""`elrepo worker`: a Celery worker that renders the diagrams `elrepo export --broker`
+sends (repository/distributed.py). It needs no database: each job carries its fixture."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import socket
+import sys
+
+from repository.cli.common import CommandError, Subcommands, add_command
+
+BROKER_HELP = ("Redis or RabbitMQ URL, e.g. redis://127.0.0.1:6379/1 or "
+               "amqp://guest:guest@127.0.0.1:5672//; needs pip install -e '.[distributed]'")
+
+
+def add_commands(commands: Subcommands[argparse.ArgumentParser]) -> None:
+    worker = add_command(commands, "worker", "render the diagrams of `elrepo export --broker` "
+                         "on this machine (a Celery worker; no database needed)")
+    worker.add_argument("--broker", metavar="URL", required=True, help=BROKER_HELP)
+    worker.add_argument("--concurrency", type=int, default=os.cpu_count() or 1,
+                        help="render processes")
+    worker.add_argument("--queue", help="queue to consume (default: the one elrepo export "
+                        "sends to)")
+    worker.add_argument("--name", default=f"elrepo-{os.getpid()}@{socket.gethostname()}",
+                        help="worker name, unique among the broker's workers")
+    worker.add_argument("--loglevel", choices=("DEBUG", "INFO", "WARNING", "ERROR"),
+                        default="WARNING", help="what the worker logs to standard error")
+    worker.set_defaults(command=_worker)
+
+
+def _worker(args: argparse.Namespace) -> int:
+    if args.concurrency < 1:
+        raise CommandError("--concurrency must be at least 1")
+    try:
+        from repository.distributed import DEFAULT_QUEUE, celery_app, consuming_workers
+    except ImportError as error:
+        raise CommandError(f"elrepo worker needs Celery ({error.name} is missing): "
+                           "pip install -e '.[distributed]'") from None
+    queue = args.queue or DEFAULT_QUEUE
+    app = celery_app(args.broker, queue)
+    consuming_workers(app)  # a broker that does not answer is one line now, not retries
+    print(f"Worker {args.name}: {args.concurrency} render process(es) on queue {queue}",
+          file=sys.stderr, flush=True)
+    app.worker_main(["worker", f"--concurrency={args.concurrency}", f"--queues={queue}",
+                     f"--hostname={args.name}", f"--loglevel={args.loglevel}", "--without-mingle",
+                     "--without-gossip"])
+    return 0
