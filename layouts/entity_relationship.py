@@ -1,125 +1,145 @@
-"""``entityRelationship``: elements as entity boxes, relations as labelled orthogonal edges.
+"""``entityRelationship``: one element in the middle, the elements it relates to around it.
 
-Expects nodes (entities) with fixed sizes and directed edges; an edge with
-``label_width``/``label_height`` gets a label box of that size. Labelled edges with the
-same target and the same ``key`` are one relation fanned in from several sources: they
-share one label box. Self-relations are dropped (an entity box cannot point at itself
-without crossing its own text).
+Expects one node of role ``subject`` (else the first node is the subject), the other
+nodes as the entities it relates to, in the order they are to be read (grouped by
+relation), and edges that all leave the subject, each with a label size
+(``label_width``/``label_height``; 0 for an unlabelled edge). Self-relations are
+dropped; an edge that does not leave the subject is refused (a drawing centred on one
+element has no place for it).
 
-Steps: every group of labelled edges becomes sources → label vertex → target, so the
-layered pipeline (left to right) places the label boxes like small nodes: they overlap
-no entity and no other label, and no route runs through them; the halves of each edge
-are then joined into one route that passes straight through its label box. Entities
-without any relation are wrapped into rows below the drawing instead of being stacked
-into one tall first layer.
+Steps: the entities are split into a left and a right column, in their order, where
+the taller column is least tall; the subject sits between them, vertically centred.
+Each side has one trunk beside the subject: an edge leaves the subject's side at its
+middle, runs along the trunk to its own port on the target's inner side and straight
+into it; an entity that is the target of several edges is made tall enough for one
+port per edge. Each label is centred on the last segment of its own edge, right next
+to the target's arrowhead.
 
-Guarantees: one box per entity (its measured size), one route per edge between two
-different entities, axis-parallel segments only, a route enters no entity box other
-than its ends and no label box other than its own; the first edge of each group
-carries the group's label box in ``EdgeRoute.label`` (the others None), the box lying on
-every route of the group; boxes do not overlap. Deterministic.
+Guarantees: every node gets a box at least its size (entities keep their width); one
+route per edge, axis-parallel, entering no box but its ends; two routes share a line
+only on the subject's side and trunk (one source, a fan-out), so no junction is
+ambiguous, and no two routes cross; every label box lies on its own route only (no
+other route, entity or label touches it). Deterministic.
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
-from layouts.base import LayoutOptions
+from layouts.base import LayoutError, LayoutOptions
 from layouts.geometry import Box, EdgeRoute, Layout, NodeBox, Point
 from layouts.graph import LayoutEdge, LayoutGraph, LayoutNode
-from layouts.layered import HORIZONTAL, layered_layout
-from layouts.packing import pack_rows
 
-LABEL_PREFIX = "\x00label:"
+
+@dataclass(frozen=True, slots=True)
+class _Column:
+    """The entities of one side, top to bottom, with the height each gets."""
+
+    nodes: tuple[LayoutNode, ...]
+    heights: tuple[float, ...]
+    spacing: float
+
+    @property
+    def height(self) -> float:
+        return sum(self.heights) + self.spacing * max(len(self.nodes) - 1, 0)
+
+    @property
+    def width(self) -> float:
+        return max((node.width for node in self.nodes), default=0.0)
 
 
 @dataclass(frozen=True, slots=True)
 class EntityRelationshipLayout:
     key: str = "entityRelationship"
-    aspect: float = 4 / 3
+    side_gap: float = 24.0
+    trunk_inset: float = 16.0
+    label_gap: float = 10.0
+    arrow_room: float = 14.0
+    port_gap: float = 6.0
 
     def layout(self, graph: LayoutGraph, options: LayoutOptions) -> Layout:
+        if not graph.nodes:
+            return Layout(2 * options.margin, 2 * options.margin, ())
+        subject = next((node for node in graph.nodes if node.role == "subject"), graph.nodes[0])
         edges = [edge for edge in graph.edges if edge.source != edge.target]
-        related = {end for edge in edges for end in (edge.source, edge.target)}
-        connected = tuple(node for node in graph.nodes if node.id in related)
-        loose = [node for node in graph.nodes if node.id not in related]
-        group_of = _label_groups(edges)
-        nodes: list[NodeBox] = []
-        routes: list[EdgeRoute] = []
-        width = height = 2 * options.margin
-        if connected:
-            drawn = layered_layout(_with_label_vertices(connected, edges, group_of), options, HORIZONTAL)
-            placed = {node.id: node.box for node in drawn.nodes}
-            nodes = [node for node in drawn.nodes if not node.id.startswith(LABEL_PREFIX)]
-            first_half = {(route.source, route.target): route for route in drawn.edges}
-            labelled: set[str] = set()
-            for index, edge in enumerate(edges):
-                group = group_of.get(index)
-                if group is None:
-                    routes.append(first_half[(edge.source, edge.target)])
-                    continue
-                label = f"{LABEL_PREFIX}{group}"
-                joined = _join(first_half[(edge.source, label)].points, first_half[(label, edge.target)].points)
-                box = placed[label] if label not in labelled else None
-                labelled.add(label)
-                routes.append(EdgeRoute(edge.source, edge.target, joined, box, edge.key))
-            width, height = drawn.width, drawn.height
-        if loose:
-            top = height - options.margin + (options.node_spacing if connected else 0.0)
-            packing = pack_rows([(node.width, node.height) for node in loose], options.node_spacing, self.aspect)
-            nodes += [NodeBox(node.id, Box(round(options.margin + x, 2), round(top + y, 2), node.width, node.height))
-                      for node, (x, y) in zip(loose, packing.positions)]
-            width = max(width, round(packing.width + 2 * options.margin, 2))
-            height = round(top + packing.height + options.margin, 2)
-        return Layout(width, height, tuple(nodes), tuple(routes))
+        for edge in edges:
+            if edge.source != subject.id:
+                raise LayoutError(f"relation {edge.source!r} -> {edge.target!r} does not leave the subject "
+                                  f"{subject.id!r}; entityRelationship draws the relations of one element")
+        incoming: dict[str, list[LayoutEdge]] = {}
+        for edge in edges:
+            incoming.setdefault(edge.target, []).append(edge)
+        pitch = max((edge.label_height for edge in edges), default=0.0) + self.port_gap
+        others = [node for node in graph.nodes if node is not subject]
+        heights = [max(node.height, len(incoming.get(node.id, ())) * pitch + 2 * self.port_gap) for node in others]
+        left, right = _split(others, heights, options.node_spacing)
+        height = max(left.height, right.height, subject.height)
+        mid = options.margin + height / 2
+        left_labels = _widest_label(left, incoming)
+        right_labels = _widest_label(right, incoming)
+        x = options.margin
+        left_inner = x + left.width
+        subject_x = (left_inner + self.arrow_room + left_labels + self.label_gap + self.side_gap
+                     if left.nodes else x)
+        subject_box = Box(round(subject_x, 2), round(mid - subject.height / 2, 2), subject.width, subject.height)
+        right_inner = subject_box.right + self.side_gap + self.label_gap + right_labels + self.arrow_room
+        nodes = [NodeBox(subject.id, subject_box)]
+        routes: dict[int, EdgeRoute] = {}
+        index_of = {id(edge): index for index, edge in enumerate(edges)}
+        for column, inner, towards_right in ((left, left_inner, False), (right, right_inner, True)):
+            top = mid - column.height / 2
+            for node, node_height in zip(column.nodes, column.heights):
+                box = Box(round(inner if towards_right else inner - node.width, 2), round(top, 2),
+                          node.width, round(node_height, 2))
+                nodes.append(NodeBox(node.id, box))
+                top += node_height + options.node_spacing
+                arriving = incoming.get(node.id, [])
+                for rank, edge in enumerate(arriving):
+                    port = box.cy + (rank - (len(arriving) - 1) / 2) * pitch
+                    end = box.x if towards_right else box.right
+                    routes[index_of[id(edge)]] = self._route(edge, subject_box, port, end)
+        width = (right_inner + right.width if right.nodes else subject_box.right) + options.margin
+        return Layout(round(width, 2), round(height + 2 * options.margin, 2), tuple(nodes),
+                      tuple(routes[index] for index in range(len(edges))))
+
+    def _route(self, edge: LayoutEdge, subject: Box, port: float, end: float) -> EdgeRoute:
+        """Straight from the subject's side when the port is level with it; else up (or
+        down) the side's trunk, which rises from the subject's top (or bottom) near that
+        side, and across to the port: one bend, never a step. The label is centred on
+        the last segment just before the arrowhead."""
+        towards_right = end > subject.right
+        side = subject.right if towards_right else subject.x
+        trunk = subject.right - self.trunk_inset if towards_right else subject.x + self.trunk_inset
+        points: tuple[Point, ...]
+        if subject.y + self.port_gap <= port <= subject.bottom - self.port_gap:
+            points = ((side, port), (end, port))
+        else:
+            points = ((trunk, subject.y if port < subject.y else subject.bottom), (trunk, port), (end, port))
+        label = None
+        if edge.label_width > 0 and edge.label_height > 0:
+            label_x = end - self.arrow_room - edge.label_width if towards_right else end + self.arrow_room
+            label = Box(round(label_x, 2), round(port - edge.label_height / 2, 2), edge.label_width,
+                        edge.label_height)
+        return EdgeRoute(edge.source, edge.target, tuple((round(x, 2), round(y, 2)) for x, y in points), label,
+                         edge.key)
 
 
-def _labelled(edge: LayoutEdge) -> bool:
-    return edge.label_width > 0 and edge.label_height > 0
+def _split(nodes: Sequence[LayoutNode], heights: Sequence[float], spacing: float) -> tuple[_Column, _Column]:
+    """Left and right columns, the first nodes on the left, where the taller column is
+    least tall (ties: fewer on the left, so a short list stays on the right)."""
+    best = 0
+    best_height = float("inf")
+    for cut in range(len(nodes) + 1):
+        taller = max(_Column(tuple(nodes[:cut]), tuple(heights[:cut]), spacing).height,
+                     _Column(tuple(nodes[cut:]), tuple(heights[cut:]), spacing).height)
+        if taller < best_height - 1e-6:
+            best, best_height = cut, taller
+    return (_Column(tuple(nodes[:best]), tuple(heights[:best]), spacing),
+            _Column(tuple(nodes[best:]), tuple(heights[best:]), spacing))
 
 
-def _label_groups(edges: list[LayoutEdge]) -> dict[int, int]:
-    """Edge index → label group number, for labelled edges; a group per (target, key)."""
-    numbers: dict[tuple[str, str], int] = {}
-    groups: dict[int, int] = {}
-    for index, edge in enumerate(edges):
-        if _labelled(edge):
-            groups[index] = numbers.setdefault((edge.target, edge.key), len(numbers))
-    return groups
-
-
-def _with_label_vertices(nodes: tuple[LayoutNode, ...], edges: list[LayoutEdge],
-                         group_of: dict[int, int]) -> LayoutGraph:
-    """The graph the pipeline lays out: each label group as a vertex between its
-    sources and its target (ids that cannot clash with entity ids: they start with a
-    NUL character); a source that appears twice in a group is joined once."""
-    vertices = list(nodes)
-    split: dict[tuple[str, str], LayoutEdge] = {}
-    for index, edge in enumerate(edges):
-        group = group_of.get(index)
-        if group is None:
-            split.setdefault((edge.source, edge.target), edge)
-            continue
-        label = f"{LABEL_PREFIX}{group}"
-        if (label, edge.target) not in split:
-            vertices.append(LayoutNode(label, "edgeLabel", edge.label_width, edge.label_height, role="label"))
-            split[(label, edge.target)] = LayoutEdge(label, edge.target)
-        split.setdefault((edge.source, label), LayoutEdge(edge.source, label))
-    return LayoutGraph(tuple(vertices), tuple(split.values()))
-
-
-def _join(first: tuple[Point, ...], second: tuple[Point, ...]) -> tuple[Point, ...]:
-    """One route from the half that ends on the label box and the half that leaves it;
-    where the two ends are not aligned, a corner inside the label box keeps every
-    segment axis-parallel."""
-    end, start = first[-1], second[0]
-    corner: tuple[Point, ...] = ()
-    if abs(end[0] - start[0]) > 1e-6 and abs(end[1] - start[1]) > 1e-6:
-        corner = ((start[0], end[1]),)
-    points: list[Point] = []
-    for point in (*first, *corner, *second):
-        if not points or points[-1] != point:
-            points.append(point)
-    return tuple(points)
+def _widest_label(column: _Column, incoming: dict[str, list[LayoutEdge]]) -> float:
+    return max((edge.label_width for node in column.nodes for edge in incoming.get(node.id, ())), default=0.0)
 
 
 ENTITY_RELATIONSHIP = EntityRelationshipLayout()

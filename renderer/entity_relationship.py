@@ -1,13 +1,17 @@
-"""Diagram → graph and scene of the ``entityRelationship`` layout.
+"""Diagram → graph and scene of the ``entityRelationship`` layout: the diagram's element
+in the middle, the elements related to it and to its shapes around it.
 
-Expects a parsed ``Diagram``. Guarantees: one entity per element of the diagram's
-shapes (each element once, in shape order) and per element they are related to that
-the diagram holds (in order of first mention); node ids are element ids, shape ids the
-element's first shape id, else its id; one edge per (element, context, element) between
-two different entities, keyed ``rel:<context>:<target>`` (so the relations of several
-sources to one target through one context share one label) and labelled with the
-context name, its label size reserved on the edge. An entity lists its name (at most
-two lines), its type and, when the element carries them, its version and state.
+Expects a parsed ``Diagram``. Guarantees: the first node is the diagram element (role
+``subject``, node id and shape id its id); then one entity per element that the
+diagram element or one of its shapes relates to and the diagram holds (not the
+diagram element itself), each once, in reading order: by relation (the configuration's
+order of related contexts, a context it does not know after them in name order), then
+by first mention. One edge per relation (context, element), from the subject, keyed
+``rel:<context>:<element id>`` and labelled with the context's display name in the
+render's culture (``renderer.names``), its label size reserved on the edge; edges in
+the entities' order. An entity's shape id is its first shape's id where it is a shape of
+the diagram, else its id; it lists its name (at most two lines), «its type's display
+name» and, when the element carries them, "version · state".
 """
 from __future__ import annotations
 
@@ -15,6 +19,7 @@ from layouts.graph import LayoutEdge, LayoutGraph, LayoutNode
 from renderer.culture import Cultures
 from renderer.measure import BOX_PADDING, FONT_SIZE, shape_label
 from renderer.model import Diagram, Element
+from renderer.names import RELATION_NAMES, relation_name, type_name
 from renderer.relations import first_shape_ids, related
 from renderer.scene import Scene, ShapeView
 from renderer.text import FontMetrics
@@ -22,47 +27,67 @@ from renderer.text import FontMetrics
 ENTITY_WIDTH = 170.0
 NAME_LINES = 2
 EDGE_LABEL_PADDING = 4.0
+_CONTEXT_RANK = {context: rank for rank, context in enumerate(RELATION_NAMES)}
 
 
 def entity_graph(diagram: Diagram, cultures: Cultures, font: FontMetrics, layout_key: str) -> tuple[LayoutGraph, Scene]:
-    """Entities and their relations as labelled edges."""
-    entities: dict[str, Element] = {}
-    for shape in diagram.shapes:
-        entities.setdefault(shape.element.id, shape.element)
-    for element in list(entities.values()):
-        for _, target in related(diagram, element):
-            entities.setdefault(target.id, target)
+    """The diagram element as the subject, its and its shapes' relations as labelled edges."""
+    subject = diagram.element
+    relations = _relations(diagram)
+    entities: dict[str, Element] = {subject.id: subject}
+    for _, target in relations:
+        entities.setdefault(target.id, target)
     shape_ids = first_shape_ids(diagram)
     line_height = font.line_height(FONT_SIZE)
     nodes: list[LayoutNode] = []
     views: dict[str, ShapeView] = {}
     for element in entities.values():
         lines = entity_lines(element, cultures, font)
+        role = "subject" if element is subject else "entity"
         nodes.append(LayoutNode(element.id, element.type, ENTITY_WIDTH,
-                                round(len(lines) * line_height + 2 * BOX_PADDING, 2), role="entity"))
+                                round(len(lines) * line_height + 2 * BOX_PADDING, 2), role=role))
         views[element.id] = ShapeView(shape_ids.get(element.id, element.id), element.id, element.type, lines,
-                                      role="entity")
+                                      role=role)
     edges: list[LayoutEdge] = []
     labels: dict[str, tuple[str, ...]] = {}
-    for element in entities.values():
-        for context, target in related(diagram, element):
-            if target.id == element.id:
-                continue
-            key = f"rel:{context}:{target.id}"
-            width = font.text_width(context, FONT_SIZE) + 2 * EDGE_LABEL_PADDING
-            edges.append(LayoutEdge(element.id, target.id, round(width, 2),
-                                    round(line_height + EDGE_LABEL_PADDING, 2), key=key))
-            labels[key] = (context,)
+    for context, target in relations:
+        key = f"rel:{context}:{target.id}"
+        name = relation_name(context, cultures)
+        width = font.text_width(name, FONT_SIZE) + 2 * EDGE_LABEL_PADDING
+        edges.append(LayoutEdge(subject.id, target.id, round(width, 2),
+                                round(line_height + EDGE_LABEL_PADDING, 2), key=key))
+        labels[key] = (name,)
     scene = Scene(diagram.id, layout_key, views, edge_labels=labels, font_size=FONT_SIZE)
     return LayoutGraph(tuple(nodes), tuple(edges)), scene
 
 
+def _relations(diagram: Diagram) -> list[tuple[str, Element]]:
+    """(context, element) of the diagram element and of every shape's element, each pair
+    once and never back to the diagram element; ordered by context, then first mention,
+    with the pairs of one target kept together after its first."""
+    found: dict[tuple[str, str], tuple[str, Element]] = {}
+    for source in (diagram.element, *(shape.element for shape in diagram.shapes)):
+        for context, target in related(diagram, source):
+            if target.id != diagram.element.id:
+                found.setdefault((context, target.id), (context, target))
+    mention = {pair: index for index, pair in enumerate(found)}
+    by_relation = sorted(found, key=lambda pair: (_CONTEXT_RANK.get(pair[0], len(_CONTEXT_RANK)), pair[0],
+                                                  mention[pair]))
+    first_of_target: dict[str, int] = {}
+    for index, (_, target_id) in enumerate(by_relation):
+        first_of_target.setdefault(target_id, index)
+    ordered = sorted(range(len(by_relation)), key=lambda index: (first_of_target[by_relation[index][1]], index))
+    return [found[by_relation[index]] for index in ordered]
+
+
 def entity_lines(element: Element, cultures: Cultures, font: FontMetrics) -> tuple[str, ...]:
     """Name (wrapped, at most two lines), «type», and "version · state" if present."""
-    name = font.wrap(shape_label(element, cultures), ENTITY_WIDTH - 2 * BOX_PADDING, FONT_SIZE, NAME_LINES)
+    inner = ENTITY_WIDTH - 2 * BOX_PADDING
+    name = font.wrap(shape_label(element, cultures), inner, FONT_SIZE, NAME_LINES)
     details = " \u00b7 ".join(part for part in (
         f"v{element.text('version', cultures)}" if element.text("version", cultures) else "",
         element.text("state1", cultures) or element.text("state", cultures),
     ) if part)
-    extra = (font.ellipsize(details, ENTITY_WIDTH - 2 * BOX_PADDING, FONT_SIZE),) if details else ()
-    return (*name, f"\u00ab{element.type}\u00bb", *extra)
+    extra = (font.ellipsize(details, inner, FONT_SIZE),) if details else ()
+    caption = font.ellipsize(f"\u00ab{type_name(element.type, cultures)}\u00bb", inner, FONT_SIZE)
+    return (*name, caption, *extra)

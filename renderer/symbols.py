@@ -112,6 +112,7 @@ _INTERFACE = Style("#f5f6f8", "#4a5568", 1.5)
 _CONTAINER = Style("#fafbfc", "#8a94a6", 1.0)
 _CONTAINER_HEADER = Style("#e8edf3", "#8a94a6", 1.0)
 _ENTITY = Style("#ffffff", "#2c4a6e", 1.5)
+_SUBJECT = Style("#eaf1fa", "#2c4a6e", 2.5)
 _SATELLITE = Style("#f7f7f8", "#8a94a6", 1.0)
 _HEADER = Style("#eef1f5", "#8a94a6", 1.0)
 _GENERIC = Style("#ffffff", "#4a5568", 1.0)
@@ -248,6 +249,7 @@ _BY_TYPE: dict[str, Callable[[Box], Symbol]] = {
 _BY_ROLE: dict[str, Callable[[Box], Symbol]] = {
     "leaf": lambda box: _rounded("leaf", box, _TASK),
     "entity": lambda box: _rounded("entity", box, _ENTITY),
+    "subject": lambda box: _rounded("subject", box, _SUBJECT),
     "satellite": lambda box: _rounded("satellite", box, _SATELLITE),
     "row": lambda box: Symbol("row", (Rect(box, _HEADER),), _inset(box, LABEL_PADDING)),
     "column": lambda box: Symbol("column", (Rect(box, _HEADER),), _inset(box, LABEL_PADDING)),

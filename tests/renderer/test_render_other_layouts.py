@@ -112,6 +112,26 @@ def test_shared_checker_counts_no_overlap_and_no_edge_through_a_shape(key: str, 
         assert geometry["svg_issues"] == [], case
         assert measured["edge_node_intersections"] == 0, case
         assert measured["node_overlaps"] == 0, case
+        if key == "entityRelationship":  # a star around one element: nothing to cross, no junction to misread
+            assert (measured["shared_tracks"], measured["edge_crossings"], measured["jogs"]) == (0, 0, 0), case
+
+
+def test_entity_relationship_centres_the_diagram_element_and_names_relations_in_the_culture() -> None:
+    fixture = demo_fixture("credit-check")
+    diagram = parse_diagram(fixture)
+    for culture, executed_by, org_unit in ((1031, "ausgeführt von", "«Organisationseinheit»"),
+                                           (1033, "executed by", "«Org unit»")):
+        root = parse(render(fixture, "entityRelationship", culture=culture))
+        texts = {"".join(t.itertext()) for t in root.iter(f"{SVG}text")} | {
+            span.text for span in root.iter(f"{SVG}tspan")}
+        assert executed_by in texts and org_unit in texts
+        assert not {"executedBy", "«orgUnit»", "«knowledgeStructureDocument»"} & texts
+        overlays = root[-1].findall(f"{SVG}rect")
+        assert overlays[0].get("data-guid") == diagram.id  # the subject, then what it relates to
+        labels = [g for g in root.iter(f"{SVG}g") if g.get("class") == "edge-label"]
+        connectors = [p for p in root.iter(f"{SVG}path") if p.get("class") == "connector"]
+        assert len(labels) == len(connectors) > 0  # one labelled edge per relation
+        assert {p.get("data-source-shape-id") for p in connectors} == {diagram.id}
 
 
 @pytest.mark.parametrize("key,name", [(k, n) for k, names in GOLDEN_CASES.items() for n in names])
