@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from repository.api import (
     attributes,
+    bpmn,
     config,
     content,
     elements,
@@ -21,4 +22,4 @@ from repository.api.endpoint import Resource
 
 RESOURCES: tuple[Resource, ...] = tuple(module.resource for module in (
     views, elements, attributes, related, info, config, content, reporting, release, render,
-    maintenance))
+    bpmn, maintenance))

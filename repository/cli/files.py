@@ -1,6 +1,6 @@
 """The commands that write files: `elrepo render` (a fixture or BPMN file to SVG, no
 database), `elrepo layout` (a BPMN file laid out by our engine) and `elrepo export`
-(every diagram of a tenant)."""
+(every diagram of a tenant, as SVG, PNG or BPMN 2.0 XML)."""
 
 from __future__ import annotations
 
@@ -23,10 +23,13 @@ from repository.cli.common import (
 )
 
 if TYPE_CHECKING:
+    from renderer.export import ExportJob
     from repository.store import Store
     from repository.store.models import Element
 
 DEFAULT_EXPORT_LAYOUTS = ("horizontal",)
+#: interchange.BPMN_LAYOUT_KEYS, named here so that `--help` does not load the engine.
+BPMN_LAYOUT_KEYS = ("horizontal", "horizontalSwimlane", "vertical", "verticalSwimlane")
 
 
 def add_commands(commands: Subcommands[argparse.ArgumentParser]) -> None:
@@ -57,7 +60,8 @@ def add_commands(commands: Subcommands[argparse.ArgumentParser]) -> None:
     export.add_argument("--layout", action="append", dest="layouts",
                         help=f"{LAYOUT_KEYS_HELP}; repeatable (default: "
                              f"{', '.join(DEFAULT_EXPORT_LAYOUTS)})")
-    export.add_argument("--format", choices=("svg", "png"), default="svg", help="file format")
+    export.add_argument("--format", choices=("svg", "png", "bpmn"), default="svg",
+                        help=f"file format; bpmn takes the layout keys {', '.join(BPMN_LAYOUT_KEYS)}")
     export.add_argument("--culture", default=str(catalog.ENGLISH), help=CULTURE_HELP)
     export.add_argument("--jobs", type=int, default=1, help="renders in parallel")
     db_option(export)
@@ -140,10 +144,11 @@ def _export(args: argparse.Namespace) -> int:
 
     culture = parse_culture_id(args.culture, "--culture")
     layouts = args.layouts or list(DEFAULT_EXPORT_LAYOUTS)
-    unknown = [key for key in layouts if key not in catalog.LAYOUT_KEYS]
+    known = BPMN_LAYOUT_KEYS if args.format == "bpmn" else catalog.LAYOUT_KEYS
+    unknown = [key for key in layouts if key not in known]
     if unknown:
-        raise CommandError(f"unknown layout key(s) {', '.join(unknown)}; layout keys: "
-                           f"{', '.join(catalog.LAYOUT_KEYS)}")
+        raise CommandError(f"unknown {'BPMN ' if args.format == 'bpmn' else ''}layout key(s) "
+                           f"{', '.join(unknown)}; layout keys: {', '.join(known)}")
     if args.jobs < 1:
         raise CommandError("--jobs must be at least 1")
     with session_on(args.db) as session:
@@ -157,11 +162,38 @@ def _export(args: argparse.Namespace) -> int:
                       default_culture=tenant.default_culture)
             for diagram in store.diagrams() for key in layouts
         ]
+    if args.format == "bpmn":
+        return _export_bpmn(jobs, args.output)
     report = export_many(jobs, args.output, args.format, args.jobs, progress=True)
     for failure in report.failures:
         print(f"elrepo: {failure.name}: {failure.error}", file=sys.stderr)
     print(f"Wrote {len(report.written)} file(s) to {args.output}", file=sys.stderr)
     return 0 if report.ok else EXIT_FAILURE
+
+
+def _export_bpmn(jobs: list[ExportJob], output: Path) -> int:
+    """Each job as `<name>.<layout key>.bpmn` (docs/interchange.md); one line per diagram
+    that cannot be written, the others still are."""
+    from tqdm import tqdm
+
+    from interchange import BpmnError, diagram_to_bpmn
+    from renderer.export import output_name
+
+    try:
+        output.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise CommandError(f"cannot create {output}: {error.strerror}") from None
+    written = failed = 0
+    for job in tqdm(jobs, disable=len(jobs) < 2, file=sys.stderr, unit="diagram"):
+        try:
+            _write(output / output_name(job, "bpmn"),
+                   diagram_to_bpmn(job.fixture, job.layout_key, job.culture, job.default_culture))
+            written += 1
+        except (BpmnError, CommandError) as error:
+            failed += 1
+            tqdm.write(f"elrepo: {job.name}: {error}", file=sys.stderr)
+    print(f"Wrote {written} file(s) to {output}", file=sys.stderr)
+    return EXIT_FAILURE if failed else 0
 
 
 def _export_name(store: Store, diagram: Element, culture: int) -> str:
