@@ -124,7 +124,7 @@ def consuming_workers(app: Celery, timeout: float = PING_TIMEOUT_SECONDS) -> lis
     url = maybe_sanitize_url(app.conf.broker_url)
     try:
         with app.connection_for_write() as connection:
-            connection.ensure_connection(max_retries=1)
+            connection.ensure_connection(max_retries=1, interval_start=1)
         queues = app.control.inspect(timeout=timeout).active_queues() or {}
     except Exception as error:  # kombu raises per transport; any of them means "no broker"
         raise BrokerUnavailable(f"broker {url} does not answer: {error}") from None
