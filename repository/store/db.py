@@ -16,11 +16,18 @@ database gets the current schema at once; one at an older revision (or made befo
 migrations, recognised by its tables) is refused by `create_schema` and brought up to
 date only on request, by `upgrade_schema` (`elrepo db upgrade`): a service never
 changes its database's schema by itself (docs/service.md, "Schema migrations").
+
+Text search has an index per dialect that is neither a plain table nor a plain index
+(`create_text_search`): SQLite's FTS5 trigram table, PostgreSQL's pg_trgm GIN index.
+Where the database cannot have one (a SQLite library without the trigram tokenizer,
+a PostgreSQL without pg_trgm or without the right to install it), text search scans:
+slower, same results; maintenance creates the index once it can.
 """
 
 from __future__ import annotations
 
 import functools
+import logging
 import os
 import sqlite3
 from collections.abc import Iterator
@@ -33,12 +40,18 @@ from alembic import command
 from alembic.config import Config
 from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
-from sqlalchemy import Connection, Engine, Table, create_engine, event, inspect, make_url
+from sqlalchemy import Connection, Engine, Table, create_engine, event, inspect, make_url, text
 from sqlalchemy.engine import ExceptionContext
+from sqlalchemy.exc import DBAPIError
 from sqlalchemy.orm import Session, sessionmaker
 
 from repository.errors import ServiceUnavailable
-from repository.store.models import Base
+from repository.store.models import (
+    DIALECTS_WITH_TEXT_SEARCH,
+    TEXT_SEARCH_TABLE,
+    Base,
+    sqlite_has_trigram_search,
+)
 
 DEFAULT_DATABASE_URL = "sqlite:///elrepo.db"
 DATABASE_URL_ENV = "ELREPO_DATABASE_URL"
@@ -56,6 +69,8 @@ MIGRATIONS_DIRECTORY = Path(__file__).parent / "migrations"
 # schema, and it with `elements.revision`, which create_schema then added at start-up.
 _FIRST_SCHEMA = "0001"
 _WITH_ELEMENT_REVISION = "0002"
+TRIGRAM_INDEX = "ix_attributes_text_trigram"
+_log = logging.getLogger(__name__)
 
 
 def database_url(explicit: str | None = None) -> str:
@@ -133,13 +148,104 @@ def create_schema(engine: Engine) -> None:
     the newest revision is left alone; any other raises `SchemaMismatch`."""
     with engine.begin() as connection:
         state = _schema_state(connection)
-        if state.current == state.head and state.recorded:
-            return
-        if state.current is not None:
-            raise SchemaMismatch(_mismatch_message(engine, state),
-                                 upgradable=state.upgradable)
-        Base.metadata.create_all(connection)
-        _migration_context(connection).stamp(_scripts(), state.head)
+        if not (state.current == state.head and state.recorded):
+            if state.current is not None:
+                raise SchemaMismatch(_mismatch_message(engine, state),
+                                     upgradable=state.upgradable)
+            Base.metadata.create_all(connection)
+            create_text_search(connection)
+            _migration_context(connection).stamp(_scripts(), state.head)
+        if _has_sqlite_text_search(connection):
+            DIALECTS_WITH_TEXT_SEARCH.add(engine.dialect)
+
+
+def create_text_search(connection: Connection) -> bool:
+    """The dialect's text-search index over `attribute_values.value_text`, filled from the
+    rows there, unless it exists; whether it exists afterwards. A database that cannot
+    have one is told in the log (its text search scans)."""
+    if connection.dialect.name == "sqlite":
+        if _has_sqlite_text_search(connection):
+            return True
+        if not sqlite_has_trigram_search():
+            _log.warning("This SQLite library lacks FTS5's trigram tokenizer (SQLite 3.34 or "
+                         "later): text search in $filter scans every attribute value")
+            return False
+        for statement in _SQLITE_TEXT_SEARCH:
+            connection.exec_driver_sql(statement)
+        return True
+    if connection.dialect.name == "postgresql":
+        trigram_schema = _trigram_extension_schema(connection)
+        if trigram_schema is None:
+            _log.warning("PostgreSQL's pg_trgm extension is not installed and cannot be (it "
+                         "ships with postgresql-contrib; CREATE EXTENSION needs the CREATE "
+                         "right on the database): text search in $filter scans every "
+                         "attribute value until maintenance finds it installed")
+            return False
+        table = qualified_name(connection, Base.metadata.tables["attribute_values"])
+        connection.exec_driver_sql(
+            f"CREATE INDEX IF NOT EXISTS {TRIGRAM_INDEX} ON {table} "
+            f"USING gin (lower(value_text) {trigram_schema}.gin_trgm_ops)")
+        return True
+    return False
+
+
+# External content: the FTS table holds only the trigram index of `value_text` under
+# the attribute row's pk; the triggers keep it in step with every write, cascaded
+# deletes included. `rebuild` indexes the rows already there (an upgraded database).
+_SQLITE_TEXT_SEARCH = (
+    f"CREATE VIRTUAL TABLE {TEXT_SEARCH_TABLE} USING fts5(value_text, "
+    "content='attribute_values', content_rowid='pk', tokenize='trigram')",
+    f"CREATE TRIGGER {TEXT_SEARCH_TABLE}_insert AFTER INSERT ON attribute_values BEGIN "
+    f"INSERT INTO {TEXT_SEARCH_TABLE} (rowid, value_text) VALUES (new.pk, new.value_text); END",
+    f"CREATE TRIGGER {TEXT_SEARCH_TABLE}_delete AFTER DELETE ON attribute_values BEGIN "
+    f"INSERT INTO {TEXT_SEARCH_TABLE} ({TEXT_SEARCH_TABLE}, rowid, value_text) "
+    "VALUES ('delete', old.pk, old.value_text); END",
+    f"CREATE TRIGGER {TEXT_SEARCH_TABLE}_update AFTER UPDATE ON attribute_values BEGIN "
+    f"INSERT INTO {TEXT_SEARCH_TABLE} ({TEXT_SEARCH_TABLE}, rowid, value_text) "
+    "VALUES ('delete', old.pk, old.value_text); "
+    f"INSERT INTO {TEXT_SEARCH_TABLE} (rowid, value_text) VALUES (new.pk, new.value_text); END",
+    f"INSERT INTO {TEXT_SEARCH_TABLE} ({TEXT_SEARCH_TABLE}) VALUES ('rebuild')",
+)
+
+
+def drop_text_search(connection: Connection) -> None:
+    """Undoes `create_text_search` (pg_trgm stays installed: other schemas may use it)."""
+    if connection.dialect.name == "sqlite":
+        for trigger in ("insert", "delete", "update"):
+            connection.exec_driver_sql(f"DROP TRIGGER IF EXISTS {TEXT_SEARCH_TABLE}_{trigger}")
+        connection.exec_driver_sql(f"DROP TABLE IF EXISTS {TEXT_SEARCH_TABLE}")
+    elif connection.dialect.name == "postgresql":
+        schema = _translated_schema(connection, None)
+        index = TRIGRAM_INDEX if schema is None else (
+            f"{connection.dialect.identifier_preparer.quote_schema(schema)}.{TRIGRAM_INDEX}")
+        connection.exec_driver_sql(f"DROP INDEX IF EXISTS {index}")
+
+
+def _has_sqlite_text_search(connection: Connection) -> bool:
+    return connection.dialect.name == "sqlite" and connection.scalar(text(
+        "SELECT count(*) FROM sqlite_master WHERE name = :name"),
+        {"name": TEXT_SEARCH_TABLE}) == 1
+
+
+def _trigram_extension_schema(connection: Connection) -> str | None:
+    """The (quoted) schema of the pg_trgm extension, installed here if the server offers
+    it and the user may; None if neither."""
+    installed = text("SELECT extnamespace::regnamespace::text FROM pg_extension "
+                     "WHERE extname = 'pg_trgm'")
+    schema: str | None = connection.scalar(installed)
+    if schema is not None:
+        return schema
+    if not connection.scalar(text(
+            "SELECT count(*) FROM pg_available_extensions WHERE name = 'pg_trgm'")):
+        return None
+    try:
+        with connection.begin_nested():
+            connection.exec_driver_sql("CREATE EXTENSION IF NOT EXISTS pg_trgm")
+    except DBAPIError as error:
+        _log.warning("CREATE EXTENSION pg_trgm failed: %s", error.orig)
+        return None
+    schema = connection.scalar(installed)
+    return schema
 
 
 def upgrade_schema(engine: Engine) -> SchemaState:

@@ -6,7 +6,11 @@ The result is a SQL condition on `Element`; attribute properties become IN sub-q
 on the newest version's attribute rows, so nothing is filtered in Python.
 
 String comparisons with eq/ne/in/lt... are exact; contains/startswith/endswith ignore
-case, as users of a search box expect.
+case, as users of a search box expect: `lower(value) LIKE pattern` decides on every
+backend. On attribute values an index finds the candidates first: PostgreSQL's pg_trgm
+index serves that LIKE as written; SQLite's FTS5 trigram table is asked for the rows
+holding the needle (`_TextSearch`), a superset the LIKE then checks, so results stay the
+same with or without the index. A needle shorter than a trigram scans.
 """
 
 from __future__ import annotations
@@ -16,10 +20,20 @@ from typing import Any
 
 from lark import Lark, Token, Transformer, Tree, v_args
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, VisitError
-from sqlalchemy import ColumnElement, and_, false, func, not_, or_, select
+from sqlalchemy import Boolean, ColumnElement, and_, false, func, literal, not_, or_, select
+from sqlalchemy.ext.compiler import compiles
+from sqlalchemy.sql.compiler import SQLCompiler
+from sqlalchemy.sql.visitors import InternalTraversal
 
 from repository.errors import InvalidInput
-from repository.store.models import AttributeValue, Element, ElementVersion
+from repository.store.models import (
+    DIALECTS_WITH_TEXT_SEARCH,
+    TRIGRAM,
+    AttributeValue,
+    Element,
+    ElementVersion,
+    text_search,
+)
 from repository.wire import parse_culture_id, parse_finite, parse_integer
 
 GRAMMAR = r"""
@@ -256,7 +270,10 @@ def _matches(target: Target, prop: Property, op: str, value: Any) -> ColumnEleme
         if op in _TEXT_FUNCTIONS:
             raise InvalidInput(f"Invalid $filter: {op} needs a string")
         return _attribute_exists(target, prop, _condition(AttributeValue.value_num, op, value))
-    return _attribute_exists(target, prop, _condition(AttributeValue.value_text, op, value))
+    condition = _condition(AttributeValue.value_text, op, value)
+    if op in _TEXT_FUNCTIONS and len(value.lower()) >= TRIGRAM:
+        condition = _TextSearch(condition, value.lower())
+    return _attribute_exists(target, prop, condition)
 
 
 def _condition(column: Any, op: str, value: Any) -> ColumnElement[bool]:
@@ -276,6 +293,36 @@ def _condition(column: Any, op: str, value: Any) -> ColumnElement[bool]:
         "le": column <= value,
     }
     return conditions[op]
+
+
+class _TextSearch(ColumnElement[bool]):
+    """A contains/startswith/endswith `condition` on attribute values: as it is, except on a
+    SQLite database with the trigram table, where the table first finds the attribute
+    rows whose value holds `needle` (in any case)."""
+
+    type = Boolean()
+    inherit_cache = True
+    _traverse_internals = [("condition", InternalTraversal.dp_clauseelement),
+                           ("phrase", InternalTraversal.dp_clauseelement)]
+
+    def __init__(self, condition: ColumnElement[bool], needle: str) -> None:
+        self.condition = condition
+        # An FTS5 string (double quotes doubled): every character literal, none an operator.
+        self.phrase = literal('"' + needle.replace('"', '""') + '"')
+
+
+@compiles(_TextSearch)
+def _compile_text_search(element: _TextSearch, compiler: SQLCompiler, **kw: Any) -> str:
+    return compiler.process(element.condition, **kw)
+
+
+@compiles(_TextSearch, "sqlite")
+def _compile_sqlite_text_search(element: _TextSearch, compiler: SQLCompiler, **kw: Any) -> str:
+    if compiler.dialect not in DIALECTS_WITH_TEXT_SEARCH:
+        return compiler.process(element.condition, **kw)
+    candidates = AttributeValue.pk.in_(select(text_search.c.rowid).where(
+        text_search.c.value_text.match(element.phrase)))
+    return compiler.process(and_(candidates, element.condition).self_group(), **kw)
 
 
 def _is_missing(target: Target, prop: Property) -> ColumnElement[bool]:

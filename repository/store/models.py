@@ -18,21 +18,34 @@ Layout (why it looks like this):
 - `elements.revision` counts every write to the element (any version): the ETag that
   If-Match is checked against. Databases made before it get the column from
   `elrepo db upgrade` (revision 0002 in migrations/).
+- Text search (`contains`, `startswith`, `endswith` in `$filter`) has an index per
+  dialect, outside these mappings because neither is a plain table or index: on SQLite
+  the FTS5 table `attribute_text_search` (trigram tokenizer, kept by triggers), on
+  PostgreSQL a pg_trgm GIN index on `lower(value_text)`. `repository.store.db` creates
+  them (revision 0003).
 """
 
 from __future__ import annotations
 
+import functools
+import sqlite3
+import weakref
+
 from sqlalchemy import (
     Boolean,
+    Column,
     Float,
     ForeignKey,
     Index,
     Integer,
+    MetaData,
     String,
+    Table,
     Text,
     UniqueConstraint,
     text,
 )
+from sqlalchemy.engine import Dialect
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
 ID_LENGTH = 64
@@ -65,6 +78,9 @@ class Element(Base):
         UniqueConstraint("tenant_pk", "id"),
         Index("ix_elements_page", "tenant_pk", "facet", "sort_name", "id"),
         Index("ix_elements_type", "tenant_pk", "type"),
+        # A selective `$filter` (an exact name, a text search) finds its few versions
+        # first, then their elements here, instead of testing every element of the page order.
+        Index("ix_elements_current_version", "current_version_pk"),
     )
 
     pk: Mapped[int] = mapped_column(Integer, primary_key=True)
@@ -102,10 +118,11 @@ class AttributeValue(Base):
     __tablename__ = "attribute_values"
     __table_args__ = (
         UniqueConstraint("version_pk", "name", "culture"),
-        Index("ix_attributes_number", "name", "value_num"),
-        # `$filter` on text values. PostgreSQL's B-tree cannot hold long texts (rich-text
-        # descriptions), so it gets a hash index: equality only, any length.
-        Index("ix_attributes_text", "name", "value_text").ddl_if(dialect="sqlite"),
+        # `$filter` on values; `version_pk` last, so the filter's sub-query reads the
+        # index alone. PostgreSQL's B-tree cannot hold long texts (rich-text
+        # descriptions), so it gets a hash index for text: equality only, any length.
+        Index("ix_attributes_number", "name", "value_num", "version_pk"),
+        Index("ix_attributes_text", "name", "value_text", "version_pk").ddl_if(dialect="sqlite"),
         Index("ix_attributes_text_hash", "value_text",
               postgresql_using="hash").ddl_if(dialect="postgresql"),
     )
@@ -191,3 +208,31 @@ class Token(Base):
     name: Mapped[str] = mapped_column(String(NAME_LENGTH))
     # The authToken element (facet automation) that appears in changedBy / createdBy.
     element_pk: Mapped[int] = mapped_column(ForeignKey("elements.pk", ondelete="CASCADE"))
+
+
+# SQLite's FTS5 table over `attribute_values.value_text` (external content: it holds only
+# the trigram index, keyed by `attribute_values.pk` as its rowid). Mapped in a MetaData of
+# its own so that `create_all` leaves it to `repository.store.db`.
+TEXT_SEARCH_TABLE = "attribute_text_search"
+text_search = Table(TEXT_SEARCH_TABLE, MetaData(),
+                    Column("rowid", Integer, primary_key=True), Column("value_text", Text))
+# The trigram tokenizer matches substrings of at least this many characters.
+TRIGRAM = 3
+# The SQLite engines (by their dialect object) whose database has `text_search`: a
+# database made with a SQLite library that lacked the trigram tokenizer has none, and its
+# text search scans. `repository.store.db.create_schema` records each engine it checks.
+DIALECTS_WITH_TEXT_SEARCH: weakref.WeakSet[Dialect] = weakref.WeakSet()
+
+
+@functools.cache
+def sqlite_has_trigram_search() -> bool:
+    """Whether this process's SQLite library has FTS5 with the trigram tokenizer
+    (SQLite 3.34 and later, when built with FTS5). Without it, text search scans."""
+    connection = sqlite3.connect(":memory:")
+    try:
+        connection.execute("CREATE VIRTUAL TABLE probe USING fts5(x, tokenize='trigram')")
+    except sqlite3.OperationalError:
+        return False
+    finally:
+        connection.close()
+    return True

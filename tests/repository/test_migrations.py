@@ -20,17 +20,18 @@ from sqlalchemy import Connection, Engine, create_engine, inspect, text
 from repository.app import create_app
 from repository.cli import main
 from repository.store.db import (
+    TRIGRAM_INDEX,
     SchemaMismatch,
     alembic_config,
     create_schema,
     make_engine,
     upgrade_schema,
 )
-from repository.store.models import Base
+from repository.store.models import TEXT_SEARCH_TABLE, Base
 from tests.repository.conftest import PG_ENV, TENANT, Prepared
 from tests.repository.standin import ORDER
 
-HEAD = "0002"
+HEAD = "0003"
 
 
 def engine_of(config: dict[str, Any]) -> Engine:
@@ -66,18 +67,26 @@ def row_counts(engine: Engine, config: dict[str, Any]) -> dict[str, int]:
 
 
 def make_first_release_database(config: dict[str, Any], *, recorded: str | None) -> None:
-    """Turns the loaded database into one of the first schema (no `elements.revision`):
-    the revision recorded as `recorded`, or no version table at all, as the releases
-    before migrations left it."""
+    """Turns the loaded database into one of the first schema (the revisions after 0001
+    undone, data kept): the revision recorded as `recorded`, or no version table at all,
+    as the releases before migrations left it."""
     engine = engine_of(config)
     with engine.begin() as connection:
-        connection.execute(text(f"ALTER TABLE {table(config, 'elements')} DROP COLUMN revision"))
+        use_schema_of(connection, config)
+        command.downgrade(alembic_config(connection), "0001")
         if recorded is None:
             connection.execute(text(f"DROP TABLE {table(config, 'alembic_version')}"))
         else:
             connection.execute(text(f"UPDATE {table(config, 'alembic_version')} "
                                     "SET version_num = :recorded"), {"recorded": recorded})
     engine.dispose()
+
+
+def use_schema_of(connection: Connection, config: dict[str, Any]) -> None:
+    """Alembic's ALTER TABLE ignores schema_translate_map: name the test's schema the way
+    `upgrade_schema` does."""
+    if schema_name(config):
+        connection.execute(text(f'SET LOCAL search_path TO "{schema_name(config)}"'))
 
 
 def etag_of_element(prepared: Prepared) -> str:
@@ -264,7 +273,26 @@ def test_replaying_every_revision_gives_the_schema_of_the_models(
     create_schema(created)  # create_all of the models, stamped
     assert upgrade_schema(migrated).current is None
     assert described_schema(migrated) == described_schema(created)
-    assert len(described_schema(created)) == len(Base.metadata.tables) + 1  # alembic_version
+    # Ours and alembic_version; on SQLite the text-search table and its 4 shadow tables.
+    extra = 1 + 5 * (created.dialect.name == "sqlite")
+    assert len(described_schema(created)) == len(Base.metadata.tables) + extra
+    assert text_search_objects(migrated) == text_search_objects(created)
+    assert len(text_search_objects(created)) == (4 if created.dialect.name == "sqlite" else 1)
+
+
+def text_search_objects(engine: Engine) -> list[tuple[str, ...]]:
+    """The text-search index as the database defines it: SQLite's FTS5 table and its
+    triggers, PostgreSQL's trigram index (its schema left out)."""
+    with engine.connect() as connection:
+        if engine.dialect.name == "sqlite":
+            return [tuple(row) for row in connection.execute(text(
+                "SELECT type, name, sql FROM sqlite_master WHERE name LIKE :name "
+                "AND sql LIKE 'CREATE %' ORDER BY name"), {"name": f"{TEXT_SEARCH_TABLE}%"})
+                    if "VIRTUAL" in row.sql or row.type == "trigger"]
+        schema = schema_of(connection)
+        return [(name, without_schema(definition, schema)) for name, definition in connection.execute(
+            text("SELECT indexname, indexdef FROM pg_indexes WHERE schemaname = :schema "
+                 "AND indexname = :name"), {"schema": schema, "name": TRIGRAM_INDEX})]
 
 
 def test_the_newest_revision_downgrades_and_upgrades_again_without_losing_data(
@@ -272,8 +300,7 @@ def test_the_newest_revision_downgrades_and_upgrades_again_without_losing_data(
     engine = engine_of(prepared.config)
     before = row_counts(engine, prepared.config)
     with engine.begin() as connection:
-        if schema_name(prepared.config):  # as upgrade_schema does for a translated schema
-            connection.execute(text(f'SET LOCAL search_path TO "{schema_name(prepared.config)}"'))
+        use_schema_of(connection, prepared.config)
         command.downgrade(alembic_config(connection), "0001")
     assert upgrade_schema(engine).current == "0001"
     assert row_counts(engine, prepared.config) == before
