@@ -5,7 +5,10 @@ header needs) and ``column`` (``width`` is the column's width, ``height`` the he
 header needs), each id being the element id a cell names; edges (row id → column id)
 name the linked cells; other nodes and edges are ignored.
 
-Guarantees: row headers stack down the left in graph order, all as wide as the widest;
+Guarantees: row headers stack down the left in graph order, all ending where the cells
+begin; a row whose ``parent`` is a row is indented ``ROW_INDENT`` per parent above it
+(its header starts further right and is that much narrower, so the hierarchy reads as
+an outline), the widest row header setting the column of headers;
 column headers run along the top in graph order, all as tall as the tallest; one
 ``Cell(row id, column id)`` per crossing, exactly as wide as its column and as tall as
 its row; headers and cells tile the grid without overlapping (neighbours share an
@@ -24,6 +27,7 @@ from layouts.geometry import Box, Cell, Layout, NodeBox
 from layouts.graph import LayoutGraph
 
 MAX_CELLS = 100_000
+ROW_INDENT = 14.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -32,6 +36,7 @@ class MatrixLayout:
 
     def layout(self, graph: LayoutGraph, options: LayoutOptions) -> Layout:
         rows = [node for node in graph.nodes if node.role == "row"]
+        parent_of = {row.id: row.parent for row in rows if row.parent is not None}
         columns = [node for node in graph.nodes if node.role == "column"]
         header_width = max((row.width for row in rows), default=0.0)
         header_height = max((column.height for column in columns), default=0.0)
@@ -55,13 +60,24 @@ class MatrixLayout:
                     cells_of.setdefault(edge.source, []).append(index[edge.target])
         y = top + header_height
         for row in rows:
-            nodes.append(NodeBox(row.id, _box(left, y, header_width, row.height)))
+            indent = row_depth(row.id, parent_of) * ROW_INDENT
+            nodes.append(NodeBox(row.id, _box(left + indent, y, header_width - indent, row.height)))
             for k in every if cells_of is None else sorted(set(cells_of.get(row.id, ()))):
                 cells.append(Cell(row.id, columns[k].id, _box(column_x[k], y, columns[k].width, row.height)))
             y += row.height
         if not nodes:
             return Layout(2 * options.margin, 2 * options.margin, ())
         return Layout(round(x + options.margin, 2), round(y + options.margin, 2), tuple(nodes), cells=tuple(cells))
+
+
+def row_depth(row_id: str, parent_of: dict[str, str]) -> int:
+    """How many rows are above this one as parents (a cycle of parents counts once)."""
+    depth, seen = 0, {row_id}
+    while (parent := parent_of.get(row_id)) is not None and parent not in seen:
+        seen.add(parent)
+        row_id = parent
+        depth += 1
+    return depth
 
 
 def _box(x: float, y: float, w: float, h: float) -> Box:

@@ -7,18 +7,21 @@ from __future__ import annotations
 from dataclasses import replace
 
 from layouts.graph import LaneSpec, LayoutEdge, LayoutGraph, LayoutNode
-from renderer.culture import ENGLISH, GERMAN, Cultures
-from renderer.measure import FONT_SIZE, measure_shape, shape_label
+from layouts.steps.lanes import UNASSIGNED_LANE
+from renderer.culture import Cultures
+from renderer.measure import FONT_SIZE, fit_lines, measure_shape, shape_label
 from renderer.model import Diagram, Shape
+from renderer.names import UNASSIGNED_NAMES
 from renderer.scene import LaneView, Scene, ShapeView
 from renderer.text import FontMetrics
 
-LANE_NAME_WIDTH = 120.0
+#: Lengths a lane name may take along its lane, shortest first: the lane grows to the
+#: name rather than cutting it.
+LANE_NAME_WIDTHS = (120.0, 180.0, 240.0)
 LANE_NAME_LINES = 3
-UNASSIGNED_LANE = "unassigned"
-#: The name of the lane of shapes without an org unit; English first, so a render whose
-#: cultures have no translation shows it.
-UNASSIGNED_NAMES = {ENGLISH: "Unassigned", GERMAN: "Nicht zugeordnet"}
+#: The only shapes that go to "Unassigned" when no org unit executes them; the others
+#: (events, gateways, conditions, process interfaces) join a neighbour's lane.
+WORK_TYPES = frozenset(("task", "subProcess"))
 
 
 def flow_graph(diagram: Diagram, cultures: Cultures, font: FontMetrics,
@@ -27,7 +30,8 @@ def flow_graph(diagram: Diagram, cultures: Cultures, font: FontMetrics,
     nodes: list[LayoutNode] = []
     views: dict[str, ShapeView] = {}
     for shape in diagram.shapes:
-        measured = measure_shape(shape.element.type, shape_label(shape.element, cultures), font)
+        measured = measure_shape(shape.element.type, shape_label(shape.element, cultures), font,
+                                 cultures.requested)
         nodes.append(LayoutNode(shape.shape_id, shape.element.type, measured.width, measured.height,
                                 measured.label_width, measured.label_height))
         views[shape.shape_id] = ShapeView(shape.shape_id, shape.element.id, shape.element.type,
@@ -48,13 +52,13 @@ def flow_edges(diagram: Diagram) -> list[LayoutEdge]:
 
 def swimlane_graph(diagram: Diagram, cultures: Cultures, font: FontMetrics,
                    layout_key: str) -> tuple[LayoutGraph, Scene]:
-    """The flow graph with every shape in the lane of its org unit (``executedBy``; the
-    first by name when there are several) and shapes without one in "Unassigned"."""
+    """The flow graph with every shape in a lane (``shape_lanes``), lanes in order of
+    first appearance and "Unassigned" last (the layout orders them), each name wrapped
+    along its lane."""
     graph, scene = flow_graph(diagram, cultures, font, layout_key)
-    lane_of = {shape.shape_id: shape_lane(shape, diagram, cultures) for shape in diagram.shapes}
+    lane_of = shape_lanes(diagram, cultures)
     lane_names: dict[str, str] = {}
-    for shape in diagram.shapes:
-        lane_id = lane_of[shape.shape_id]
+    for lane_id in sorted(lane_of.values(), key=lambda lane: lane == UNASSIGNED_LANE):
         if lane_id not in lane_names:
             unit = diagram.lookup(lane_id)
             lane_names[lane_id] = (unit.text("name", cultures) or lane_id) if unit else \
@@ -63,20 +67,51 @@ def swimlane_graph(diagram: Diagram, cultures: Cultures, font: FontMetrics,
     lanes: list[LaneSpec] = []
     lane_views: dict[str, LaneView] = {}
     for lane_id, name in lane_names.items():
-        lines = tuple(font.wrap(name, LANE_NAME_WIDTH, FONT_SIZE, LANE_NAME_LINES)) or ("",)
-        width = max(font.text_width(line, FONT_SIZE) for line in lines)
-        lanes.append(LaneSpec(lane_id, round(width, 2), round(len(lines) * line_height, 2)))
-        lane_views[lane_id] = LaneView(lane_id, lines)
+        _, lines = fit_lines(name, font, LANE_NAME_WIDTHS, LANE_NAME_LINES, cultures.requested)
+        width = max((font.text_width(line, FONT_SIZE) for line in lines), default=0.0)
+        lanes.append(LaneSpec(lane_id, round(width, 2), round(max(len(lines), 1) * line_height, 2)))
+        lane_views[lane_id] = LaneView(lane_id, lines or ("",))
     nodes = tuple(replace(node, lane=lane_of[node.id]) for node in graph.nodes)
     shapes = {shape_id: replace(view, lane_id=lane_of[shape_id]) for shape_id, view in scene.shapes.items()}
     return (LayoutGraph(nodes, graph.edges, tuple(lanes)),
             replace(scene, shapes=shapes, lanes=lane_views))
 
 
-def shape_lane(shape: Shape, diagram: Diagram, cultures: Cultures) -> str:
-    """The lane id of a shape: its first org unit by name, or the unassigned lane."""
+def shape_lanes(diagram: Diagram, cultures: Cultures) -> dict[str, str]:
+    """Shape id → lane id (docs/contract.md, "Layout keys"): a shape whose element is
+    executed by org units is in the lane of the first by name; a task or sub-process
+    without one is in "Unassigned"; any other shape without one (event, gateway,
+    condition, process interface) joins a neighbour's lane (its first predecessor's
+    that has one, else its first successor's, repeated until nothing changes), and
+    "Unassigned" only when no neighbour has a lane."""
+    lane_of = {shape.shape_id: lane for shape in diagram.shapes
+               if (lane := _org_unit_lane(shape, diagram, cultures)) is not None}
+    by_index = {shape.index: shape for shape in diagram.shapes}
+    successors: dict[int, list[int]] = {}
+    for shape in diagram.shapes:
+        for predecessor in shape.predecessors:
+            successors.setdefault(predecessor, []).append(shape.index)
+    waiting = [shape for shape in diagram.shapes if shape.shape_id not in lane_of]
+    while waiting:
+        still: list[Shape] = []
+        for shape in waiting:
+            neighbours = [*shape.predecessors, *successors.get(shape.index, ())]
+            lane = next((lane_of[by_index[n].shape_id] for n in neighbours if by_index[n].shape_id in lane_of), None)
+            if lane is None:
+                still.append(shape)
+            else:
+                lane_of[shape.shape_id] = lane
+        if len(still) == len(waiting):
+            break
+        waiting = still
+    return {shape.shape_id: lane_of.get(shape.shape_id, UNASSIGNED_LANE) for shape in diagram.shapes}
+
+
+def _org_unit_lane(shape: Shape, diagram: Diagram, cultures: Cultures) -> str | None:
+    """The first org unit by name executing the shape's element, else None for a
+    shape that may join a neighbour and the unassigned lane for the others."""
     units = [unit for unit in (diagram.lookup(i) for i in shape.element.related.get("executedBy", ()))
              if unit is not None]
     if not units:
-        return UNASSIGNED_LANE
+        return UNASSIGNED_LANE if shape.element.type in WORK_TYPES else None
     return min(units, key=lambda unit: (unit.text("name", cultures).casefold(), unit.id)).id

@@ -2,21 +2,36 @@
 
 Sizes follow BPMN habits: tasks and sub-processes 120×60, wider and taller when their
 label needs it; events 36×36 and gateways 50×50 with their label outside the symbol.
+
+A label decides its box, in this order (docs/element_layouts.md, "Labels"): the
+narrowest of ``BOX_WIDTHS`` (``OUTSIDE_LABEL_WIDTHS`` for a label beside its symbol)
+where it fits in three lines without breaking a word; else the narrowest where it
+fits whole with words hyphenated (``renderer.text``), in at most ``BOX_MAX_LINES``
+lines; else the widest, the last line ellipsized. Lines are wrapped to the label area
+of the symbol that will be drawn (``renderer.symbols``: a process interface loses its
+arrow tip, a sub-process its [+] marker), so no line leaves its shape.
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
-from renderer.culture import Cultures
+from layouts.geometry import Box
+from renderer.culture import ENGLISH, Cultures
 from renderer.model import Element
+from renderer.scene import ShapeView
+from renderer.symbols import LABEL_PADDING, symbol_for
 from renderer.text import FontMetrics
 
 FONT_SIZE = 12.0
 BOX_PADDING = 8.0
-BOX_WIDTHS = (120.0, 160.0, 200.0)
+#: Widths a box may take, narrowest first; 240 is the widest a label makes a box.
+BOX_WIDTHS = (120.0, 160.0, 200.0, 240.0)
 BOX_MIN_HEIGHT = 60.0
 BOX_MAX_LINES = 4
-OUTSIDE_LABEL_WIDTH = 110.0
+UNBROKEN_LINES = 3
+#: Widths a label beside an event or gateway may take, narrowest first.
+OUTSIDE_LABEL_WIDTHS = (110.0, 140.0, 170.0)
 OUTSIDE_LABEL_LINES = 3
 SYMBOL_SIZES = {
     "evStart": 36.0, "evIntermediate": 36.0, "evEnd": 36.0,
@@ -33,34 +48,59 @@ class Measured:
     label_height: float = 0.0
 
 
-def measure_shape(element_type: str, text: str, font: FontMetrics) -> Measured:
-    """Symbol size and label lines for one shape."""
+def measure_shape(element_type: str, text: str, font: FontMetrics, culture: int = ENGLISH) -> Measured:
+    """Symbol size and label lines for one shape; ``culture`` picks the hyphenation."""
     line_height = font.line_height(FONT_SIZE)
     if element_type in SYMBOL_SIZES:
         size = SYMBOL_SIZES[element_type]
         if not text:
             return Measured(size, size, ())
-        lines = tuple(font.wrap(text, OUTSIDE_LABEL_WIDTH, FONT_SIZE, OUTSIDE_LABEL_LINES))
-        width = max(font.text_width(line, FONT_SIZE) for line in lines)
-        return Measured(size, size, lines, round(width + 2, 2), round(len(lines) * line_height, 2))
-    return measure_box(text, font)
+        _, lines = fit_lines(text, font, OUTSIDE_LABEL_WIDTHS, OUTSIDE_LABEL_LINES, culture)
+        used = max(font.text_width(line, FONT_SIZE) for line in lines)
+        return Measured(size, size, lines, round(used + 2, 2), round(len(lines) * line_height, 2))
+    return measure_box(text, font, culture=culture, element_type=element_type)
 
 
-def measure_box(text: str, font: FontMetrics, min_height: float = BOX_MIN_HEIGHT) -> Measured:
-    """The narrowest standard width whose wrapped label fits in three lines (else the
-    widest, up to four lines with an ellipsis)."""
+def measure_box(text: str, font: FontMetrics, min_height: float = BOX_MIN_HEIGHT, culture: int = ENGLISH,
+                element_type: str = "task") -> Measured:
+    """The box of a shape of ``element_type`` whose label is ``text`` (see the module
+    docstring for the width), as tall as its lines need, at least ``min_height``."""
     line_height = font.line_height(FONT_SIZE)
-    lines: list[str] = []
-    width = BOX_WIDTHS[0]
-    for width in BOX_WIDTHS:
-        lines = font.wrap(text, width - 2 * BOX_PADDING, FONT_SIZE, BOX_MAX_LINES)
-        if len(lines) <= 3:
-            break
-    height = max(min_height, len(lines) * line_height + 2 * BOX_PADDING)
-    return Measured(width, round(height, 2), tuple(lines))
+    view = ShapeView("", "", element_type)
+
+    def label_area(width: float, height: float) -> Box:
+        return symbol_for(view, Box(0.0, 0.0, width, height), line_height, FONT_SIZE).label_area
+
+    air = 2 * (BOX_PADDING - LABEL_PADDING)  # kept between the label area and the lines
+    # the narrower of a box's label areas at its least and at twice that height (a taller
+    # process interface has a longer arrow tip)
+    rooms = [min(label_area(width, min_height).w, label_area(width, 2 * min_height).w) - air
+             for width in BOX_WIDTHS]
+    chosen, lines = fit_lines(text, font, rooms, BOX_MAX_LINES, culture)
+    width = BOX_WIDTHS[chosen]
+    overhead = min_height - label_area(width, min_height).h  # what the symbol keeps from its label
+    height = max(min_height, len(lines) * line_height + overhead + air)
+    return Measured(width, round(height, 2), lines)
+
+
+def fit_lines(text: str, font: FontMetrics, widths: Sequence[float], max_lines: int,
+              culture: int) -> tuple[int, tuple[str, ...]]:
+    """The first of ``widths`` where ``text`` fits in ``UNBROKEN_LINES`` lines without
+    a broken word, else the first where it fits whole in ``max_lines``, else the last
+    with an ellipsis; that width's index and the lines."""
+    unbroken = " ".join(text.split())
+    whole: tuple[int, tuple[str, ...]] | None = None
+    for index, width in enumerate(widths):
+        lines = font.wrap_whole(text, width, FONT_SIZE, max_lines, culture)
+        if lines is None:
+            continue
+        if len(lines) <= UNBROKEN_LINES and " ".join(lines) == unbroken:
+            return index, tuple(lines)
+        whole = whole or (index, tuple(lines))
+    if whole is not None:
+        return whole
+    return len(widths) - 1, tuple(font.wrap(text, widths[-1], FONT_SIZE, max_lines, culture))
 
 
 def shape_label(element: Element, cultures: Cultures) -> str:
     return element.text("name", cultures)
-
-

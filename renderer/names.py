@@ -81,8 +81,9 @@ RELATION_NAMES: dict[str, dict[int, str]] = {
     "releaseHistory": _names("Freigabehistorie", "release history"),
 }
 
-#: The lane of tasks without an org unit (docs/contract.md, "Layout keys").
-UNASSIGNED_NAMES: dict[int, str] = _names("Nicht zugeordnet", "Unassigned")
+#: The lane of tasks without an org unit (docs/contract.md, "Layout keys"); English
+#: first, so a render whose cultures have no translation shows it.
+UNASSIGNED_NAMES: dict[int, str] = {ENGLISH: "Unassigned", GERMAN: "Nicht zugeordnet"}
 
 
 def type_name(type_key: str, cultures: Cultures) -> str:

@@ -1,5 +1,6 @@
 """Text metrics from a real font: glyph advances read with fontTools, word wrapping to a
-width, ellipsis when text does not fit.
+width with hyphenation (pyphen's German and English dictionaries), ellipsis only when
+text does not fit.
 
 The font file comes from the ``font-source-sans-pro`` package (SIL Open Font License), so
 every install measures with the same glyphs the SVG names first in ``font-family``.
@@ -10,11 +11,20 @@ import functools
 from importlib import resources
 from pathlib import Path
 
+import pyphen
 from fontTools.ttLib import TTFont
+
+from renderer.culture import ENGLISH, GERMAN
 
 FONT_FAMILY = "'Source Sans Pro', 'Source Sans 3', 'Segoe UI', Arial, Helvetica, sans-serif"
 ELLIPSIS = "\u2026"
 HYPHEN = "-"
+#: No break leaves fewer letters than this on either side ("Gesprä-ch" is no break).
+MIN_FRAGMENT = 3
+#: Characters after which a word may break without adding a hyphen.
+BREAK_AFTER = "-/"
+#: The hyphenation dictionary of each culture; any other culture hyphenates as English.
+DICTIONARIES = {GERMAN: "de_DE", ENGLISH: "en_US"}
 
 
 def default_font_path() -> Path:
@@ -59,44 +69,101 @@ class FontMetrics:
                 return text[:cut].rstrip() + ELLIPSIS
         return text + ELLIPSIS
 
-    def wrap(self, text: str, max_width: float, size: float, max_lines: int) -> list[str]:
-        """Greedy word wrap to ``max_width``; words longer than a line are broken; the
-        last line is ellipsized when the text needs more than ``max_lines`` lines."""
+    def wrap(self, text: str, max_width: float, size: float, max_lines: int,
+             culture: int = ENGLISH) -> list[str]:
+        """Word wrap to ``max_width``; only a word longer than a line breaks, at a
+        hyphenation point of ``culture``'s dictionary (``hyphenation_points``); the last line is
+        ellipsized when the text needs more than ``max_lines`` lines, and a fragment
+        that fits no line even so is cut with an ellipsis. Every line fits."""
+        lines, _ = self._wrap(text, max_width, size, max_lines, culture)
+        return lines
+
+    def wrap_whole(self, text: str, max_width: float, size: float, max_lines: int,
+                   culture: int = ENGLISH) -> list[str] | None:
+        """``wrap``'s lines when they show all of ``text`` (no ellipsis), else None: what
+        a box that may grow asks before it settles for an ellipsis."""
+        lines, whole = self._wrap(text, max_width, size, max_lines, culture)
+        return lines if whole else None
+
+    def _wrap(self, text: str, max_width: float, size: float, max_lines: int,
+              culture: int) -> tuple[list[str], bool]:
         lines: list[str] = []
         current = ""
+        whole = True
         for word in text.split():
-            for piece in self._split_long_word(word, max_width, size):
-                candidate = f"{current} {piece}" if current else piece
-                if current and self.text_width(candidate, size) > max_width:
+            start = 0  # where the part of ``word`` not yet on a line begins
+            while start < len(word):
+                rest = word[start:]
+                candidate = f"{current} {rest}" if current else rest
+                if self.text_width(candidate, size) <= max_width:
+                    current, start = candidate, len(word)
+                    continue
+                if current and self.text_width(rest, size) <= max_width:
+                    lines.append(current)  # a word that fits a line of its own is not broken
+                    current = ""
+                    continue
+                room = max_width - self.text_width(f"{current} ", size) if current else max_width
+                point = self._break_point(word, start, room, size, culture)
+                if point is not None:
+                    head = word[start:point[0]] + (HYPHEN if point[1] else "")
+                    lines.append(f"{current} {head}" if current else head)
+                    current, start = "", point[0]
+                elif current:
                     lines.append(current)
-                    current = piece
-                else:
-                    current = candidate
+                    current = ""
+                else:  # not even the shortest fragment fits a line of its own
+                    lines.append(self.ellipsize(rest, max_width, size))
+                    whole, start = False, len(word)
         if current:
             lines.append(current)
         if len(lines) > max_lines:
             kept = lines[: max_lines - 1]
-            rest = " ".join(lines[max_lines - 1:])
-            kept.append(self.ellipsize(rest + ELLIPSIS, max_width, size))
-            lines = kept
-        return lines
+            rest_text = " ".join(lines[max_lines - 1:])
+            kept.append(self.ellipsize(rest_text + ELLIPSIS, max_width, size))
+            return kept, False
+        return lines, whole
 
-    def _split_long_word(self, word: str, max_width: float, size: float) -> list[str]:
-        """``word`` in pieces that fit ``max_width``, each but the last ending in a
-        hyphen, so a broken word still reads as one."""
-        if self.text_width(word, size) <= max_width:
-            return [word]
-        budget = max_width - self.text_width(HYPHEN, size)
-        pieces: list[str] = []
-        start, width = 0, 0.0
-        for index, ch in enumerate(word):
-            advance = self._advance.get(ord(ch), self._fallback) * size
-            if width + advance > budget and index > start:
-                pieces.append(word[start:index] + HYPHEN)
-                start, width = index, 0.0
-            width += advance
-        pieces.append(word[start:])
-        return pieces
+    def _break_point(self, word: str, start: int, room: float, size: float,
+                     culture: int) -> tuple[int, bool] | None:
+        """The last hyphenation point of ``word`` after ``start`` whose head from
+        ``start`` (with its hyphen) fits ``room`` and keeps ``MIN_FRAGMENT`` letters,
+        as (index, hyphen added); None when there is none."""
+        for point, added in reversed(hyphenation_points(word, culture)):
+            head = word[start:point]
+            if point > start and _letters(head) >= MIN_FRAGMENT and \
+                    self.text_width(head + (HYPHEN if added else ""), size) <= room:
+                return point, added
+        return None
+
+
+def _letters(text: str) -> int:
+    return sum(ch.isalpha() for ch in text)
+
+
+@functools.lru_cache(maxsize=2)
+def _dictionary(language: str) -> pyphen.Pyphen:
+    return pyphen.Pyphen(lang=language, left=MIN_FRAGMENT, right=MIN_FRAGMENT)
+
+
+@functools.lru_cache(maxsize=4096)
+def hyphenation_points(word: str, culture: int) -> tuple[tuple[int, bool], ...]:
+    """Where ``word`` may break, ascending, as (index, whether a hyphen is added): after
+    its own hyphens and slashes, and at the dictionary's points inside its letter runs;
+    never where a side would keep fewer than ``MIN_FRAGMENT`` letters."""
+    dictionary = _dictionary(DICTIONARIES.get(culture, DICTIONARIES[ENGLISH]))
+    points: dict[int, bool] = {}
+    start = 0
+    for index in range(len(word) + 1):
+        if index < len(word) and word[index].isalpha():
+            continue
+        if index - start >= 2 * MIN_FRAGMENT:
+            for position in dictionary.positions(word[start:index]):
+                points[start + position] = True
+        if index < len(word) and word[index] in BREAK_AFTER:
+            points[index + 1] = False
+        start = index + 1
+    return tuple((point, added) for point, added in sorted(points.items())
+                 if _letters(word[:point]) >= MIN_FRAGMENT and _letters(word[point:]) >= MIN_FRAGMENT)
 
 
 @functools.lru_cache(maxsize=4)

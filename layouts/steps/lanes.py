@@ -1,24 +1,37 @@
-"""Swimlane order: which lane comes first across the flow.
+"""Swimlane order: which lane comes first across the flow (docs/contract.md, "Layout keys").
 
 Expects the lanes in a preferred order (first appearance in the diagram), each node's
-lane index in that order, and the edges. Guarantees: a permutation of the lanes that
-minimizes the total lane distance crossed by edges, ``sum |pos(lane a) - pos(lane b)|``
-(shorter cross-lane edges, fewer edges crossing lanes they do not touch); among equal
-ones the one closest to the preferred order. Exhaustive up to ``EXHAUSTIVE`` lanes, else
-adjacent swaps from the preferred order until none helps, at most ``SWAP_PASSES``
-passes; a swap's gain is computed from the two lanes' own links, so a pass is linear in
-lanes and lane links however many lanes there are.
+lane index in that order (nodes in shape order) and the edges. Guarantees, in this order
+of precedence: the lane of the start (the first node without a predecessor, else the
+first node) comes first; the lanes the main path (``main_path_edges`` of the start's
+component) passes keep the order in which the path reaches them; within that, the
+permutation that minimizes the total lane distance crossed by edges,
+``sum |pos(lane a) - pos(lane b)|`` (shorter cross-lane edges, fewer edges crossing
+lanes they do not touch), places the other lanes; among equal ones the one closest to
+the preferred order. Exhaustive up to ``EXHAUSTIVE`` lanes, else adjacent swaps that
+keep the main path's order, at most ``SWAP_PASSES`` passes; a swap's gain is computed
+from the two lanes' own links, so a pass is linear in lanes and lane links however many
+lanes there are. A lane named ``last`` (the "Unassigned" lane, ``UNASSIGNED_LANE``)
+comes last whatever the rest says, and the main path does not order it.
 """
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from itertools import permutations
 
+from layouts.steps.acyclic import feedback_edges
+from layouts.steps.components import weak_components
+from layouts.steps.layering import minimal_length_ranks
+from layouts.steps.main_path import main_path_edges
+
 EXHAUSTIVE = 7
 SWAP_PASSES = 100
+#: The id of the lane of tasks without an org unit; the caller passes its index as ``last``.
+UNASSIGNED_LANE = "unassigned"
 
 
-def order_lanes(lane_count: int, node_lane: Sequence[int], edges: Sequence[tuple[int, int]]) -> list[int]:
+def order_lanes(lane_count: int, node_lane: Sequence[int], edges: Sequence[tuple[int, int]],
+                last: int | None = None) -> list[int]:
     """Lane indices in their new order."""
     weight: dict[tuple[int, int], int] = {}
     for source, target in edges:
@@ -26,22 +39,32 @@ def order_lanes(lane_count: int, node_lane: Sequence[int], edges: Sequence[tuple
         if a != b:
             weight[(a, b)] = weight.get((a, b), 0) + 1
             weight[(b, a)] = weight.get((b, a), 0) + 1
-    preferred = list(range(lane_count))
+    reached = [lane for lane in reached_lanes(node_lane, edges) if lane != last]
+    fixed = set(reached)
+    preferred = reached + [lane for lane in range(lane_count) if lane not in fixed and lane != last]
+    tail = [] if last is None else [last]
     if lane_count <= EXHAUSTIVE:
         def cost(order: Iterable[int]) -> int:
             position = {lane: i for i, lane in enumerate(order)}
             return sum(w * abs(position[a] - position[b]) for (a, b), w in weight.items()) // 2
 
-        return list(min(permutations(preferred), key=cost))
+        allowed = ([*order, *tail] for order in permutations(preferred)
+                   if [lane for lane in order if lane in fixed] == reached
+                   and (not reached or order[0] == reached[0]))
+        return min(allowed, key=cost)
     linked: list[list[tuple[int, int]]] = [[] for _ in range(lane_count)]
     for (a, b), w in sorted(weight.items()):
         linked[a].append((b, w))
-    order = preferred
-    position = list(range(lane_count))
+    order = preferred + tail
+    position = [0] * lane_count
+    for i, lane in enumerate(order):
+        position[lane] = i
     for _ in range(SWAP_PASSES):
         improved = False
-        for i in range(lane_count - 1):
+        for i in range(1 if reached else 0, len(preferred) - 1):
             first, second = order[i], order[i + 1]
+            if first in fixed and second in fixed:
+                continue
             # moving ``first`` one place on: its links to lanes before get longer, after shorter
             gain = sum(w if position[z] < i else -w for z, w in linked[first] if z != second)
             gain += sum(-w if position[z] < i else w for z, w in linked[second] if z != first)
@@ -52,3 +75,30 @@ def order_lanes(lane_count: int, node_lane: Sequence[int], edges: Sequence[tuple
         if not improved:
             break
     return order
+
+
+def reached_lanes(node_lane: Sequence[int], edges: Sequence[tuple[int, int]]) -> list[int]:
+    """The start's lane, then the lanes of the start component's main path in the order
+    the path reaches them, each once."""
+    node_count = len(node_lane)
+    if node_count == 0:
+        return []
+    has_predecessor = [False] * node_count
+    for _, target in edges:
+        has_predecessor[target] = True
+    start = next((v for v in range(node_count) if not has_predecessor[v]), 0)
+    reversed_edges = feedback_edges(node_count, edges, (start,))
+    dag = [(t, s) if i in reversed_edges else (s, t) for i, (s, t) in enumerate(edges)]
+    path = main_path_edges(node_count, dag, minimal_length_ranks(node_count, dag), skip=reversed_edges)
+    following = {dag[i][0]: dag[i][1] for i in path}
+    component = weak_components(node_count, dag)
+    beginning = next((v for v in sorted(following)
+                      if component[v] == component[start] and v not in following.values()), None)
+    lanes = [node_lane[start]]
+    node = beginning
+    while node is not None:
+        if node_lane[node] not in lanes:
+            lanes.append(node_lane[node])
+        node = following.get(node)
+    return lanes
+

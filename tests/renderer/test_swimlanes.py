@@ -9,9 +9,10 @@ from pytest_regressions.file_regression import FileRegressionFixture
 
 from layouts.base import LayoutOptions
 from layouts.registry import get_strategy
+from layouts.steps.lanes import UNASSIGNED_LANE, order_lanes, reached_lanes
 from renderer.api import render
 from renderer.culture import ENGLISH, Cultures
-from renderer.flow import UNASSIGNED_LANE, swimlane_graph
+from renderer.flow import swimlane_graph
 from renderer.model import parse_diagram
 from renderer.text import load_font
 from tests.conftest import FIXTURES, ROOT, load_fixture
@@ -49,28 +50,88 @@ def test_swimlane_invariants_and_crossings(case: str, flow_key: str, key: str) -
     assert crossings(layout) <= crossings(flow) + lane_changes
 
 
-def test_lanes_come_from_executed_by_with_one_unassigned_lane() -> None:
+WORK = {"task", "subProcess"}
+
+
+def test_tasks_go_to_their_org_unit_and_events_and_gateways_join_a_neighbour() -> None:
     fixture = demo_fixture("order-to-cash")
-    graph, scene, layout = laid_out(fixture, "horizontalSwimlane")
+    graph, scene, _ = laid_out(fixture, "horizontalSwimlane")
     diagram = parse_diagram(fixture)
+    by_index = {shape.index: shape for shape in diagram.shapes}
+    neighbours: dict[int, set[int]] = {shape.index: set(shape.predecessors) for shape in diagram.shapes}
+    for shape in diagram.shapes:
+        for predecessor in shape.predecessors:
+            neighbours[predecessor].add(shape.index)
     for shape in diagram.shapes:
         units = shape.element.related.get("executedBy", ())
         lane = scene.shapes[shape.shape_id].lane_id
-        if not units:
-            assert lane == UNASSIGNED_LANE
-        else:
+        if units:
             names = {unit: diagram.elements[unit].text("name", IN_ENGLISH) for unit in units}
             assert lane == min(units, key=lambda unit: (names[unit].casefold(), unit))
-    assert [lane.id for lane in layout.lanes].count(UNASSIGNED_LANE) == 1
+        elif shape.element.type in WORK:
+            assert lane == UNASSIGNED_LANE
+        else:
+            assert lane in {scene.shapes[by_index[n].shape_id].lane_id for n in neighbours[shape.index]}
+    assert UNASSIGNED_LANE not in scene.lanes  # every task of the demo has an org unit
+
+
+def unassigned_fixture() -> dict[str, Any]:
+    """Start (no unit) → A (Sales) → gateway (no unit) → B (no unit) → C (Finance) → end."""
+    units = [{"id": f"u-{name}", "type": "orgUnit", "attributes": {"name": {"1033": name}}}
+             for name in ("Sales", "Finance")]
+    steps = [("evStart", None), ("task", "u-Sales"), ("ruleXor", None), ("task", None), ("task", "u-Finance"),
+             ("evEnd", None)]
+    values = [{"shapeInfo": {"index": i, "predecessors": [i - 1] if i else []},
+               "element": {"type": kind, "attributes": {"name": {"1033": f"Step {i}"}},
+                           "related": {"executedBy": [{"id": unit}]} if unit else {}}}
+              for i, (kind, unit) in enumerate(steps)]
+    return {"diagram": {"id": "d", "type": "mainProcess"}, "elements": units, "values": values}
+
+
+def test_unassigned_is_only_for_tasks_and_comes_last_in_the_graph() -> None:
+    graph, scene, _ = laid_out(unassigned_fixture(), "horizontalSwimlane")
+    lanes = {node.id: node.lane for node in graph.nodes}
+    assert [lanes[f"shape-{i}"] for i in range(6)] == [
+        "u-Sales", "u-Sales", "u-Sales", UNASSIGNED_LANE, "u-Finance", "u-Finance"]
+    assert [lane.id for lane in graph.lanes] == ["u-Sales", "u-Finance", UNASSIGNED_LANE]
     assert scene.lanes[UNASSIGNED_LANE].lines == ("Unassigned",)
-    german = render(fixture, "horizontalSwimlane", culture=1031)
-    assert "Nicht zugeordnet" in german
+    assert "Nicht zugeordnet" in render(unassigned_fixture(), "horizontalSwimlane", culture=1031)
+
+
+def test_lane_order_follows_the_main_path_from_the_start() -> None:
+    # lanes 0..3 in first-appearance order; the start is in lane 2, the path runs 2 → 0 → 3,
+    # lane 1 hangs off lane 3 only; lane 0 is pinned last
+    node_lane = [2, 0, 3, 1]
+    edges = [(0, 1), (1, 2), (2, 3)]
+    assert reached_lanes(node_lane, edges) == [2, 0, 3, 1]
+    assert order_lanes(4, node_lane, edges) == [2, 0, 3, 1]
+    assert order_lanes(4, node_lane, edges, last=0) == [2, 3, 1, 0]  # the path's order, less lane 0
+    # a lane off the main path (lane 3, linked twice to lane 1) goes where its edges are
+    # shortest: beside lane 1, not after the path's lanes
+    side = [0, 1, 2, 2, 3, 1]
+    side_edges = [(0, 1), (1, 2), (2, 3), (1, 4), (4, 5)]
+    assert order_lanes(4, side, side_edges) == [0, 1, 3, 2]
+
+
+def test_many_lanes_keep_the_main_path_order() -> None:
+    count = 12
+    node_lane = [11 - i for i in range(count)]  # the path visits the lanes backwards
+    edges = [(i, i + 1) for i in range(count - 1)]
+    assert order_lanes(count, node_lane, edges) == list(reversed(range(count)))
+
+
+def test_lane_names_grow_along_the_lane_before_they_are_cut() -> None:
+    name = "Customer service and after-sales support for key accounts"
+    fixture = unassigned_fixture()
+    fixture["elements"][0]["attributes"]["name"]["1033"] = name
+    _, scene, _ = laid_out(fixture, "horizontalSwimlane")
+    assert " ".join(scene.lanes["u-Sales"].lines) == name
 
 
 def test_lane_ids_and_bodies_follow_the_svg_contract() -> None:
     svg = render(demo_fixture("order-to-cash"), "verticalSwimlane")
     assert svg.count('class="lane"') == svg.count('class="lane-body"') > 3
-    assert 'data-lane-id="unassigned"' in svg
+    assert 'data-lane-id="unassigned"' not in svg  # every task of the demo has an org unit
 
 
 @pytest.mark.parametrize("key", ["horizontalSwimlane", "verticalSwimlane"])

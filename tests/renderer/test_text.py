@@ -3,7 +3,9 @@ from __future__ import annotations
 
 import pytest
 
-from renderer.text import ELLIPSIS, FONT_FAMILY, load_font
+from renderer.culture import ENGLISH, GERMAN
+from renderer.measure import BOX_WIDTHS, measure_shape
+from renderer.text import ELLIPSIS, FONT_FAMILY, MIN_FRAGMENT, hyphenation_points, load_font
 
 SIZE = 12.0
 
@@ -25,13 +27,49 @@ def test_wrap_keeps_every_line_within_the_width() -> None:
     assert " ".join(lines) == "Check the customer order details and verify availability"
 
 
-def test_long_words_break_with_a_hyphen() -> None:
+def test_long_words_break_at_hyphenation_points_with_a_hyphen() -> None:
     font = load_font()
-    lines = font.wrap("Geschäftsführungsentscheidung", 80, SIZE, 4)
-    assert len(lines) > 1
-    assert all(line.endswith("-") for line in lines[:-1])
-    assert "".join(line.rstrip("-") for line in lines) == "Geschäftsführungsentscheidung"
+    lines = font.wrap("Geschäftsführungsentscheidung", 80, SIZE, 4, GERMAN)
+    assert lines == ["Geschäftsfüh-", "rungsentschei-", "dung"]
     assert all(font.text_width(line, SIZE) <= 80 for line in lines)
+
+
+@pytest.mark.parametrize(("word", "culture", "pieces"), [
+    ("Bewerbungsgespräch", GERMAN, ["Bewer", "bungs", "ge", "spräch"]),
+    ("Geschäftsführung", GERMAN, ["Geschäfts", "füh", "rung"]),
+    ("availability", ENGLISH, ["avail", "abil", "ity"]),
+])
+def test_hyphenation_points_come_from_the_culture_dictionary(word: str, culture: int, pieces: list[str]) -> None:
+    points = [point for point, _ in hyphenation_points(word, culture)]
+    cuts = [word[a:b] for a, b in zip([0, *points], [*points, len(word)], strict=True)]
+    assert cuts == pieces
+    assert all(len(word[:point]) >= MIN_FRAGMENT and len(word[point:]) >= MIN_FRAGMENT for point in points)
+
+
+def test_no_break_leaves_a_fragment_under_three_letters() -> None:
+    font = load_font()
+    for width in range(40, 140, 4):
+        for line in font.wrap("Bewerbungsgespräch Gesprächs-einladung IT-System", width, SIZE, 8, GERMAN):
+            fragment = line.rstrip("-" + ELLIPSIS).split()[-1] if line.strip() else ""
+            assert sum(ch.isalpha() for ch in fragment) >= MIN_FRAGMENT, (width, line)
+        assert "IT-" not in font.wrap("IT-System", 30, SIZE, 4, GERMAN)
+
+
+def test_a_word_that_fits_a_line_of_its_own_is_not_broken() -> None:
+    font = load_font()
+    assert font.wrap("Bewerbungsgespräch vereinbaren", 120, SIZE, 3, GERMAN) == ["Bewerbungsgespräch", "vereinbaren"]
+
+
+def test_boxes_grow_before_words_break_and_ellipsis_only_when_nothing_fits() -> None:
+    font = load_font()
+    grown = measure_shape("task", "Bewerbungsgespräch vereinbaren", font, GERMAN)
+    assert grown.width > BOX_WIDTHS[0] and grown.lines == ("Bewerbungsgespräch", "vereinbaren")
+    interface = measure_shape("processInterfacePlaceholder", "Produktionsplanung", font, GERMAN)
+    assert interface.lines == ("Produktionsplanung",)
+    event = measure_shape("evStart", "Gesprächseinladung versendet", font, GERMAN)
+    assert not any(ELLIPSIS in line for line in event.lines)
+    hopeless = measure_shape("task", "Wort " * 80, font, GERMAN)
+    assert hopeless.width == BOX_WIDTHS[-1] and hopeless.lines[-1].endswith(ELLIPSIS)
 
 
 def test_too_much_text_ends_in_an_ellipsis() -> None:
