@@ -4,7 +4,8 @@ Per pool: drop stale caches (recompute the denormalized listing columns `state` 
 `sort_name` from the version records, and drop the pool's render cache entries), check
 integrity (database check plus the links of the tenant staying inside the tenant), and
 optimize the query planner's statistics (SQLite `PRAGMA optimize`, PostgreSQL
-`ANALYZE`). A pool succeeds when the integrity check finds nothing wrong.
+`ANALYZE`), creating the text-search index first if the database lacked the means for
+it when its schema was made (`repository.store.db.create_text_search`). A pool succeeds when the integrity check finds nothing wrong.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from sqlalchemy import and_, func, select, text, update
 from sqlalchemy.orm import Session, aliased
 
 from repository.render_cache import RenderCache
+from repository.store.db import create_text_search
 from repository.store.models import (
     AttributeValue,
     Child,
@@ -111,6 +113,7 @@ def tenant_consistent(session: Session, tenant: Tenant) -> bool:
 
 
 def optimize(session: Session) -> None:
+    create_text_search(session.connection())
     if session.get_bind().dialect.name == "sqlite":
         session.execute(text("PRAGMA optimize"))
     else:
