@@ -14,9 +14,10 @@ from pathlib import Path
 #: The packages whose source decides the bytes; their digest is part of the key.
 ENGINE_PACKAGES = ("renderer", "layouts")
 #: Distributions whose versions shape the bytes: the engine itself (its SVG writer
-#: included), the layout solver (HiGHS in scipy), the font and its metrics reader.
+#: included), the layout solver (HiGHS in highspy: another HiGHS version may pick another
+#: of several optimal placements), the font and its metrics reader.
 #: Servers sharing one Redis with different versions of these never mix their pictures.
-OUTPUT_DISTRIBUTIONS = ("elrepo", "scipy", "fonttools", "font-source-sans-pro")
+OUTPUT_DISTRIBUTIONS = ("elrepo", "highspy", "fonttools", "font-source-sans-pro")
 
 
 @functools.cache

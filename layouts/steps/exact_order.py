@@ -13,9 +13,8 @@ from __future__ import annotations
 from itertools import combinations
 
 import numpy as np
-from scipy.optimize import Bounds, LinearConstraint, milp
-from scipy.sparse import coo_matrix
 
+from layouts.steps.linear import InfeasibleProgram, minimize
 from layouts.steps.proper import ProperGraph
 
 
@@ -75,24 +74,22 @@ def exact_order(
         # crossing >= |before(a, c) - before(b, d)|
         add_row([(crossing, 1.0), (ac, -s_ac), (bd, s_bd)], k_ac - k_bd, np.inf)
         add_row([(crossing, 1.0), (ac, s_ac), (bd, -s_bd)], k_bd - k_ac, np.inf)
-    matrix = coo_matrix((np.asarray(vals), (np.asarray(rows), np.asarray(cols))),
-                        shape=(len(lower), variable_count)).tocsr()
     cost = np.zeros(variable_count)
     cost[len(pair_index):] = 1.0
     low_bound, high_bound = np.zeros(variable_count), np.ones(variable_count)
     for (u, v), index in pair_index.items():
         if graph.lane[u] != graph.lane[v]:
             low_bound[index] = high_bound[index] = float(graph.lane[u] < graph.lane[v])
-    result = milp(cost, constraints=LinearConstraint(matrix, lower, upper),
-                  integrality=np.ones(variable_count, dtype=np.uint8), bounds=Bounds(low_bound, high_bound),
-                  options={"node_limit": node_limit})
-    if result.status != 0 or result.x is None:
+    try:
+        solution = minimize(cost, rows, cols, vals, lower, upper, low_bound, high_bound,
+                            integer=True, node_limit=node_limit)
+    except InfeasibleProgram:  # no optimum proven within the node limit
         return None
     ordered: list[list[int]] = []
     for layer in layers:
         ahead = {v: 0 for v in layer}
         for u, v in combinations(sorted(layer), 2):
-            if result.x[pair_index[(u, v)]] > 0.5:
+            if solution[pair_index[(u, v)]] > 0.5:
                 ahead[v] += 1
             else:
                 ahead[u] += 1
