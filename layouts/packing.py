@@ -1,12 +1,14 @@
-"""Rows of boxes wrapped to a pleasant aspect ratio (graphic containers, loose entities).
+"""Rows of boxes wrapped to a pleasant aspect ratio (graphic containers and bands).
 
-Expects box sizes in reading order, the gap between neighbours and the wanted
-width/height ratio. Guarantees: the boxes keep their order, left to right and row by
-row; boxes of one row share their top edge; no two boxes overlap (at least ``gap``
-apart on both axes); of all row-width limits that give a different wrapping, the one
-whose bounding box comes closest to ``aspect`` (ties: the smaller area, then the
-narrower) is used; beyond ``MAX_LIMITS`` distinct limits, every k-th one in width order
-is tried, so the cost stays O(n * MAX_LIMITS). Deterministic.
+Expects box sizes (or widths) in reading order and the gap between neighbours.
+Guarantees: the boxes keep their order, left to right and row by row; no row is wider
+than its limit unless one box alone is; for a given number of rows, the boxes are
+spread so that the widest row is as narrow as it can be (a last row is never left
+nearly empty while the others are full). ``pack_rows``: the row count comes from the
+row-width limit whose greedy wrapping comes closest to ``aspect`` (ties: the smaller
+area, then the narrower), boxes of one row share their top edge, at least ``gap``
+apart on both axes; beyond ``MAX_LIMITS`` distinct limits, every k-th one in width
+order is tried, so the cost stays O(n * MAX_LIMITS). Deterministic.
 """
 from __future__ import annotations
 
@@ -17,7 +19,10 @@ from dataclasses import dataclass
 from layouts.geometry import Point
 
 Size = tuple[float, float]
+Rows = tuple[tuple[int, ...], ...]
 MAX_LIMITS = 600
+#: Bisection steps of the narrowest limit for a row count; far below a drawing unit.
+BISECTIONS = 40
 
 
 @dataclass(frozen=True, slots=True)
@@ -26,20 +31,21 @@ class Packing:
     each row, each row's height, and the extent of the whole packing."""
 
     positions: tuple[Point, ...]
-    rows: tuple[tuple[int, ...], ...]
+    rows: Rows
     row_heights: tuple[float, ...]
     width: float
     height: float
 
 
 def pack_rows(sizes: Sequence[Size], gap: float, aspect: float) -> Packing:
-    """The wrapping of ``sizes`` into rows whose bounding box is nearest ``aspect``."""
+    """The balanced wrapping of ``sizes`` into rows whose bounding box is nearest ``aspect``."""
     if not sizes:
         return Packing((), (), (), 0.0, 0.0)
-    widest = max(w for w, _ in sizes)
+    widths = [w for w, _ in sizes]
+    widest = max(widths)
     limits = {widest}
     running = 0.0
-    for w, _ in sizes:
+    for w in widths:
         running += w if running == 0.0 else gap + w
         limits.add(max(running, widest))
     best: Packing | None = None
@@ -55,20 +61,54 @@ def pack_rows(sizes: Sequence[Size], gap: float, aspect: float) -> Packing:
         if best_key is None or key < best_key:
             best, best_key = packing, key
     assert best is not None
-    return best
+    return _positions(sizes, gap, _balance(widths, gap, len(best.rows)))
+
+
+def balanced_rows(widths: Sequence[float], gap: float, limit: float) -> Rows:
+    """The fewest rows no wider than ``limit`` (a box wider than it alone in a row),
+    balanced so that the widest of them is as narrow as it can be."""
+    if not widths:
+        return ()
+    return _balance(widths, gap, len(_greedy(widths, gap, limit)))
 
 
 def _wrap(sizes: Sequence[Size], gap: float, limit: float) -> Packing:
-    """Greedy rows no wider than ``limit`` (a box wider than it gets a row of its own)."""
+    """The greedy wrapping of ``sizes`` at ``limit``, placed."""
+    return _positions(sizes, gap, _greedy([w for w, _ in sizes], gap, limit))
+
+
+def _balance(widths: Sequence[float], gap: float, count: int) -> Rows:
+    """``count`` rows (or fewer) whose widest row is narrowest: the least limit at which
+    greedy wrapping needs no more than ``count`` rows, found by bisection."""
+    low = max(widths)
+    high = sum(widths) + gap * (len(widths) - 1)
+    if len(_greedy(widths, gap, low)) <= count:
+        return _greedy(widths, gap, low)
+    for _ in range(BISECTIONS):
+        middle = (low + high) / 2
+        if len(_greedy(widths, gap, middle)) <= count:
+            high = middle
+        else:
+            low = middle
+    return _greedy(widths, gap, high)
+
+
+def _greedy(widths: Sequence[float], gap: float, limit: float) -> Rows:
+    """Rows filled left to right no wider than ``limit`` (a box wider than it gets a
+    row of its own)."""
     rows: list[list[int]] = []
     row_width = 0.0
-    for index, (w, _) in enumerate(sizes):
+    for index, w in enumerate(widths):
         if rows and row_width + gap + w <= limit + 1e-6:
             rows[-1].append(index)
             row_width += gap + w
         else:
             rows.append([index])
             row_width = w
+    return tuple(tuple(row) for row in rows)
+
+
+def _positions(sizes: Sequence[Size], gap: float, rows: Rows) -> Packing:
     positions: list[Point] = [(0.0, 0.0)] * len(sizes)
     heights: list[float] = []
     y = 0.0
@@ -82,4 +122,4 @@ def _wrap(sizes: Sequence[Size], gap: float, limit: float) -> Packing:
         height = max(sizes[index][1] for index in row)
         heights.append(height)
         y += height + gap
-    return Packing(tuple(positions), tuple(tuple(row) for row in rows), tuple(heights), width, y - gap)
+    return Packing(tuple(positions), rows, tuple(heights), width, y - gap)

@@ -11,6 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from layouts.geometry import Box, Point
+from layouts.graphic import CHEVRON_TIP
 from renderer.scene import ShapeView
 
 __all__ = [
@@ -111,6 +112,7 @@ _CONDITION = Style("#f5f2fb", "#5b4a8a", 1.5)
 _INTERFACE = Style("#f5f6f8", "#4a5568", 1.5)
 _CONTAINER = Style("#fafbfc", "#8a94a6", 1.0)
 _CONTAINER_HEADER = Style("#e8edf3", "#8a94a6", 1.0)
+_CHEVRON = Style("#e3ecf7", "#2c4a6e", 1.5)
 _ENTITY = Style("#ffffff", "#2c4a6e", 1.5)
 _SUBJECT = Style("#eaf1fa", "#2c4a6e", 2.5)
 _SATELLITE = Style("#f7f7f8", "#8a94a6", 1.0)
@@ -224,6 +226,17 @@ def _container(box: Box, frame: Box | None, lines: int, line_height: float) -> S
     return Symbol("container", parts, _inset(header, LABEL_PADDING), align="start")
 
 
+def _chevron(box: Box, lines: int, line_height: float) -> Symbol:
+    """A value-chain arrow: notched on the left, pointed on the right, as deep as
+    ``layouts.graphic.CHEVRON_TIP`` (the layout keeps what it lists clear of both);
+    the name in a strip at the top of the body."""
+    tip = min(CHEVRON_TIP, box.w / 4, box.h / 2)
+    points = ((box.x, box.y), (box.right - tip, box.y), (box.right, box.cy), (box.right - tip, box.bottom),
+              (box.x, box.bottom), (box.x + tip, box.cy))
+    strip = Box(box.x + tip, box.y, box.w - 2 * tip, min(box.h, container_header_height(lines, line_height)))
+    return Symbol("chevron", (Polygon(points, _CHEVRON),), _inset(strip, LABEL_PADDING))
+
+
 def _generic(view: ShapeView, box: Box, font_size: float) -> Symbol:
     """Plain rectangle for types without a symbol; the type name is shown as a note at
     the top so the reader still learns what the node is, the label goes below it."""
@@ -263,6 +276,8 @@ def symbol_for(view: ShapeView, box: Box, line_height: float, font_size: float,
     ``frame`` is a container's enclosing area (``NodeBox.frame``)."""
     if view.role == "container":
         return _container(box, frame, len(view.lines), line_height)
+    if view.role == "chevron":
+        return _chevron(box, len(view.lines), line_height)
     by_role = _BY_ROLE.get(view.role)
     if by_role is not None:
         return by_role(box)

@@ -18,6 +18,7 @@ from pytest_regressions.file_regression import FileRegressionFixture
 from renderer.api import render
 from renderer.culture import ENGLISH, Cultures
 from renderer.model import parse_diagram
+from renderer.relations import children_of, hierarchy
 from tests.conftest import FIXTURES, ROOT, SHARED, load_fixture
 from tests.demo_fixtures import demo_fixture, demo_fixtures
 from tests.renderer.test_golden import same_svg
@@ -89,6 +90,43 @@ def test_satellites_carry_overlays_of_their_elements() -> None:
     satellites = [r for r in root[-1] if r.get("data-shape-id", "").startswith(f"{task.shape_id}:")]
     assert [r.get("data-type") for r in satellites] == ["inOut", "orgUnit", "system", "knowledgeStructureDocument"]
     assert all(r.get("data-shape-id") == f"{task.shape_id}:{r.get('data-guid')}" for r in satellites)
+
+
+def overlay_boxes(root: Any) -> list[tuple[str, tuple[float, float, float, float]]]:
+    """(data-guid, (x, y, right, bottom)) of every overlay, in document order."""
+    boxes = []
+    for rect in root[-1]:
+        x, y, w, h = (float(rect.get(name)) for name in ("x", "y", "width", "height"))
+        boxes.append((rect.get("data-guid"), (x, y, x + w, y + h)))
+    return boxes
+
+
+def test_graphic_draws_the_demo_process_house_with_whole_box_overlays_parents_first() -> None:
+    fixture = demo_fixture("house")
+    diagram = parse_diagram(fixture)
+    root = parse(render(fixture, "graphic"))
+    overlays = overlay_boxes(root)
+    place = {guid: index for index, (guid, _) in enumerate(overlays)}
+    box = dict(overlays)
+    for element, parent in hierarchy(diagram):
+        if parent is not None:  # a child's overlay lies inside its parent's and comes after it
+            assert place[parent] < place[element.id]
+            (x, y, right, bottom), (px, py, pright, pbottom) = box[element.id], box[parent]
+            assert px <= x and py <= y and right <= pright and bottom <= pbottom
+    management, core, support = children_of(diagram, diagram.element)
+    assert box[management.id][3] < box[core.id][1] and box[core.id][3] < box[support.id][1]  # bands, chain, bands
+    chevrons = [g for g in root.iter(f"{SVG}g") if g.get("class") == "node symbol-chevron"]
+    assert len(chevrons) == len(children_of(diagram, core)) == 5
+    for band in (management, support):  # every row of a band filled to the band's width
+        kids = [box[kid.id] for kid in children_of(diagram, band)]
+        assert max(right for _, _, right, _ in kids) - min(x for x, _, _, _ in kids) > 0.9 * (
+            box[band.id][2] - box[band.id][0])
+
+
+def test_graphic_of_other_hierarchies_is_nested_boxes() -> None:
+    root = parse(render(demo_fixture("core"), "graphic"))
+    assert not [g for g in root.iter(f"{SVG}g") if g.get("class") == "node symbol-chevron"]
+    assert len([g for g in root.iter(f"{SVG}g") if g.get("class") == "node symbol-container"]) == 5
 
 
 @pytest.fixture(scope="module")
