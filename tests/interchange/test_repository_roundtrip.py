@@ -117,8 +117,9 @@ def test_importing_again_updates_the_same_elements(db: str, tmp_path: Path) -> N
     changed.write_bytes(BPMN_FILES[0].read_bytes().replace(b' name="', b' name="New ', 1))
     assert main(["import", "--db", db, *TENANT, str(changed)]) == 0
     assert element_count(db) == count
-    names = [name for model in export(db, tmp_path / "out").values()
-             for part in (*model.nodes, *model.pools, *model.lanes) for name in part.names.values()]
+    models = export(db, tmp_path / "out").values()
+    names = [name for model in models for node in model.nodes for name in node.names.values()]
+    names += [name for model in models for pool in model.pools for name in pool.names.values()]
     assert any(name.startswith("New ") for name in names)
 
 
@@ -130,14 +131,17 @@ def test_a_bad_file_is_one_line_writes_nothing_and_the_others_go_on(
     # A task that became a gateway under the same id: refused inside the transaction,
     # after the new elements of that file were already written, so they must go too.
     retyped = tmp_path / "retyped.bpmn"
-    source = (FIXTURES / "bpmn" / "boundary-event.simple.bpmn").read_bytes()
-    assert main(["import", "--db", db, *TENANT, str(FIXTURES / "bpmn" / "boundary-event.simple.bpmn")]) == 0
+    original = FIXTURES / "bpmn" / "boundary-event.simple.bpmn"
+    source = original.read_bytes()
+    assert main(["import", "--db", db, *TENANT, str(original)]) == 0
     count = element_count(db)
     task = next(node for node in read_bpmn(source).model.nodes if node.tag.endswith("Task") or node.tag == "task")
     retyped_xml = etree.fromstring(source)
     element = next(e for e in retyped_xml.iter() if e.get("id") == task.id)
     element.tag = f"{{{MODEL_NS}}}exclusiveGateway"
-    etree.SubElement(element.getparent(), f"{{{MODEL_NS}}}task", id="Task_AddedInTheBadFile")
+    process = element.getparent()
+    assert process is not None
+    etree.SubElement(process, f"{{{MODEL_NS}}}task", id="Task_AddedInTheBadFile")
     retyped.write_bytes(etree.tostring(retyped_xml))
     capsys.readouterr()
     assert main(["import", "--db", db, *TENANT, str(not_xml), str(retyped), str(good)]) == 2
@@ -185,7 +189,7 @@ def test_http_export_answers_bpmn_with_di(db: str, tmp_path: Path, capsys: pytes
     drawn = {shape.get("bpmnElement") for shape in root.iter(f"{{{BPMNDI_NS}}}BPMNShape")}
     assert {node.id for node in original.nodes if node.kind != ANNOTATION} <= drawn
     for path, status in ((f"{base}/1033/graphic", 400), (f"{base}/x/horizontal", 400),
-                         (f"/acme/main/_api/rest/diagram/nope/bpmn/1033/horizontal", 404)):
+                         ("/acme/main/_api/rest/diagram/nope/bpmn/1033/horizontal", 404)):
         refused = client.get(path, headers=headers)
         body = refused.get_json()
         assert refused.status_code == status and "output" not in body and body["message"], path
