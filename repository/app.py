@@ -15,6 +15,7 @@ from werkzeug.exceptions import HTTPException, MethodNotAllowed
 
 from repository.api.common import refuse_invalid_text
 from repository.errors import RepositoryError, ServiceUnavailable
+from repository.json_provider import OrjsonProvider
 from repository.render_cache import DEFAULT_NAMESPACE, make_render_cache, redis_url
 from repository.store.db import (
     RETRY_AFTER_SECONDS,
@@ -38,7 +39,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     app = Flask(__name__)
     app.config.update(MAX_CONTENT_LENGTH=MAX_BODY_BYTES)
     app.config.update(config or {})
-    app.json.sort_keys = False  # type: ignore[attr-defined]
+    app.json = OrjsonProvider(app)
     cache = app.config.get("RENDER_CACHE")
     if cache is None:
         cache = make_render_cache(redis_url(app.config.get("REDIS_URL")),

@@ -1,14 +1,19 @@
-"""The render cache: finished SVG by content-addressed key, shared when Redis is configured.
+"""The render cache: finished SVG by key, shared when Redis is configured.
 
 Rendering is the service's expensive call (half a second for a 540-shape diagram) and
 `renderer.api.render` is pure: the same fixture, layout key, culture and default culture
-give the same bytes. So the key is a SHA-256 over exactly that input (plus the tenant and
-the engine's identity, `renderer.identity.engine_version`) and an entry never needs
-invalidating: any change of the data, of the request
-or of the engine gives a new key, and old entries only age out (LRU in memory, TTL in
-Redis). Keys start with the pool id `<collection>.<storage>` so maintenance can drop one
-tenant's entries, and because the tenant is hashed in too, no tenant can ever be served
-another tenant's picture.
+give the same bytes. Building the fixture is itself a dozen statements, so the key does
+not hash it: it names what the fixture is a function of, read in two indexed reads
+(docs/service.md, "Render cache"). The tenant's content generation
+(repository/store/generation.py) changes with every write to any of the tenant's
+elements, so a key never names a stale picture; together with the diagram, its newest
+version, the request (layout, culture), the tenant's default culture and the engine's
+identity (`renderer.identity.engine_version`) it is the whole input. Entries never need
+invalidating: old ones only age out (LRU in memory, TTL in Redis). Keys start with the
+pool id `<collection>.<storage>` so maintenance can drop one tenant's entries, and
+because the tenant is hashed in too, no tenant can ever be served another tenant's
+picture. A generation is unique within one database only: databases that share a Redis
+use separate namespaces.
 
 Two implementations of one small protocol: `MemoryRenderCache`, the default, embedded
 and private to each process (each gunicorn worker has its own), and `RedisRenderCache`,
@@ -27,7 +32,8 @@ import re
 import threading
 import time
 from collections import OrderedDict
-from typing import TYPE_CHECKING, Any, Protocol
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Protocol
 
 from renderer.culture import DEFAULT_CULTURE
 from renderer.identity import engine_version
@@ -39,6 +45,7 @@ __all__ = [
     "DEFAULT_MEMORY_BYTES",
     "DEFAULT_NAMESPACE",
     "DEFAULT_TTL_SECONDS",
+    "DrawnState",
     "KEY_PREFIX",
     "REDIS_URL_ENV",
     "MemoryRenderCache",
@@ -73,17 +80,24 @@ class RenderCache(Protocol):
     def clear(self, pool: str | None = None) -> int: ...
 
 
-def render_key(collection_id: str, storage_id: str, fixture: dict[str, Any],
-               layout_key: str, culture: int, *,
-               default_culture: int = DEFAULT_CULTURE) -> str:
-    """`<collection>.<storage>:<sha256>` over the canonical JSON of everything the
-    renderer reads (`default_culture` as passed to `renderer.api.render`), the tenant
-    and the engine version."""
-    payload = json.dumps(
-        {"collection": collection_id, "storage": storage_id, "layout": layout_key,
-         "culture": culture, "default_culture": default_culture,
-         "engine": engine_version(), "fixture": fixture},
-        sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+@dataclass(frozen=True, slots=True)
+class DrawnState:
+    """What a diagram's drawing depends on in the store, read without building it: the
+    diagram, its newest version and the tenant's content generation at the time."""
+
+    diagram_id: str
+    version_pk: int
+    generation: int
+
+
+def render_key(collection_id: str, storage_id: str, drawn: DrawnState, layout_key: str,
+               culture: int, *, default_culture: int = DEFAULT_CULTURE) -> str:
+    """`<collection>.<storage>:<sha256>` over the drawn state, the request
+    (`default_culture` as passed to `renderer.api.render`), the tenant and the engine
+    version."""
+    payload = json.dumps([collection_id, storage_id, drawn.diagram_id, drawn.version_pk,
+                          drawn.generation, layout_key, culture, default_culture,
+                          engine_version()], ensure_ascii=False)
     digest = hashlib.sha256(payload.encode("utf-8")).hexdigest()
     return f"{collection_id}.{storage_id}:{digest}"
 

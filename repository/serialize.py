@@ -8,18 +8,45 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, replace
+from typing import Any, Protocol
 
 from repository import catalog
 from repository.store import Link, Store
-from repository.store.models import Element, ElementVersion, Shape
+from repository.store.models import Shape
+from repository.store.reads import ElementRef
 
 RESOURCES = frozenset({"attributes", "related", "children", "content", "displayNames",
                        "rootPath", "stereotype"})
 DEFAULT_RESOURCES = frozenset({"attributes", "related", "children", "content", "displayNames"})
 
-UriOf = Callable[[Element], str]
+# What the serializer reads of elements and versions: mapped objects (the page) and plain
+# rows (`Store.element_refs`, `Store.version_refs`: the references) alike.
+class ElementLike(Protocol):
+    @property
+    def pk(self) -> int: ...
+    @property
+    def id(self) -> str: ...
+    @property
+    def facet(self) -> str: ...
+    @property
+    def type(self) -> str: ...
+    @property
+    def versioned(self) -> bool: ...
+    @property
+    def current_version_pk(self) -> int | None: ...
+
+
+class VersionLike(Protocol):
+    @property
+    def pk(self) -> int: ...
+    @property
+    def version_id(self) -> str: ...
+    @property
+    def state(self) -> str | None: ...
+
+
+UriOf = Callable[[ElementLike], str]
 
 
 @dataclass(frozen=True, slots=True)
@@ -32,6 +59,15 @@ class Shaping:
 
     def wants(self, name: str) -> bool:
         return self.select is None or name in self.select
+
+    def selected_resources(self) -> Shaping:
+        """For a `$select` without `$resources`: only the resources it narrows (attributes
+        and related) and those it names, so an answer is no larger than asked
+        (`$select=version` on versions carries no content)."""
+        if self.select is None:
+            return self
+        return replace(self, resources=frozenset({"attributes", "related"})
+                       | (self.resources & self.select))
 
 
 def detail_uri(base: str) -> UriOf:
@@ -47,18 +83,20 @@ class Serializer:
         self.store = store
         self.shaping = shaping
         self.uri_of = uri_of
-        self._versions: dict[int, ElementVersion] = {}
+        self._versions: dict[int, VersionLike] = {}
 
-    def elements(self, pairs: Sequence[tuple[Element, ElementVersion | None]]) -> list[dict[str, Any]]:
+    def elements(self, pairs: Sequence[tuple[ElementLike, VersionLike | None]]
+                 ) -> list[dict[str, Any]]:
         """Full elements; a None version means the element's newest version."""
         wants = self.shaping.resources
-        root_paths = (self.store.root_paths([e for e, _ in pairs])
+        root_paths = (self.store.root_paths([e.pk for e, _ in pairs])
                       if "rootPath" in wants else {})
         # The path references name their newest versions: loaded with the page's own.
         self._preload_versions([e.current_version_pk for e, v in pairs if v is None]
                                + [p.current_version_pk for path in root_paths.values()
                                   for p in path])
-        resolved = [(e, v or self._version_of(e)) for e, v in pairs]
+        resolved: list[tuple[ElementLike, VersionLike]] = [
+            (e, v or self._version_of(e)) for e, v in pairs]
         version_pks = [v.pk for _, v in resolved]
         attributes = self.store.attributes(version_pks) if "attributes" in wants else {}
         need_links = bool({"related", "stereotype"} & wants)
@@ -72,7 +110,8 @@ class Serializer:
                               root_paths.get(e.pk, []), refs, expanded)
                 for e, v in resolved]
 
-    def reference(self, element: Element, version: ElementVersion | None = None) -> dict[str, Any]:
+    def reference(self, element: ElementLike,
+                  version: VersionLike | None = None) -> dict[str, Any]:
         """The reduced form used inside related, children, content and rootPath."""
         ref: dict[str, Any] = {"facetName": element.facet, "id": element.id}
         if element.versioned:
@@ -86,7 +125,7 @@ class Serializer:
         ref["expandUri"] = self.uri_of(element)
         return ref
 
-    def related_values(self, element: Element, version: ElementVersion,
+    def related_values(self, element: ElementLike, version: VersionLike,
                        contexts: Sequence[str]) -> dict[str, list[dict[str, Any]]]:
         """Related get: the named contexts, expanded when `$expandRelated` names them."""
         links = self.store.links([version.pk])
@@ -98,10 +137,10 @@ class Serializer:
 
     # ---- internals -----------------------------------------------------------------
 
-    def _element(self, element: Element, version: ElementVersion,
+    def _element(self, element: ElementLike, version: VersionLike,
                  attributes: dict[str, dict[int, Any]],
                  links: dict[str, list[Link]], children: list[int], shapes: list[Shape],
-                 root_path: list[Element], refs: dict[int, Element],
+                 root_path: Sequence[ElementLike], refs: dict[int, ElementRef],
                  expanded: dict[int, dict[str, Any]]) -> dict[str, Any]:
         wants = self.shaping.resources
         body: dict[str, Any] = {"id": element.id, "creationId": element.id}
@@ -131,7 +170,7 @@ class Serializer:
             body["stereotype"] = (self._linked(stereotype[0], refs, {}) if stereotype else None)
         return body
 
-    def _linked(self, link: Link, refs: dict[int, Element],
+    def _linked(self, link: Link, refs: dict[int, ElementRef],
                 expanded: dict[int, dict[str, Any]]) -> dict[str, Any]:
         target = refs[link.target_pk]
         version = (self._version(link.target_version_pk)
@@ -141,24 +180,24 @@ class Serializer:
             ref.update(expanded.get(link.target_pk, {}))
         return ref
 
-    def _content_entry(self, shape: Shape, refs: dict[int, Element]) -> dict[str, Any]:
+    def _content_entry(self, shape: Shape, refs: dict[int, ElementRef]) -> dict[str, Any]:
         entry = self.reference(refs[shape.element_pk])
         entry["shapeId"] = shape.shape_id
         entry["predecessors"] = json.loads(shape.predecessors)
         return entry
 
-    def _version_of(self, element: Element) -> ElementVersion:
+    def _version_of(self, element: ElementLike) -> VersionLike:
         assert element.current_version_pk is not None, "every element has a version"
         return self._version(element.current_version_pk)
 
     def _references(self, links: dict[int, dict[str, list[Link]]],
                     children: dict[int, list[int]],
-                    shapes: dict[int, list[Shape]]) -> dict[int, Element]:
+                    shapes: dict[int, list[Shape]]) -> dict[int, ElementRef]:
         pks = {link.target_pk for per_context in links.values()
                for ls in per_context.values() for link in ls}
         pks.update(pk for cs in children.values() for pk in cs)
         pks.update(s.element_pk for ss in shapes.values() for s in ss)
-        elements = self.store.elements_by_pk(pks)
+        elements = self.store.element_refs(pks)
         self._preload_versions([e.current_version_pk for e in elements.values()]
                                + [link.target_version_pk for per_context in links.values()
                                   for ls in per_context.values() for link in ls])
@@ -168,9 +207,9 @@ class Serializer:
         """Load the versions a response will name in one query (not one per element)."""
         wanted = {pk for pk in version_pks if pk is not None} - set(self._versions)
         if wanted:
-            self._versions.update(self.store.versions_by_pk(wanted))
+            self._versions.update(self.store.version_refs(wanted))
 
-    def _version(self, pk: int) -> ElementVersion:
+    def _version(self, pk: int) -> VersionLike:
         if pk not in self._versions:
             self._preload_versions([pk])
         return self._versions[pk]
@@ -182,7 +221,7 @@ class Serializer:
                    for link in ls}
         if not targets:
             return {}
-        elements = self.store.elements_by_pk(targets)
+        elements = self.store.element_refs(targets)
         version_pks = [e.current_version_pk for e in elements.values() if e.current_version_pk]
         attributes = self.store.attributes(version_pks)
         nested_links = self.store.links(version_pks)

@@ -112,4 +112,7 @@ def list_versions(req: TenantRequest, facet: catalog.Facet, view: str,
                   element_id: str) -> dict[str, Any]:
     element, _ = matching_element(req, element_id, facet.name, apply_filter=False)
     versions = req.store.versions_matching(element, request.args.get("$filter"))
-    return elements_envelope(serializer(req, shaping()).elements([(element, v) for v in versions]))
+    asked = shaping()
+    if parameters.RESOURCES.name not in request.args:
+        asked = asked.selected_resources()  # every version's content only when asked for
+    return elements_envelope(serializer(req, asked).elements([(element, v) for v in versions]))

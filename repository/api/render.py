@@ -4,12 +4,15 @@ Errors here use the render error shape (no `output`); app.error_response decides
 by this blueprint's name.
 
 The render cache (repository/render_cache.py) is consulted only after the caller passed
-every check and the diagram's fixture is built, because the fixture is the key: a
-changed element is a new key, never a stale picture. Only successful renders are stored,
-and a hit answers exactly the bytes a fresh render would; `X-Render-Cache` says which.
+every check. Its key costs two indexed reads, the diagram and the tenant's content
+generation (a counter every write in the tenant bumps), and no fixture: a hit never
+builds one. The generation is read before the fixture of a miss is built, so a write
+committed in between can only make a picture newer than its key, never older. Only
+successful renders are stored, and a hit answers exactly the bytes a fresh render would;
+`X-Render-Cache` says which.
 
-The key is content-addressed (data, layout, culture, tenant and engine), so its digest is
-the answer's strong `ETag`: a client naming it in `If-None-Match` gets 304 without any
+The key names everything the picture depends on (data, layout, culture, tenant and
+engine), so its digest is the answer's strong `ETag`: a client naming it in `If-None-Match` gets 304 without any
 render or cache lookup. Renders run in this worker's render processes under a deadline
 (repository/render_pool.py): past it 503 with `Retry-After`, and the worker lives on.
 Every answer of this blueprint, refusals included, carries headers that keep an SVG from
@@ -28,8 +31,9 @@ from repository.api.routes import TENANT
 from repository.app import RENDER_BLUEPRINT
 from repository.errors import InvalidInput
 from repository.fixtures import diagram_fixture
-from repository.render_cache import RenderCache, render_key
+from repository.render_cache import DrawnState, RenderCache, render_key
 from repository.render_pool import render_timeout, shared_pool
+from repository.store.base import current_version_pk
 from repository.wire import parse_culture_id
 
 resource = Resource(RENDER_BLUEPRINT, __name__, error_schema="RenderError")
@@ -61,9 +65,10 @@ def render_diagram(req: TenantRequest, diagram_id: str, culture_id: str,
     if layout_key not in catalog.LAYOUT_KEYS:
         raise InvalidInput(f"Unknown layout key {layout_key!r}; layout keys: "
                            f"{', '.join(catalog.LAYOUT_KEYS)}")
-    fixture = diagram_fixture(req.store, req.store.element(diagram_id))
+    diagram = req.store.element(diagram_id)
+    drawn = DrawnState(diagram.id, current_version_pk(diagram), req.store.content_generation())
     tenant = req.store.tenant  # its stored ids, as maintenance names the pool
-    key = render_key(tenant.collection_id, tenant.storage_id, fixture, layout_key, culture,
+    key = render_key(tenant.collection_id, tenant.storage_id, drawn, layout_key, culture,
                      default_culture=tenant.default_culture)
     etag = key.rpartition(":")[2]
     conditions = request.if_none_match
@@ -73,7 +78,7 @@ def render_diagram(req: TenantRequest, diagram_id: str, culture_id: str,
     svg = cache.get(key)
     outcome = "hit"
     if svg is None:
-        svg = render_fixture(key, fixture, layout_key, culture,
+        svg = render_fixture(key, diagram_fixture(req.store, diagram), layout_key, culture,
                              tenant.default_culture).encode("utf-8")
         cache.put(key, svg)
         outcome = "miss"

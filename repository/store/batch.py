@@ -8,7 +8,6 @@ shapes) is a query plus a fold.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar, TypeVarTuple
@@ -16,6 +15,7 @@ from typing import Any, Generic, TypeVar, TypeVarTuple
 from sqlalchemy import Row, Select, select
 from sqlalchemy.orm import InstrumentedAttribute, Session
 
+from repository.jsonio import decode
 from repository.store.models import AttributeValue, Child, RelatedLink, Shape
 from repository.store.values import Link
 from repository.wire import AttributeMap
@@ -59,12 +59,12 @@ def load(session: Session, batch: Batch[Value, *_Columns],
 def _attribute_map(rows: list[Row[int, str, int, str]]) -> AttributeMap:
     values: AttributeMap = {}
     for _, name, culture, value_json in rows:
-        values.setdefault(name, {})[culture] = json.loads(value_json)
+        values.setdefault(name, {})[culture] = decode(value_json)
     return values
 
 
 def _per_culture(rows: list[Row[int, int, str]]) -> dict[int, Any]:
-    return {culture: json.loads(value_json) for _, culture, value_json in rows}
+    return {culture: decode(value_json) for _, culture, value_json in rows}
 
 
 def _per_context(rows: list[Row[int, str, int, int | None]]) -> dict[str, list[Link]]:

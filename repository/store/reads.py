@@ -4,7 +4,7 @@ and root paths), versions, content and the per-version batches (attributes, link
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 from sqlalchemy import (
     ColumnElement,
@@ -24,11 +24,36 @@ from repository.errors import NotFound
 from repository.store import batch
 from repository.store.base import StoreBase, current_version_pk
 from repository.store.filters import VERSIONS, compile_filter
+from repository.store.generation import content_generation
 from repository.store.models import AttributeValue, Child, Element, ElementVersion, Shape
 from repository.store.values import Link, PageRequest, label
 from repository.wire import AttributeMap
 
 MAX_TREE_DEPTH = 256
+
+
+class ElementRef(NamedTuple):
+    """What a response names of an element it refers to."""
+
+    pk: int
+    id: str
+    facet: str
+    type: str
+    versioned: bool
+    current_version_pk: int | None
+
+
+class VersionRef(NamedTuple):
+    """What a response names of a version."""
+
+    pk: int
+    version_id: str
+    state: str | None
+
+
+ELEMENT_REF_COLUMNS = (Element.pk, Element.id, Element.facet, Element.type, Element.versioned,
+                       Element.current_version_pk)
+VERSION_REF_COLUMNS = (ElementVersion.pk, ElementVersion.version_id, ElementVersion.state)
 
 
 def with_content() -> Exists:
@@ -114,6 +139,10 @@ class Reads(StoreBase):
                     AttributeValue.name == flag, AttributeValue.value_text == "true")))
             .order_by(Element.sort_name, Element.id)))
 
+    def content_generation(self) -> int:
+        """The tenant's content generation (repository/store/generation.py)."""
+        return content_generation(self.session, self.tenant.pk)
+
     # ---- versions ------------------------------------------------------------------
 
     def current_version(self, element: Element) -> ElementVersion:
@@ -138,6 +167,17 @@ class Reads(StoreBase):
     def versions_by_pk(self, pks: Iterable[int | None]) -> dict[int, ElementVersion]:
         return {version.pk: version for (version,) in batch.chunked_rows(
             self.session, select(ElementVersion), ElementVersion.pk, pks)}
+
+    def version_refs(self, pks: Iterable[int | None]) -> dict[int, VersionRef]:
+        """`versions_by_pk` as plain rows: what a response names of a version, without
+        the cost of mapped objects (a page names hundreds)."""
+        return {row.pk: VersionRef(*row) for row in batch.chunked_rows(
+            self.session, select(*VERSION_REF_COLUMNS), ElementVersion.pk, pks)}
+
+    def element_refs(self, pks: Iterable[int]) -> dict[int, ElementRef]:
+        """`elements_by_pk` as plain rows (see `version_refs`)."""
+        return {row.pk: ElementRef(*row) for row in batch.chunked_rows(
+            self.session, select(*ELEMENT_REF_COLUMNS), Element.pk, pks)}
 
     # ---- listing pages -------------------------------------------------------------
 
@@ -193,17 +233,17 @@ class Reads(StoreBase):
 
     def root_path(self, element: Element) -> list[Element]:
         """Parents from the nearest up to the root (the seed's example order)."""
-        return self.root_paths([element])[element.pk]
+        return self.root_paths([element.pk])[element.pk]
 
-    def root_paths(self, elements: Sequence[Element]) -> dict[int, list[Element]]:
-        """`root_path` of each element, in one statement whatever their number and the
+    def root_paths(self, element_pks: Sequence[int]) -> dict[int, list[Element]]:
+        """`root_path` of each element (by pk), in one statement whatever their number and the
         depth of the tree: a recursive query collects the first parent of every element
         and ancestor, then each path is walked here. An element's parent is the first
         element (by child row) whose newest version has it as a child."""
-        if not elements:
+        if not element_pks:
             return {}
         start = (select(Element.pk.label("pk"), _first_parent(Element.pk).label("parent_pk"))
-                 .where(Element.pk.in_({e.pk for e in elements})).cte("up", recursive=True))
+                 .where(Element.pk.in_(set(element_pks))).cte("up", recursive=True))
         # UNION, not UNION ALL: a row seen before is dropped, so the recursion ends even
         # where first parents loop (children lists can make such a loop across several
         # parents); the walk below then stops at the repeat.
@@ -213,16 +253,16 @@ class Reads(StoreBase):
             select(up.c.pk, Element).select_from(up)
             .outerjoin(Element, Element.pk == up.c.parent_pk))}
         paths: dict[int, list[Element]] = {}
-        for element in elements:
+        for element_pk in element_pks:
             path: list[Element] = []
-            seen = {element.pk}
-            current = parent_of[element.pk]
+            seen = {element_pk}
+            current = parent_of[element_pk]
             while (current is not None and current.pk not in seen
                    and len(path) < MAX_TREE_DEPTH):
                 path.append(current)
                 seen.add(current.pk)
                 current = parent_of[current.pk]
-            paths[element.pk] = path
+            paths[element_pk] = path
         return paths
 
     # ---- content -------------------------------------------------------------------

@@ -14,6 +14,7 @@ from repository.errors import InvalidInput, PreconditionFailed
 from repository.store import batch
 from repository.store.base import pks_of
 from repository.store.batch import IN_CHUNK
+from repository.store.generation import bump_content_generation
 from repository.store.models import AttributeValue, Child, Element, ElementVersion, RelatedLink, Shape
 from repository.store.reads import Reads
 from repository.store.values import (
@@ -41,7 +42,10 @@ class Rows(Reads):
         """Bump each element's revision (its ETag) first thing in a write: a stale
         `if_match` fails before anything is written, and on PostgreSQL the row locks this
         takes order concurrent writers of an element (the later one then reloads the
-        element and sees the earlier one's revision and rows)."""
+        element and sees the earlier one's revision and rows). The tenant's content
+        generation (the render cache's key) is bumped before that, so every write to an
+        existing element invalidates the tenant's renders."""
+        bump_content_generation(self.session, self.tenant.pk)
         pks = [element.pk for element in elements]
         bumped: set[int] = set()
         for start in range(0, len(pks), IN_CHUNK):

@@ -1,4 +1,5 @@
-"""The render cache: memory LRU, content-addressed keys, the render endpoint with the
+"""The render cache: memory LRU, keys from the drawn state (invalidated by every kind of
+change a drawing shows), the render endpoint with the
 cache (hit/miss, identical bytes, permissions first), maintenance, and Redis — against a
 real server when ELREPO_TEST_REDIS_URL is set, each test in its own namespace."""
 
@@ -15,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from sqlalchemy import event
 
 from renderer import identity
 from repository import render_cache
@@ -25,12 +27,13 @@ from repository.errors import InvalidInput
 from repository.fixtures import diagram_fixture
 from repository.render_cache import (
     KEY_PREFIX,
+    DrawnState,
     MemoryRenderCache,
     RedisRenderCache,
     render_key,
 )
 from tests.repository.conftest import TENANT, Api, Prepared, assert_error, sqlite_only
-from tests.repository.standin import CREDIT, ORDER
+from tests.repository.standin import CREDIT, FINANCE, ORDER
 
 REDIS_ENV = "ELREPO_TEST_REDIS_URL"
 UNREACHABLE_REDIS = "redis://127.0.0.1:1/0"
@@ -166,19 +169,19 @@ def test_memory_cache_keeps_its_accounting_under_concurrent_use() -> None:
 
 # ---- keys -----------------------------------------------------------------------------
 
-def test_key_is_canonical_and_covers_tenant_request_and_data() -> None:
-    fixture = {"diagram": {"id": "d", "attributes": {"name": {"1033": "Ä"}}}, "values": []}
-    reordered = {"values": [], "diagram": {"attributes": {"name": {"1033": "Ä"}}, "id": "d"}}
-    key = render_key("demo", "default", fixture, "horizontal", 1033)
-    assert key == render_key("demo", "default", reordered, "horizontal", 1033)
+def test_key_covers_tenant_diagram_generation_request_and_default_culture() -> None:
+    drawn = DrawnState("d", 7, 3)
+    key = render_key("demo", "default", drawn, "horizontal", 1033)
+    assert key == render_key("demo", "default", DrawnState("d", 7, 3), "horizontal", 1033)
     assert key.startswith("demo.default:") and len(key.split(":")[1]) == 64
-    renamed = {"diagram": {"id": "d", "attributes": {"name": {"1033": "B"}}}, "values": []}
-    others = {render_key("demo", "default", renamed, "horizontal", 1033),
-              render_key("demo", "other", fixture, "horizontal", 1033),
-              render_key("demo", "default", fixture, "vertical", 1033),
-              render_key("demo", "default", fixture, "horizontal", 1031),
-              render_key("demo", "default", fixture, "horizontal", 1033, default_culture=1031)}
-    assert len(others) == 5 and key not in others
+    others = {render_key("demo", "default", DrawnState("e", 7, 3), "horizontal", 1033),
+              render_key("demo", "default", DrawnState("d", 8, 3), "horizontal", 1033),
+              render_key("demo", "default", DrawnState("d", 7, 4), "horizontal", 1033),
+              render_key("demo", "other", drawn, "horizontal", 1033),
+              render_key("demo", "default", drawn, "vertical", 1033),
+              render_key("demo", "default", drawn, "horizontal", 1031),
+              render_key("demo", "default", drawn, "horizontal", 1033, default_culture=1031)}
+    assert len(others) == 7 and key not in others
 
 
 def test_engine_version_names_the_distribution_and_the_engine_source(
@@ -236,6 +239,83 @@ def test_a_renamed_element_is_a_miss_and_a_new_picture(cached: Api) -> None:
     assert b"Vetting" in after.data and b"Credit check" not in after.data
     assert after.data == fresh_svg(cached, ORDER)
     assert cached.get(ORDER_SVG).headers["X-Render-Cache"] == "hit"
+
+
+def test_a_hit_reads_the_diagram_and_the_generation_only(
+        cached: Api, monkeypatch: pytest.MonkeyPatch) -> None:
+    assert cached.get(ORDER_SVG).headers["X-Render-Cache"] == "miss"
+    statements: list[str] = []
+    engine = cached.app.extensions["elrepo.engine"]
+
+    def record(_conn: Any, _cursor: Any, statement: str, *_: Any) -> None:
+        statements.append(statement)
+
+    def no_fixture(*_: Any) -> dict[str, Any]:
+        raise AssertionError("a hit must not build the fixture")
+
+    monkeypatch.setattr(render_api, "diagram_fixture", no_fixture)
+    event.listen(engine, "before_cursor_execute", record)
+    try:
+        # Authentication, then the diagram's lookup, which finds none.
+        assert cached.get(RENDER.format("ghost", 1033, "horizontal")).status_code == 404
+        prelude = len(statements)
+        statements.clear()
+        hit = cached.get(ORDER_SVG)
+    finally:
+        event.remove(engine, "before_cursor_execute", record)
+    assert hit.headers["X-Render-Cache"] == "hit"
+    # The 404's one read is the element lookup the hit makes too.
+    key_reads = statements[prelude - 1:]
+    assert len(key_reads) == 2, key_reads
+    assert "content_generations" in key_reads[1]
+
+
+def change_and_expect_a_new_picture(cached: Api, path: str, change: Any,
+                                    shown: bytes, gone: bytes | None = None) -> None:
+    """`path` renders, then `change()` (a write through the API) makes its next render a
+    miss showing `shown` (instead of `gone`), the same as a fresh render; then a hit."""
+    before = cached.get(path)
+    assert before.status_code == 200 and shown not in before.data
+    assert gone is None or gone in before.data
+    assert cached.get(path).headers["X-Render-Cache"] == "hit"
+    response = change()
+    assert response.status_code == 200, response.get_json()
+    after = cached.get(path)
+    assert after.headers["X-Render-Cache"] == "miss"
+    assert after.headers["ETag"] != before.headers["ETag"]
+    assert shown in after.data and (gone is None or gone not in after.data)
+    layout = path.rsplit("/", 1)[1]
+    assert after.data == fresh_svg(cached, ORDER, layout=layout)
+    assert cached.get(path).headers["X-Render-Cache"] == "hit"
+
+
+def test_a_content_change_is_a_new_picture(cached: Api) -> None:
+    change_and_expect_a_new_picture(cached, ORDER_SVG, lambda: cached.post(
+        TENANT + f"/_api/rest/facets/processes/views/diagram/elements/{ORDER}/content",
+        {"values": [{"shapeInfo": {"index": 0, "predecessors": []},
+                                   "element": {"type": "task", "attributes": {
+                                       "name": {"1033": "Invoice customer"}}}}]},
+        role="editor"), shown=b"Invoice customer")
+
+
+def test_a_renamed_swimlane_org_unit_is_a_new_picture(cached: Api) -> None:
+    """An org unit is no shape: it is drawn as the lane of the shapes it executes."""
+    change_and_expect_a_new_picture(
+        cached, RENDER.format(ORDER, 1033, "verticalSwimlane"), lambda: cached.post(
+            TENANT + "/_api/rest/facets/organization/views/detail/elements/", {
+                "count": 1, "elements": [{"id": FINANCE,
+                                          "attributes": {"name": {"1033": "Accounting"}}}]},
+            role="editor"), shown=b"Accounting", gone=b"Finance")
+
+
+def test_a_changed_default_culture_is_a_new_picture(cached: Api) -> None:
+    before = cached.get(ORDER_SVG)
+    with cached.store() as store:
+        store.tenant.default_culture = 1031
+        store.session.commit()
+    after = cached.get(ORDER_SVG)
+    assert after.headers["X-Render-Cache"] == "miss"
+    assert after.headers["ETag"] != before.headers["ETag"]
 
 
 @sqlite_only
