@@ -170,7 +170,7 @@ class _Exporter:
         nodes = self._nodes()
         for node in nodes:
             process_of(node.lane).nodes.append(node)
-        return self._write(collaboration_id, pools, processes, nodes, parent_of)
+        return self._write(collaboration_id, pools, processes, default, nodes, parent_of)
 
     def _nodes(self) -> list[_Node]:
         nodes: list[_Node] = []
@@ -224,7 +224,7 @@ class _Exporter:
     # ---- writing ---------------------------------------------------------------------
 
     def _write(self, collaboration_id: str | None, pools: Sequence[str], processes: Mapping[str, _Process],
-               nodes: Sequence[_Node], parent_of: Mapping[str, str]) -> bytes:
+               default: _Process, nodes: Sequence[_Node], parent_of: Mapping[str, str]) -> bytes:
         root = etree.Element(qname("definitions"), nsmap={"bpmn": MODEL_NS},
                              id=self.ids.take(None, "Definitions"), targetNamespace=TARGET_NAMESPACE,
                              exporter="elrepo")
@@ -252,6 +252,8 @@ class _Exporter:
                 unit = parent_of.get(unit)
         for process in processes.values():
             element = etree.SubElement(root, qname("process"), id=process.id, isExecutable="false")
+            if process is default and self._kept(self.diagram, BPMN_TYPE) is None:
+                self._name_element(element, self._element_name(self.diagram))  # never imported: it is the diagram
             if process.lanes:
                 self._lane_set(element, process.lanes, children_of, nodes_in)
             for node in process.nodes:
@@ -299,7 +301,10 @@ class _Exporter:
         element.set("targetRef", flow["target"])
 
     def _named(self, parent: Any, tag: str, element_id: str, name: str) -> Any:
-        element = etree.SubElement(parent, qname(tag), id=element_id)
+        return self._name_element(etree.SubElement(parent, qname(tag), id=element_id), name)
+
+    @staticmethod
+    def _name_element(element: Any, name: str) -> Any:
         if name:
             element.set("name", name)
         return element

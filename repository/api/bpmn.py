@@ -1,5 +1,5 @@
 """A diagram as BPMN 2.0 XML with diagram interchange from one of the BPMN layouts
-(docs/api.md, "17. BPMN export"; docs/interchange.md).
+(docs/api.md, "16a. BPMN export"; docs/interchange.md).
 
 Declared like the render endpoint (repository/api/render.py): the same permission, the
 render error shape (its path is under `/_api/rest/diagram/`, which app.error_response

@@ -15,13 +15,16 @@ import pytest
 from lxml import etree
 from sqlalchemy import create_engine, func, select, text
 
-from interchange import BPMN_LAYOUT_KEYS, read_bpmn
+from interchange import BPMN_LAYOUT_KEYS, diagram_to_bpmn, read_bpmn
 from interchange.fixture import scope_nodes
 from interchange.model import ANNOTATION, BpmnModel
 from interchange.parsing import BPMNDI_NS, MODEL_NS
 from repository.app import create_app
 from repository.cli import files, main
-from repository.store.db import make_engine, session_factory
+from repository.demo import load_demo
+from repository.fixtures import diagram_fixture
+from repository.store import Store
+from repository.store.db import create_schema, make_engine, session_factory
 from repository.store.models import Element
 from tests.conftest import FIXTURES
 
@@ -195,3 +198,26 @@ def test_http_export_answers_bpmn_with_di(db: str, tmp_path: Path, capsys: pytes
         assert refused.status_code == status and "output" not in body and body["message"], path
     assert client.get(f"{base}/1033/horizontal").status_code == 401
     app.extensions["elrepo.engine"].dispose()
+
+
+def test_diagrams_never_imported_export_one_node_per_shape_and_a_flow_per_link() -> None:
+    engine = make_engine("sqlite://")
+    create_schema(engine)
+    with session_factory(engine)() as session:
+        tenant = load_demo(session)
+        store = Store(session, tenant)
+        diagrams = store.diagrams()
+        assert diagrams
+        for diagram in diagrams:
+            fixture = diagram_fixture(store, diagram)
+            xml = diagram_to_bpmn(fixture, "horizontal", 1033, tenant.default_culture)
+            assert diagram_to_bpmn(fixture, "horizontal", 1033, tenant.default_culture) == xml  # deterministic
+            model = read_bpmn(xml).model
+            assert [node.id for node in model.nodes] == [f"Node_{value['element']['id']}" for value in fixture["values"]]
+            links = sum(len(value["shapeInfo"]["predecessors"]) for value in fixture["values"])
+            assert len(model.flows) == links, diagram.id
+            units = {element["id"]: element for element in fixture["elements"]}
+            for value, node in zip(fixture["values"], model.nodes, strict=True):
+                lane = (value["element"]["related"].get("executedBy") or [{}])[0].get("id")
+                assert node.lane == (f"Lane_{lane}" if lane in units else None), node.id
+    engine.dispose()
