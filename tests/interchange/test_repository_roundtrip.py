@@ -213,7 +213,8 @@ def test_diagrams_never_imported_export_one_node_per_shape_and_a_flow_per_link()
             xml = diagram_to_bpmn(fixture, "horizontal", 1033, tenant.default_culture)
             assert diagram_to_bpmn(fixture, "horizontal", 1033, tenant.default_culture) == xml  # deterministic
             model = read_bpmn(xml).model
-            assert [node.id for node in model.nodes] == [f"Node_{value['element']['id']}" for value in fixture["values"]]
+            made_ids = [f"Node_{value['element']['id']}" for value in fixture["values"]]
+            assert [node.id for node in model.nodes] == made_ids
             links = sum(len(value["shapeInfo"]["predecessors"]) for value in fixture["values"])
             assert len(model.flows) == links, diagram.id
             units = {element["id"]: element for element in fixture["elements"]}
