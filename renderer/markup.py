@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Iterator
 
 __all__ = ["Element", "clean_text", "fmt"]
 
@@ -76,6 +77,13 @@ class Element:
 
     def add(self, child: Element) -> None:
         self.children.append(child)
+
+    def texts(self) -> Iterator[str]:
+        """The text of this element and of every element under it, in document order."""
+        if self.text:
+            yield self.text
+        for child in self.children:
+            yield from child.texts()
 
     def write(self, out: list[str]) -> None:
         """Append this element's markup to ``out`` (joined once at the end: cheaper than

@@ -3,13 +3,16 @@
 Expects a layout whose every node, and every edge end, has a ``ShapeView`` in the scene.
 Guarantees: positions come only from the layout (the legend strip under a matrix is the
 one thing placed here); the document parses as XML whatever the user text holds; every
-node has one overlay rect in a last ``<g class="overlays">``; connectors use absolute
+node has one overlay rect in a last ``<g class="overlays">``; a document with text
+starts with a ``<style>`` embedding the subset of the measured font its text needs
+(WOFF2 ``data:`` URL, docs/svg.md "Font"); connectors use absolute
 ``M``/``L``/``H``/``V`` only; the same input gives the same bytes. The XML is written by
 ``renderer.markup``, not by an SVG library; symbol geometry comes as plain data
 from ``renderer.symbols``.
 """
 from __future__ import annotations
 
+import base64
 from collections.abc import Iterable, Sequence
 
 from layouts.geometry import Box, Cell, EdgeRoute, LaneBand, Layout, NodeBox, Point
@@ -27,7 +30,7 @@ from renderer.symbols import (
     Symbol,
     symbol_for,
 )
-from renderer.text import FONT_FAMILY, FontMetrics, load_font
+from renderer.text import EMBEDDED_FAMILY, FONT_FAMILY, FontMetrics, font_subset_woff2, load_font
 
 __all__ = ["ARROW_MARKER_ID", "write_svg"]
 
@@ -98,9 +101,26 @@ def write_svg(layout: Layout, scene: Scene, font: FontMetrics | None = None) -> 
         if group.children:
             svg.add(group)
     svg.add(_overlays(layout.nodes, views, scene))
+    style = _font_style(text.font, "".join(svg.texts()))
+    if style is not None:
+        svg.children.insert(0, style)
     out: list[str] = []
     svg.write(out)
     return "".join(out)
+
+
+# --------------------------------------------------------------------------- font
+def _font_style(font: FontMetrics, drawn: str) -> Element | None:
+    """``<style>`` with an ``@font-face`` that embeds the measured face, cut down to the
+    characters ``drawn`` (sorted, each once, so the bytes depend only on the set), as a
+    WOFF2 ``data:`` URL: a viewer draws the text with the widths it was measured with,
+    whatever fonts it has. None for a document without text."""
+    characters = "".join(sorted(set(drawn)))  # the space too: its advance is measured
+    if not characters.strip():
+        return None
+    data = base64.b64encode(font_subset_woff2(font.path, characters)).decode("ascii")
+    return Element("style", {}, f"@font-face{{font-family:'{EMBEDDED_FAMILY}';"
+                                f"src:url(data:font/woff2;base64,{data}) format('woff2')}}")
 
 
 # --------------------------------------------------------------------------- checks
