@@ -32,11 +32,13 @@ class DetailedLayout:
     key: str = "detailed"
     connector_gap: float = 26.0
     satellite_spacing: float = 6.0
-    straight_inset: float = 3.0
+    straight_inset: float = 4.0
     port_spacing: float = 6.0
+    arrow_spacing: float = 12.0
 
     def layout(self, graph: LayoutGraph, options: LayoutOptions) -> Layout:
         satellites = _satellites_by_host(graph)
+        inputs = {edge.source for edge in graph.edges}  # a satellite that is a source flows into its host
         flow_nodes = tuple(self._with_region(node, satellites.get(node.id, ())) for node in graph.nodes
                            if node.role != "satellite")
         satellite_ids = {node.id for hosted in satellites.values() for node in hosted}
@@ -53,7 +55,8 @@ class DetailedLayout:
             nodes.append(NodeBox(node.id, node.box))
             boxes = self._stack(node.box, node.label, hosted)
             nodes += [NodeBox(satellite.id, box) for satellite, box in zip(hosted, boxes)]
-            spokes.update(zip((satellite.id for satellite in hosted), self._spokes(node.box, boxes)))
+            inward = [satellite.id in inputs for satellite in hosted]
+            spokes.update(zip((satellite.id for satellite in hosted), self._spokes(node.box, boxes, inward)))
         host_of = {satellite.id: host for host, hosted in satellites.items() for satellite in hosted}
         connectors = [_connector(edge, host_of, spokes) for edge in graph.edges
                       if edge.source in satellite_ids or edge.target in satellite_ids]
@@ -81,22 +84,29 @@ class DetailedLayout:
             y += satellite.height + self.satellite_spacing
         return boxes
 
-    def _spokes(self, host: Box, boxes: Sequence[Box]) -> list[tuple[Point, ...]]:
+    def _spokes(self, host: Box, boxes: Sequence[Box], inward: Sequence[bool]) -> list[tuple[Point, ...]]:
         """The connectors from ``host`` to its stacked satellites ``boxes``, in order.
 
         Ports on the host side follow the satellites' order, at least ``port_spacing``
-        apart, as near each satellite's centre as the side allows; a satellite that
+        apart, and ``arrow_spacing`` (more than an arrowhead is wide) between two
+        ``inward`` connectors, whose arrowheads end on the host's side, so they never
+        stack; where the side is too short for that the spacings shrink alike, spreading
+        the ports over the whole side. Each port is as near its satellite's centre as
+        the side allows; a satellite that
         faces its port is joined straight across, the others bend once on a vertical
         trunk in the gap. Trunks of satellites above their port get farther from the
         host downwards, those below it upwards: with monotone ports that nesting keeps
         every pair of connectors of one host from crossing."""
         low, high = host.y + self.straight_inset, host.bottom - self.straight_inset
-        spacing = min(self.port_spacing, (high - low) / max(len(boxes) - 1, 1))
+        wanted = [0.0] + [self.arrow_spacing if inward[k - 1] and inward[k] else self.port_spacing
+                          for k in range(1, len(boxes))]
+        shrink = min(1.0, (high - low) / sum(wanted)) if sum(wanted) > 0 else 1.0
+        spacing = [gap * shrink for gap in wanted]
         ports = [min(max(box.cy, low), high) for box in boxes]
         for k in range(1, len(ports)):
-            ports[k] = max(ports[k], ports[k - 1] + spacing)
+            ports[k] = max(ports[k], ports[k - 1] + spacing[k])
         for k in range(len(ports) - 1, -1, -1):
-            ports[k] = min(ports[k], high if k == len(ports) - 1 else ports[k + 1] - spacing)
+            ports[k] = min(ports[k], high if k == len(ports) - 1 else ports[k + 1] - spacing[k + 1])
         right = boxes[0].x >= host.right
         side = host.right if right else host.x
         facing = [box.y + self.straight_inset <= port <= box.bottom - self.straight_inset

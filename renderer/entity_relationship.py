@@ -83,7 +83,7 @@ def _relations(diagram: Diagram) -> list[tuple[str, Element]]:
 def entity_lines(element: Element, cultures: Cultures, font: FontMetrics) -> tuple[str, ...]:
     """Name (wrapped, at most two lines), «type», and "version · state" if present."""
     inner = ENTITY_WIDTH - 2 * BOX_PADDING
-    name = font.wrap(shape_label(element, cultures), inner, FONT_SIZE, NAME_LINES)
+    name = font.wrap(shape_label(element, cultures), inner, FONT_SIZE, NAME_LINES, cultures.requested)
     details = " \u00b7 ".join(part for part in (
         f"v{element.text('version', cultures)}" if element.text("version", cultures) else "",
         element.text("state1", cultures) or element.text("state", cultures),

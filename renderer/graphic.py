@@ -58,18 +58,18 @@ def graphic_graph(diagram: Diagram, cultures: Cultures, font: FontMetrics,
     for element, parent in members:
         name = shape_label(element, cultures)
         if element.id in chevrons:
-            lines = tuple(font.wrap(name, CHEVRON_NAME_WIDTH, FONT_SIZE, CONTAINER_NAME_LINES))
+            lines = tuple(font.wrap(name, CHEVRON_NAME_WIDTH, FONT_SIZE, CONTAINER_NAME_LINES, cultures.requested))
             width = _widest(lines, font) + 2 * CHEVRON_TIP + 2 * LABEL_PADDING + 2
             height = container_header_height(len(lines), line_height)
             role = view_role = "chevron"
         elif element.id in parents and element.id not in listed:
-            lines = tuple(font.wrap(name, CONTAINER_NAME_WIDTH, FONT_SIZE, CONTAINER_NAME_LINES))
+            lines = tuple(font.wrap(name, CONTAINER_NAME_WIDTH, FONT_SIZE, CONTAINER_NAME_LINES, cultures.requested))
             width = _widest(lines, font) + 2 * LABEL_PADDING + 2
             height = container_header_height(len(lines), line_height)
             view_role = "container"
             role = {"core": "chain", None: "container"}.get(bands.get(element.id), "band")
         else:
-            measured = measure_box(name, font)
+            measured = measure_box(name, font, culture=cultures.requested)
             lines, width, height, role, view_role = measured.lines, measured.width, measured.height, "leaf", "leaf"
         nodes.append(LayoutNode(element.id, element.type, round(width, 2), round(height, 2), role=role,
                                 parent=parent))

@@ -33,7 +33,9 @@ class LaneView:
 class Scene:
     """``edge_labels`` maps an edge key (``LayoutEdge.key``) to its label lines;
     ``cell_marks`` maps (row id, column id) to the text of a matrix cell; ``legend`` lists
-    (mark, meaning) pairs drawn under a matrix."""
+    (mark, meaning) pairs drawn under a matrix; ``symbol_legend`` lists (view role,
+    meaning) pairs: each symbol a drawing uses for more than its type (``detailed``'s
+    satellites), to be drawn small beside its meaning under the drawing."""
 
     diagram_id: str
     layout_key: str
@@ -43,3 +45,4 @@ class Scene:
     cell_marks: dict[tuple[str, str], str] = field(default_factory=dict)
     legend: tuple[tuple[str, str], ...] = ()
     font_size: float = 12.0
+    symbol_legend: tuple[tuple[str, str], ...] = ()

@@ -7,6 +7,7 @@ as numbers and keeps the XML writing in ``renderer.svg``.
 """
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -26,6 +27,7 @@ __all__ = [
     "Symbol",
     "TEXT_COLOR",
     "MUTED_TEXT_COLOR",
+    "SATELLITE_SYMBOLS",
     "container_header_height",
     "symbol_for",
 ]
@@ -117,6 +119,16 @@ _ENTITY = Style("#ffffff", "#2c4a6e", 1.5)
 _SUBJECT = Style("#eaf1fa", "#2c4a6e", 2.5)
 _SATELLITE = Style("#f7f7f8", "#8a94a6", 1.0)
 _HEADER = Style("#eef1f5", "#8a94a6", 1.0)
+# Satellites of ``detailed``: one muted colour per kind, apart from the flow's colours.
+_DATA = Style("#f0f8f3", "#3d7a57", 1.0)
+_ORG_UNIT = Style("#fbf1f6", "#8a3d6b", 1.0)
+_SYSTEM = Style("#eef4fa", "#2f5f8f", 1.0)
+_DOCUMENT = Style("#fcf7ee", "#8a6a2f", 1.0)
+#: Depth of a document's wavy base and slant of an input/output's sides.
+WAVE_DEPTH = 5.0
+DATA_SLANT = 9.0
+SYSTEM_BAR_INSET = 6.0
+WAVE_STEPS = 16
 _GENERIC = Style("#ffffff", "#4a5568", 1.0)
 GATEWAY_MARK_WIDTH = 2.5
 
@@ -237,6 +249,57 @@ def _chevron(box: Box, lines: int, line_height: float) -> Symbol:
     return Symbol("chevron", (Polygon(points, _CHEVRON),), _inset(strip, LABEL_PADDING))
 
 
+def _input_output(box: Box) -> Symbol:
+    """A parallelogram, the usual sign for data flowing in or out."""
+    slant = min(DATA_SLANT, box.w / 6, box.h / 2)
+    points = ((box.x + slant, box.y), (box.right, box.y), (box.right - slant, box.bottom), (box.x, box.bottom))
+    area = _inset(Box(box.x + slant, box.y, box.w - 2 * slant, box.h), LABEL_PADDING)
+    return Symbol("input-output", (Polygon(points, _DATA),), area)
+
+
+def _org_unit(box: Box) -> Symbol:
+    """A pill with an upright line across its left end: the org-unit oval of process
+    charts, drawn with straight sides so two lines of text fit."""
+    radius = box.h / 2
+    across = min(radius * 0.6, box.w / 4)
+    # where the upright line meets the left half-circle
+    reach = (radius ** 2 - (radius - across) ** 2) ** 0.5
+    line = ((box.x + across, box.cy - reach), (box.x + across, box.cy + reach))
+    area = _inset(Box(box.x + across, box.y, box.w - across - radius / 2, box.h), LABEL_PADDING)
+    return Symbol("org-unit", (Rect(box, _ORG_UNIT, radius), Stroke(line, _ORG_UNIT.stroke, _ORG_UNIT.stroke_width)),
+                  area)
+
+
+def _system(box: Box) -> Symbol:
+    """A box with an upright bar inside each end, the sign of a ready-made (IT) process."""
+    inset = min(SYSTEM_BAR_INSET, box.w / 6)
+    bars = tuple(Stroke(((x, box.y), (x, box.bottom)), _SYSTEM.stroke, _SYSTEM.stroke_width)
+                 for x in (box.x + inset, box.right - inset))
+    area = _inset(Box(box.x + inset, box.y, box.w - 2 * inset, box.h), LABEL_PADDING)
+    return Symbol("system", (Rect(box, _SYSTEM), *bars), area)
+
+
+def _document(box: Box) -> Symbol:
+    """A sheet whose base is one wave, down on the left and up on the right."""
+    depth = min(WAVE_DEPTH, box.h / 4)
+    base = box.bottom - depth
+    wave = tuple((box.right - box.w * step / WAVE_STEPS,
+                  base + depth * math.sin(2 * math.pi * step / WAVE_STEPS))
+                 for step in range(WAVE_STEPS + 1))
+    points = ((box.x, box.y), (box.right, box.y), *wave)
+    area = _inset(Box(box.x, box.y, box.w, box.h - 2 * depth), LABEL_PADDING)
+    return Symbol("document", (Polygon(points, _DOCUMENT),), area)
+
+
+#: Satellite roles (``detailed``) → their symbol.
+SATELLITE_SYMBOLS: dict[str, Callable[[Box], Symbol]] = {
+    "satellite-data": _input_output,
+    "satellite-orgUnit": _org_unit,
+    "satellite-system": _system,
+    "satellite-document": _document,
+}
+
+
 def _generic(view: ShapeView, box: Box, font_size: float) -> Symbol:
     """Plain rectangle for types without a symbol; the type name is shown as a note at
     the top so the reader still learns what the node is, the label goes below it."""
@@ -264,6 +327,7 @@ _BY_ROLE: dict[str, Callable[[Box], Symbol]] = {
     "entity": lambda box: _rounded("entity", box, _ENTITY),
     "subject": lambda box: _rounded("subject", box, _SUBJECT),
     "satellite": lambda box: _rounded("satellite", box, _SATELLITE),
+    **SATELLITE_SYMBOLS,
     "row": lambda box: Symbol("row", (Rect(box, _HEADER),), _inset(box, LABEL_PADDING)),
     "column": lambda box: Symbol("column", (Rect(box, _HEADER),), _inset(box, LABEL_PADDING)),
 }

@@ -16,9 +16,11 @@ from lxml import etree
 from pytest_regressions.file_regression import FileRegressionFixture
 
 from renderer.api import render
-from renderer.culture import ENGLISH, Cultures
+from renderer.culture import ENGLISH, GERMAN, Cultures
+from renderer.detailed import detailed_graph
 from renderer.model import parse_diagram
 from renderer.relations import children_of, hierarchy
+from renderer.text import load_font
 from tests.conftest import FIXTURES, ROOT, SHARED, load_fixture
 from tests.demo_fixtures import demo_fixture, demo_fixtures
 from tests.renderer.test_golden import same_svg
@@ -90,6 +92,48 @@ def test_satellites_carry_overlays_of_their_elements() -> None:
     satellites = [r for r in root[-1] if r.get("data-shape-id", "").startswith(f"{task.shape_id}:")]
     assert [r.get("data-type") for r in satellites] == ["inOut", "orgUnit", "system", "knowledgeStructureDocument"]
     assert all(r.get("data-shape-id") == f"{task.shape_id}:{r.get('data-guid')}" for r in satellites)
+
+
+def test_detailed_draws_a_symbol_per_satellite_kind_and_names_them_for_a_legend() -> None:
+    fixture = demo_fixture("credit-check")
+    root = parse(render(fixture, "detailed"))
+    kinds = {g.get("class") for g in root.iter(f"{SVG}g")}
+    assert {"node symbol-input-output", "node symbol-org-unit", "node symbol-system",
+            "node symbol-document"} <= kinds and "node symbol-satellite" not in kinds
+    _, scene = detailed_graph(parse_diagram(fixture), Cultures(requested=GERMAN, default=ENGLISH), load_font(),
+                              "detailed")
+    assert scene.symbol_legend == (("satellite-data", "Input/Output"), ("satellite-orgUnit", "Organisationseinheit"),
+                                   ("satellite-system", "IT-System"), ("satellite-document", "Dokument"))
+
+
+def path_end(d: str) -> tuple[float, float]:
+    """The last point of a path of absolute ``M``/``L``/``H``/``V`` commands."""
+    tokens = d.split()
+    x = y = 0.0
+    index = 0
+    while index < len(tokens):
+        command = tokens[index]
+        if command in ("M", "L"):
+            x, y = float(tokens[index + 1]), float(tokens[index + 2])
+            index += 3
+        else:
+            value = float(tokens[index + 1])
+            x, y = (value, y) if command == "H" else (x, value)
+            index += 2
+    return x, y
+
+
+def test_detailed_spreads_the_arrowheads_of_inputs_over_their_tasks_side() -> None:
+    root = parse(render(demo_fixture("order-to-cash"), "detailed"))
+    tips: dict[str, list[float]] = {}
+    for path in root.iter(f"{SVG}path"):
+        source = path.get("data-source-shape-id") or ""
+        if path.get("class") == "connector" and ":" in source:  # a satellite flowing into its task
+            tips.setdefault(source.split(":")[0], []).append(path_end(path.get("d", ""))[1])
+    several = [sorted(ys) for ys in tips.values() if len(ys) > 1]
+    assert several  # Post incoming payment takes a payment advice and an invoice
+    for ys in several:
+        assert all(b - a >= 10 for a, b in zip(ys, ys[1:]))  # an arrowhead is 7 high
 
 
 def overlay_boxes(root: Any) -> list[tuple[str, tuple[float, float, float, float]]]:
