@@ -5,7 +5,8 @@ Per pool: drop stale caches (recompute the denormalized listing columns `state` 
 integrity (database check plus the links of the tenant staying inside the tenant), and
 optimize the query planner's statistics (SQLite `PRAGMA optimize`, PostgreSQL
 `ANALYZE`), creating the text-search index first if the database lacked the means for
-it when its schema was made (`repository.store.db.create_text_search`). A pool succeeds when the integrity check finds nothing wrong.
+it when its schema was made (`repository.store.db.create_text_search`). A pool succeeds
+when the integrity check finds nothing wrong.
 """
 
 from __future__ import annotations

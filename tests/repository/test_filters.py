@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import pytest
+from sqlalchemy import text
 
 from repository.errors import InvalidInput
 from repository.store.filters import MAX_FILTER_COMPARISONS, compile_filter
-from tests.repository.conftest import FACETS, Api, assert_error
+from repository.store.models import DIALECTS_WITH_TEXT_SEARCH, TEXT_SEARCH_TABLE
+from tests.repository.conftest import FACETS, Api, assert_error, sqlite_only
 from tests.repository.standin import CREDIT, DRAFT, HIRE, ORDER
 
 LIST = FACETS + "/processes/views/list/elements"
@@ -115,3 +117,91 @@ def test_a_long_in_list_is_one_comparison(api: Api) -> None:
     response = api.get(f"{LIST[:-len('list/elements')]}detail/elements/{HIRE}",
                        **{"$filter": f"id in ({ids}, 'mp-hire')"})
     assert response.status_code == 200, response.get_json()
+
+
+# ---- text search: the same results through the trigram index, or without it ------------
+
+GESPRAECH = {"name": {"1031": "Bewerbungsgespräch", "1033": "Job interview"}}
+PERCENT = {"name": {"1033": "100% sure_thing"}}
+QUOTED = {"name": {"1033": "It's \"quoted\" AND more*"}}
+
+
+@pytest.fixture
+def searchable(api: Api) -> dict[str, str]:
+    """Three new processes whose names hold non-ASCII letters, LIKE's and FTS5's special
+    characters; their ids by key."""
+    elements = [{"type": "mainProcess", "attributes": attributes}
+                for attributes in (GESPRAECH, PERCENT, QUOTED)]
+    response = api.post(FACETS + "/processes/views/detail/elements/",
+                        {"count": len(elements), "elements": elements}, role="editor")
+    assert response.status_code == 200, response.get_json()
+    ids = [e["id"] for e in response.get_json()["elements"]]
+    return dict(zip(("gespraech", "percent", "quoted"), ids, strict=True))
+
+
+@pytest.mark.parametrize(("expression", "expected"), [
+    ("contains(name, 'gespräch')", {"gespraech"}),
+    ("contains(name, 'GESPRÄCH')", {"gespraech"}),
+    ("contains(attributes/name/1033, 'gespräch')", set()),
+    ("endswith(name, 'ÄCH')", {"gespraech"}),
+    ("startswith(name, 'bewerbungs')", {"gespraech"}),
+    ("startswith(name, 'gespräch')", set()),
+    ("contains(name, 'ä')", {"gespraech", CREDIT}),  # Bonitätsprüfung: one character
+    ("contains(name, 'gs')", {"gespraech", ORDER}),  # Auftragsabwicklung: two characters
+    ("contains(name, '%')", {"percent"}),
+    ("contains(name, '0% s')", {"percent"}),
+    ("contains(name, '_t')", {"percent"}),
+    ("contains(name, 'e_th')", {"percent"}),
+    ("contains(name, 'e%th')", set()),
+    ("contains(name, 'ex_')", set()),
+    ("contains(name, 'it''s \"quo')", {"quoted"}),
+    ("contains(name, '\"')", {"quoted"}),
+    ("contains(name, 'and more*')", {"quoted"}),
+    ("contains(name, 'more*)')", set()),
+    ("contains(name, 'NEAR')", set()),
+    ("contains(name, 'interview') and not contains(name, 'gespräch')", set()),
+    ("contains(name, 'interview') or contains(name, 'sure')", {"gespraech", "percent"}),
+])
+def test_text_search_semantics(api: Api, searchable: dict[str, str], expression: str,
+                               expected: set[str]) -> None:
+    """Case-insensitive substring of any culture's value, `%`, `_` and quotes literal,
+    needles shorter than a trigram included, on both backends."""
+    assert matching(api, expression) == {searchable.get(key, key) for key in expected}
+
+
+def test_text_search_follows_updates(api: Api, searchable: dict[str, str]) -> None:
+    response = api.post(FACETS + "/processes/views/detail/elements/", {"count": 1, "elements": [
+        {"id": searchable["gespraech"], "attributes": {"name": {"1031": "Vorstellungsrunde"}}}]},
+        role="editor")
+    assert response.status_code == 200, response.get_json()
+    assert matching(api, "contains(name, 'gespräch')") == set()
+    assert matching(api, "contains(name, 'stellungsr')") == {searchable["gespraech"]}
+
+
+@sqlite_only
+def test_sqlite_text_search_table_stays_in_step_with_the_attribute_rows(
+        api: Api, searchable: dict[str, str]) -> None:
+    """FTS5's own check against the attribute rows, after inserts, updates and a
+    cascaded delete (the triggers fire for each)."""
+    test_text_search_follows_updates(api, searchable)
+    with api.store() as store:
+        session = store.session
+        session.execute(text("DELETE FROM element_versions WHERE pk = (SELECT "
+                             "current_version_pk FROM elements WHERE id = :id)"),
+                        {"id": searchable["percent"]})
+        session.execute(text(f"INSERT INTO {TEXT_SEARCH_TABLE} ({TEXT_SEARCH_TABLE}, rank) "
+                             "VALUES ('integrity-check', 1)"))
+        assert session.scalar(text(f"SELECT count(*) FROM {TEXT_SEARCH_TABLE} "
+                                   f"WHERE {TEXT_SEARCH_TABLE} MATCH '\"sure_th\"'")) == 0
+        assert session.scalar(text(f"SELECT count(*) FROM {TEXT_SEARCH_TABLE} "
+                                   f"WHERE {TEXT_SEARCH_TABLE} MATCH '\"stellungsr\"'")) == 1
+
+
+@sqlite_only
+def test_text_search_without_the_trigram_table_scans_with_the_same_results(
+        api: Api, searchable: dict[str, str]) -> None:
+    engine = api.app.extensions["elrepo.engine"]
+    DIALECTS_WITH_TEXT_SEARCH.discard(engine.dialect)
+    engine.clear_compiled_cache()
+    assert matching(api, "contains(name, 'gespräch')") == {searchable["gespraech"]}
+    assert matching(api, "contains(name, 'e_th')") == {searchable["percent"]}

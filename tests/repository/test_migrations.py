@@ -280,7 +280,7 @@ def test_replaying_every_revision_gives_the_schema_of_the_models(
     assert len(text_search_objects(created)) == (4 if created.dialect.name == "sqlite" else 1)
 
 
-def text_search_objects(engine: Engine) -> list[tuple[str, ...]]:
+def text_search_objects(engine: Engine) -> list[tuple[Any, ...]]:
     """The text-search index as the database defines it: SQLite's FTS5 table and its
     triggers, PostgreSQL's trigram index (its schema left out)."""
     with engine.connect() as connection:
