@@ -13,13 +13,13 @@ at import whose ends are still drawn. The semantic XML is then laid out by
 """
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from lxml import etree
 
+from interchange.ids import UniqueIds
 from interchange.kept import BPMN_FLOWS, BPMN_ID, BPMN_PROCESS, BPMN_TYPE
 from interchange.parsing import MODEL_NS, one_line, qname
 from interchange.reader import DATA_TAGS, SHAPE_TYPES
@@ -39,7 +39,6 @@ ACTIVITIES = frozenset(tag for tag, shape_type in SHAPE_TYPES.items() if shape_t
 DATA_ASSOCIATIONS = ("dataInputAssociation", "dataOutputAssociation")
 FLOW_TYPES = frozenset(("sequenceFlow", "messageFlow", "association", *DATA_ASSOCIATIONS))
 TARGET_NAMESPACE = "http://bpmn.io/schema/bpmn"
-_NOT_NCNAME = re.compile(r"[^A-Za-z0-9_.-]")
 
 
 @dataclass(slots=True)
@@ -62,34 +61,8 @@ def fixture_to_bpmn_xml(fixture: Mapping[str, Any], culture: int, default_cultur
     return _Exporter(fixture, culture, default_culture).xml()
 
 
-class _Ids:
-    """BPMN ids unique in the document: kept ids first come, first served; made ones
-    from our ids, with a counter where they would collide."""
-
-    def __init__(self) -> None:
-        self.used: set[str] = set()
-
-    def take(self, kept: str | None, fallback: str) -> str:
-        if kept and _is_ncname(kept) and kept not in self.used:
-            self.used.add(kept)
-            return kept
-        base = _NOT_NCNAME.sub("_", fallback)
-        base = base if _is_ncname(base) else f"_{base}"
-        candidate, counter = base, 1
-        while candidate in self.used:
-            counter += 1
-            candidate = f"{base}_{counter}"
-        self.used.add(candidate)
-        return candidate
-
-
 def _flow_key(flow: Mapping[str, Any]) -> tuple[str, str, str]:
     return flow["source"], flow["target"], flow["type"]
-
-
-def _is_ncname(text: str) -> bool:
-    """Whether ``text`` can be an XML id as we write them (ASCII NCName)."""
-    return _NOT_NCNAME.search(text) is None and (text[:1].isalpha() or text[:1] == "_")
 
 
 class _Exporter:
@@ -98,7 +71,7 @@ class _Exporter:
         self.diagram: Mapping[str, Any] = fixture["diagram"]
         self.elements: dict[str, Mapping[str, Any]] = {e["id"]: e for e in fixture.get("elements", [])}
         self.values: Sequence[Mapping[str, Any]] = fixture.get("values", [])
-        self.ids = _Ids()
+        self.ids = UniqueIds()
         self.bpmn_of_unit: dict[str, str] = {}
 
     # ---- reading the fixture ---------------------------------------------------------
@@ -226,7 +199,7 @@ class _Exporter:
     def _write(self, collaboration_id: str | None, pools: Sequence[str], processes: Mapping[str, _Process],
                default: _Process, nodes: Sequence[_Node], parent_of: Mapping[str, str]) -> bytes:
         root = etree.Element(qname("definitions"), nsmap={"bpmn": MODEL_NS},
-                             id=self.ids.take(None, "Definitions"), targetNamespace=TARGET_NAMESPACE,
+                             id=self.ids.new("Definitions"), targetNamespace=TARGET_NAMESPACE,
                              exporter="elrepo")
         flows, attached = self._flows(nodes, pools)
         process_of_node = {node.id: process for process in processes.values() for node in process.nodes}
@@ -282,7 +255,7 @@ class _Exporter:
         if host:
             element.set("attachedToRef", host)
         if tag == "dataObjectReference":
-            data_object = self.ids.take(None, f"{node.id}_object")
+            data_object = self.ids.new(f"{node.id}_object")
             element.addprevious(etree.Element(qname("dataObject"), id=data_object))
             element.set("dataObjectRef", data_object)
         for flow in flows:  # data associations live inside their activity

@@ -14,6 +14,7 @@ from typing import Any
 
 from lxml import etree
 
+from interchange.ids import UniqueIds
 from interchange.model import BpmnModel
 from interchange.parsing import BPMNDI_NS, DC_NS, DI_NS
 from interchange.positions import BpmnGeometry
@@ -26,12 +27,12 @@ def write_bpmn(tree: Any, model: BpmnModel, geometry: BpmnGeometry) -> bytes:
     root = tree.getroot()
     for old in root.findall(f"{{{BPMNDI_NS}}}BPMNDiagram"):
         _remove(old)
-    ids = _DiIds(root)
+    ids = UniqueIds(str(e.get("id")) for e in root.iter() if isinstance(e.tag, str) and e.get("id"))
     declared = set(root.nsmap.values())
     diagram = etree.SubElement(root, f"{{{BPMNDI_NS}}}BPMNDiagram",
                                nsmap={p: ns for p, ns in PREFIXES.items() if ns not in declared},
-                               id=ids.new("BPMNDiagram"))
-    plane = etree.SubElement(diagram, f"{{{BPMNDI_NS}}}BPMNPlane", id=ids.new("BPMNPlane"),
+                               id=ids.new("BPMNDiagram_di"))
+    plane = etree.SubElement(diagram, f"{{{BPMNDI_NS}}}BPMNPlane", id=ids.new("BPMNPlane_di"),
                              bpmnElement=model.plane_element)
     horizontal = "true" if geometry.horizontal else "false"
     for band_id in [pool.id for pool in model.pools] + [lane.id for lane in model.lanes]:
@@ -43,7 +44,7 @@ def write_bpmn(tree: Any, model: BpmnModel, geometry: BpmnGeometry) -> bytes:
         route = geometry.edges.get(flow.id)
         if not route:
             continue
-        edge = etree.SubElement(plane, f"{{{BPMNDI_NS}}}BPMNEdge", id=ids.new(flow.id), bpmnElement=flow.id)
+        edge = etree.SubElement(plane, f"{{{BPMNDI_NS}}}BPMNEdge", id=ids.new(f"{flow.id}_di"), bpmnElement=flow.id)
         for x, y in route:
             etree.SubElement(edge, f"{{{DI_NS}}}waypoint", x=_number(x), y=_number(y))
         _label(edge, geometry.labels.get(flow.id))
@@ -54,26 +55,11 @@ def write_bpmn(tree: Any, model: BpmnModel, geometry: BpmnGeometry) -> bytes:
     return bytes(etree.tostring(tree, xml_declaration=True, encoding="UTF-8"))
 
 
-class _DiIds:
-    """``<element id>_di`` ids, unique in the document."""
-
-    def __init__(self, root: Any) -> None:
-        self.used = {str(e.get("id")) for e in root.iter() if isinstance(e.tag, str) and e.get("id")}
-
-    def new(self, base: str) -> str:
-        candidate, counter = f"{base}_di", 1
-        while candidate in self.used:
-            counter += 1
-            candidate = f"{base}_di_{counter}"
-        self.used.add(candidate)
-        return candidate
-
-
-def _shape(plane: Any, ids: _DiIds, element_id: str, geometry: BpmnGeometry, extra: dict[str, str]) -> None:
+def _shape(plane: Any, ids: UniqueIds, element_id: str, geometry: BpmnGeometry, extra: dict[str, str]) -> None:
     box = geometry.shapes.get(element_id)
     if box is None:
         return
-    attributes = {"id": ids.new(element_id), "bpmnElement": element_id, **extra}
+    attributes = {"id": ids.new(f"{element_id}_di"), "bpmnElement": element_id, **extra}
     shape = etree.SubElement(plane, f"{{{BPMNDI_NS}}}BPMNShape", attributes)
     _bounds(shape, box)
     _label(shape, geometry.labels.get(element_id))
