@@ -22,6 +22,7 @@ every node inside its band, with a header strip before the first layer.
 """
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass, field
 
 from layouts.base import LayoutError, LayoutOptions
@@ -41,6 +42,11 @@ from layouts.steps.proper import ProperGraph, make_proper
 LABEL_GAP = 4.0
 MAIN_PATH_WEIGHT = 4.0
 START_KINDS = ("evStart",)
+#: Symbols without a flat side (circles, diamonds, hexagons, pentagons): edges meet them
+#: at the middle of a side; a flat side takes an edge anywhere but near its corners.
+POINTED_KINDS = frozenset({"evStart", "evIntermediate", "evEnd", "ruleXor", "ruleAnd", "condition",
+                           "processInterfacePlaceholder"})
+PORT_CORNER = 10.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -256,13 +262,14 @@ def _route_and_compose(
     # (a, b) → index in its channel's list: a link shared by several edges is one segment;
     # bypass segments are keyed (edge, -1) out of a source and (edge, -2) into a target
     segment_at: dict[tuple[int, int], int] = {}
+    chain_o = _chain_ports(graph, work)
     for edge, chain in enumerate(work.route_chains):
         if edge in proper.bypass:
             continue
-        for a, b in zip(chain, chain[1:]):
+        for (a, b), (o_a, o_b) in zip(zip(chain, chain[1:]), zip(chain_o[edge], chain_o[edge][1:])):
             if (a, b) not in segment_at:
                 segment_at[(a, b)] = len(channel_segments[proper.layer_of[a]])
-                channel_segments[proper.layer_of[a]].append(ChannelSegment(edge, o[a], o[b]))
+                channel_segments[proper.layer_of[a]].append(ChannelSegment(edge, o_a, o_b))
     bypass = bypass_routes(proper, o, work.before, work.lane_bounds[0] if work.lane_bounds else None,
                            options.node_spacing, options.edge_spacing)
     for edge, route in bypass.items():
@@ -322,13 +329,13 @@ def _route_and_compose(
             points.append((centre_r[target] + shift_t, _side(work, target, chain[0])))
         else:
             source, target = chain[0], chain[-1]
-            points.append((centre_r[source] + work.symbol_r[source] / 2, o[source]))
-            for a, b in zip(chain, chain[1:]):
-                channel = proper.layer_of[a]
-                if abs(o[a] - o[b]) > 1e-6:
-                    r = slot_r((a, b), channel)
-                    points += [(r, o[a]), (r, o[b])]
-            points.append((centre_r[target] - work.symbol_r[target] / 2, o[target]))
+            ports = chain_o[edge]
+            points.append((centre_r[source] + work.symbol_r[source] / 2, ports[0]))
+            for (a, b), (o_a, o_b) in zip(zip(chain, chain[1:]), zip(ports, ports[1:])):
+                if abs(o_a - o_b) > 1e-6:
+                    r = slot_r((a, b), proper.layer_of[a])
+                    points += [(r, o_a), (r, o_b)]
+            points.append((centre_r[target] - work.symbol_r[target] / 2, ports[-1]))
         routes.append([direction.point(r, oo) for r, oo in simplify_route(points)])
 
     node_boxes: list[NodeBox] = []
@@ -364,6 +371,37 @@ def _lane_bands(graph: LayoutGraph, work: _Work, options: LayoutOptions, directi
         bands.append(LaneBand(lane, direction.box(start, top, end - start, bottom - top),
                               direction.box(start, top, strip, bottom - top)))
     return bands
+
+
+def _chain_ports(graph: LayoutGraph, work: _Work) -> list[list[float]]:
+    """Order coordinates along each edge's chain, with the ends moved along a flat side of
+    the source or target to where the edge continues, when that point lies on the side:
+    the edge then leaves or enters straight instead of stepping next to the shape
+    (reversed and bypass edges keep their ports)."""
+    proper = work.graph
+    o = work.order_pos
+
+    def on_flat_side(node: int, value: float) -> bool:
+        reach = work.symbol_o[node] / 2 - PORT_CORNER
+        return graph.nodes[node].kind not in POINTED_KINDS and abs(value - o[node]) <= reach
+
+    drawn = [edge for edge in range(len(work.route_chains))
+             if edge not in proper.reversed_edges and edge not in proper.bypass]
+    # a port of its own only for the single edge on a side: a moved end beside a shared
+    # port would cross the other edges' step into it
+    leaving = Counter(work.route_chains[edge][0] for edge in drawn)
+    entering = Counter(work.route_chains[edge][-1] for edge in drawn)
+    result = [[o[v] for v in chain] for chain in work.route_chains]
+    for edge in drawn:
+        chain, coordinates = work.route_chains[edge], result[edge]
+        source, target = chain[0], chain[-1]
+        if entering[target] == 1 and on_flat_side(target, coordinates[-2]):
+            coordinates[-1] = coordinates[-2]
+        elif len(chain) == 2 and leaving[source] == 1 and on_flat_side(source, coordinates[-1]):
+            coordinates[0] = coordinates[-1]
+        if len(chain) > 2 and leaving[source] == 1 and on_flat_side(source, coordinates[1]):
+            coordinates[0] = coordinates[1]
+    return result
 
 
 def _side(work: _Work, node: int, turn: int) -> float:

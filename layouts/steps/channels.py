@@ -6,7 +6,10 @@ would overlap never share a slot (parallel edges stay apart), and slots are orde
 avoid the crossings their order decides: placing ``a`` before ``b`` costs a crossing when
 ``a`` leaves the channel inside ``b``'s span, or ``b`` enters it inside ``a``'s. Pairwise
 preferences become an order by a greedy feedback-arc heuristic (Eades, Lin, Smyth), as
-in ELK's orthogonal router.
+in ELK's orthogonal router. One order is kept whatever it costs: a segment that leaves
+the channel on the line where another enters it takes the earlier slot (the other one's
+line then starts after the first has turned off it), so two unrelated edges never run
+along one line next to a fork.
 
 That is quadratic in a channel's segments, so ``assign_channels`` spends a budget of
 ``PAIR_BUDGET`` segment pairs over the channels of a drawing, in channel order; a channel
@@ -25,6 +28,8 @@ from dataclasses import dataclass
 EPS = 1e-6
 #: Segment pairs the exact slot order may weigh in one drawing (the corpus needs < 10,000).
 PAIR_BUDGET = 40_000
+#: Weight of the slot order that keeps two edges off one line: above any count of crossings.
+SEPARATE_LINES = 1_000_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,6 +58,12 @@ def _inside(value: float, segment: ChannelSegment) -> bool:
 def _cost_before(a: ChannelSegment, b: ChannelSegment) -> int:
     """Crossings caused by giving ``a`` a slot left of ``b``."""
     return int(_inside(a.right, b)) + int(_inside(b.left, a))
+
+
+def _leaves_where_enters(a: ChannelSegment, b: ChannelSegment) -> bool:
+    """Does ``a`` start on the line ``b`` ends on? Then ``a`` must turn off that line
+    before ``b`` joins it (an earlier slot), or their horizontal parts would overlap."""
+    return not a.straight and not b.straight and abs(a.left - b.right) < EPS
 
 
 def _conflict(a: ChannelSegment, b: ChannelSegment) -> bool:
@@ -152,6 +163,10 @@ def _preferred_order(segments: Sequence[ChannelSegment]) -> list[int]:
                 break
             ab = _cost_before(segments[a], segments[b])
             ba = _cost_before(segments[b], segments[a])
+            if _leaves_where_enters(segments[a], segments[b]):
+                ba += SEPARATE_LINES
+            elif _leaves_where_enters(segments[b], segments[a]):
+                ab += SEPARATE_LINES
             if ab < ba:
                 gain[a][b] = ba - ab
                 out_weight[a] += ba - ab
