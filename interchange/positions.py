@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
+from typing import Any
 
 from interchange.fixture import lane_keys, scope_fixture, scope_nodes, uses_lanes
 from interchange.model import ANNOTATION, BpmnModel, BpmnNode
@@ -231,8 +232,9 @@ class _Positions:
 
     def _routes_outside_layout(self, shapes: dict[str, Box], edges: dict[str, tuple[Point, ...]]) -> None:
         """Routes the layout graph cannot hold: a flow from a node to itself loops over
-        its upper right corner; a message flow to a pool runs straight across to its
-        border; an association with a flow runs to the middle of that flow."""
+        its upper right corner; a message flow to a pool runs across to its border, around
+        the shapes in between (``_to_pool``); an association with a flow runs to the
+        middle of that flow."""
         for flow in self.model.flows:
             if flow.id in edges:
                 continue
@@ -244,13 +246,46 @@ class _Positions:
             if flow.source not in shapes or flow.target not in shapes:
                 continue
             source, target = shapes[flow.source], shapes[flow.target]
-            if flow.source == flow.target:
+            pool_end = flow.target if self.model.node(flow.target) is None else flow.source
+            if flow.tag == "messageFlow" and self.model.node(pool_end) is None:
+                route = self._to_pool(flow.source if pool_end == flow.target else flow.target, pool_end, shapes)
+                edges[flow.id] = route if pool_end == flow.target else tuple(reversed(route))
+            elif flow.source == flow.target:
                 gap = self.options.edge_spacing * 2
                 edges[flow.id] = ((source.right, source.cy), (source.right + gap, source.cy),
                                   (source.right + gap, source.y - gap), (source.cx, source.y - gap),
                                   (source.cx, source.y))
             else:
                 edges[flow.id] = _straight_between(source, target, self.horizontal)
+
+    def _to_pool(self, node_id: str, pool_id: str, shapes: Mapping[str, Box]) -> tuple[Point, ...]:
+        """From a node's border facing the pool to the pool's border: straight across
+        where nothing is in the way, else out to a channel beside the node, along it to the
+        nearest place from which the run across meets no flow node, and across from there.
+        Worked out for pools stacked top to bottom; columns are the same turned."""
+        turn = _transposed if not self.horizontal else _same
+        node, pool = turn(shapes[node_id]), turn(shapes[pool_id])
+        around = {node_id, *self._ancestors(node_id)}  # the route leaves the sub-processes it starts in
+        obstacles = [turn(shapes[n.id]) for n in self.model.nodes if n.id in shapes and n.id not in around]
+        down = pool.cy > node.cy
+        start_y, end_y = (node.bottom, pool.y) if down else (node.y, pool.bottom)
+        channel_y = start_y + (self.options.edge_spacing if down else -self.options.edge_spacing)
+        margin = self.options.edge_spacing
+        candidates = [node.cx, *(x for box in obstacles for x in (box.x - margin, box.right + margin))]
+        for x in sorted((x for x in candidates if pool.x < x < pool.right), key=lambda x: (abs(x - node.cx), x)):
+            route = _orthogonal(((node.cx, start_y), (node.cx, channel_y), (x, channel_y), (x, end_y)))
+            if not any(_enters(p, q, box) for p, q in zip(route, route[1:]) for box in obstacles):
+                return tuple(turn(point) for point in route)
+        return tuple(turn(point) for point in ((node.cx, start_y), (node.cx, end_y)))
+
+    def _ancestors(self, node_id: str) -> list[str]:
+        """The sub-processes around a node, innermost first."""
+        found: list[str] = []
+        node = self.model.node(node_id)
+        while node is not None and node.parent:
+            found.append(node.parent)
+            node = self.model.node(node.parent)
+        return found
 
     def _flow_labels(self, edges: Mapping[str, tuple[Point, ...]], labels: dict[str, Box]) -> None:
         """A named flow's label beside the middle of its longest segment."""
@@ -287,6 +322,24 @@ def _straight_between(source: Box, target: Box, horizontal: bool) -> tuple[Point
     y = (low + high) / 2 if low <= high else source.cy
     right = target.cx > source.cx
     return ((source.right if right else source.x, y), (target.x if right else target.right, y))
+
+
+def _enters(p: Point, q: Point, box: Box) -> bool:
+    """Whether the axis-parallel segment p-q passes through the inside of ``box``."""
+    inset = 1.0
+    return (min(p[0], q[0]) < box.right - inset and max(p[0], q[0]) > box.x + inset
+            and min(p[1], q[1]) < box.bottom - inset and max(p[1], q[1]) > box.y + inset)
+
+
+def _transposed(item: Any) -> Any:
+    """A box or point with x and y swapped (its own inverse)."""
+    if isinstance(item, Box):
+        return Box(item.y, item.x, item.h, item.w)
+    return (item[1], item[0])
+
+
+def _same(item: Any) -> Any:
+    return item
 
 
 def _orthogonal(points: tuple[Point, ...]) -> tuple[Point, ...]:

@@ -8,7 +8,9 @@ from lxml import etree
 
 from interchange import BPMN_LAYOUT_KEYS, BpmnError, layout_bpmn, read_bpmn
 from interchange.parsing import BPMNDI_NS, DC_NS, DI_NS, MODEL_NS
+from layouts.geometry import Box
 from tests.conftest import attribute
+from tests.geometry_checks import segment_enters
 
 BPMN = Path(__file__).parent.parent / "fixtures" / "bpmn"
 FILES = sorted(BPMN.glob("*.bpmn"))
@@ -143,3 +145,35 @@ def test_unknown_layout_key_is_a_bpmn_error() -> None:
 def test_output_is_deterministic() -> None:
     data = (BPMN / "nested-lanes.bpmn").read_bytes()
     assert layout_bpmn(data, "verticalSwimlane") == layout_bpmn(data, "verticalSwimlane")
+
+
+def test_message_flows_to_a_pool_pass_no_flow_node(laid_out: dict[tuple[str, str], bytes]) -> None:
+    """They leave the node's border and go round what lies between it and the pool;
+    only the sub-processes the node sits in are crossed."""
+    checked = 0
+    for path, key in CASES:
+        model = read_bpmn(path.read_bytes()).model
+        pools = {pool.id for pool in model.pools}
+        _, shapes, edges = di(laid_out[(path.name, key)])
+        for flow in model.flows:
+            if flow.tag != "messageFlow" or not {flow.source, flow.target} & pools:
+                continue
+            node_end = model.node(flow.target if flow.source in pools else flow.source)
+            around = {flow.source, flow.target}
+            while node_end is not None and node_end.parent:
+                around.add(node_end.parent)
+                node_end = model.node(node_end.parent)
+            route = waypoints(edges[flow.id])
+            for node in model.nodes:
+                if node.id not in around:
+                    x, y, width, height = bounds(shapes[node.id])
+                    box = Box(x, y, width, height)
+                    assert not any(segment_enters(p, q, box) for p, q in zip(route, route[1:])), \
+                        (path.name, key, flow.id, node.id)
+            checked += 1
+    assert checked >= 2 * len(BPMN_LAYOUT_KEYS)
+
+
+def waypoints(edge: etree._Element) -> list[tuple[float, float]]:
+    return [(float(attribute(point, "x")), float(attribute(point, "y")))
+            for point in edge.findall(f"{{{DI_NS}}}waypoint")]
