@@ -73,6 +73,16 @@ class BpmnLane:
 
 
 @dataclass(frozen=True, slots=True)
+class BpmnGroup:
+    """A group: a frame around ``members``, the flow nodes and artifacts its box held in
+    the file's own diagram (BPMN gives a group no members, only a box)."""
+
+    id: str
+    members: tuple[str, ...]
+    line: int = field(compare=False)  # where to point an error; not part of the model
+
+
+@dataclass(frozen=True, slots=True)
 class UnknownElement:
     """A BPMN element the reader does not lay out; it stays in the file as it was."""
 
@@ -92,6 +102,7 @@ class BpmnModel:
     flows: tuple[BpmnFlow, ...]
     pools: tuple[BpmnPool, ...] = ()
     lanes: tuple[BpmnLane, ...] = ()
+    groups: tuple[BpmnGroup, ...] = ()
     unknown: tuple[UnknownElement, ...] = ()
     _nodes_by_id: dict[str, BpmnNode] = field(default_factory=dict, compare=False, repr=False)
 

@@ -7,7 +7,7 @@ with a band per lane (or per pool without lanes) when the model has lanes or sev
 pools, message flows, associations and data associations as edges of the same graph,
 and text annotations as boxes beside what they annotate.
 
-Guarantees: a box for every node, pool and lane, at least two waypoints for every flow
+Guarantees: a box for every node, pool, lane and group, at least two waypoints for every flow
 and association between nodes, boundary events centred on their host's lower border,
 coordinates ≥ ``MARGIN``. Deterministic.
 """
@@ -45,6 +45,8 @@ MARGIN = 20.0
 BOUNDARY_STEP = 44.0
 LABEL_WIDTH = 90.0
 LABEL_LINE = 14.0
+GROUP_PADDING = 12.0  # between a group's frame and its members
+EMPTY_GROUP = Box(0.0, 0.0, 120.0, 80.0)  # the frame of a group whose members are unknown
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,6 +89,7 @@ class _Positions:
         bands = {lane.id: lane.box for lane in top.lanes}
         self._pools_and_lanes(top, bands, shapes)
         self._routes_outside_layout(shapes, edges)
+        self._groups(shapes)
         self._flow_labels(edges, labels)
         return _shifted(BpmnGeometry(self.horizontal, shapes, labels, edges, frozenset(self.inner)))
 
@@ -277,6 +280,24 @@ class _Positions:
             if not any(_enters(p, q, box) for p, q in zip(route, route[1:]) for box in obstacles):
                 return tuple(turn(point) for point in route)
         return tuple(turn(point) for point in ((node.cx, start_y), (node.cx, end_y)))
+
+    def _groups(self, shapes: dict[str, Box]) -> None:
+        """Each group around its members; groups without members drawn, empty, in a row
+        after the drawing (across the flow)."""
+        drawing = _union(list(shapes.values())) if shapes else EMPTY_GROUP
+        after = 0.0
+        for group in self.model.groups:
+            members = [shapes[member] for member in group.members if member in shapes]
+            if members:
+                frame = _union(members)
+                shapes[group.id] = Box(frame.x - GROUP_PADDING, frame.y - GROUP_PADDING,
+                                       frame.w + 2 * GROUP_PADDING, frame.h + 2 * GROUP_PADDING)
+            elif self.horizontal:
+                shapes[group.id] = _moved(EMPTY_GROUP, drawing.x + after, drawing.bottom + MARGIN)
+                after += EMPTY_GROUP.w + MARGIN
+            else:
+                shapes[group.id] = _moved(EMPTY_GROUP, drawing.right + MARGIN, drawing.y + after)
+                after += EMPTY_GROUP.h + MARGIN
 
     def _ancestors(self, node_id: str) -> list[str]:
         """The sub-processes around a node, innermost first."""

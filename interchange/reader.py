@@ -17,13 +17,14 @@ from interchange.model import (
     DATA,
     FLOW_NODE,
     BpmnFlow,
+    BpmnGroup,
     BpmnLane,
     BpmnModel,
     BpmnNode,
     BpmnPool,
     UnknownElement,
 )
-from interchange.parsing import MODEL_NS, XML_LANG, BpmnError, local_name, namespace_of, one_line
+from interchange.parsing import BPMNDI_NS, DC_NS, MODEL_NS, XML_LANG, BpmnError, local_name, namespace_of, one_line
 from renderer.culture import ENGLISH, GERMAN, LANGUAGE_NEUTRAL
 
 #: BPMN flow node → our element type (renderer/model.py KNOWN_TYPES).
@@ -46,7 +47,7 @@ FLOW_TAGS = frozenset(("sequenceFlow", "association"))
 #: BPMN elements inside a process or sub-process that are not drawn as nodes of their own.
 NOT_DRAWN = frozenset((
     "documentation", "extensionElements", "laneSet", "dataObject", "property", "ioSpecification",
-    "ioBinding", "group", "category", "auditing", "monitoring", "supportedInterfaceRef",
+    "ioBinding", "category", "auditing", "monitoring", "supportedInterfaceRef",
     "resourceRole", "performer", "humanPerformer", "potentialOwner", "correlationSubscription",
     "incoming", "outgoing", "multiInstanceLoopCharacteristics", "standardLoopCharacteristics",
     "completionCondition", "dataInputAssociation", "dataOutputAssociation", "dataInput",
@@ -82,6 +83,7 @@ class _Reader:
         self.pools: list[BpmnPool] = []
         self.lanes: list[BpmnLane] = []
         self.unknown: list[UnknownElement] = []
+        self.groups: list[tuple[str, int]] = []  # (id, line) of each group
         self.lane_of: dict[str, tuple[int, str]] = {}  # node id → (depth, deepest lane id)
         self.flow_scope: dict[str, tuple[str, str | None]] = {}  # sequence flow id → its scope
 
@@ -100,7 +102,7 @@ class _Reader:
             plane_element=str((collaborations or processes)[0].get("id") or ""),
             processes=tuple(str(process.get("id") or "") for process in processes),
             nodes=tuple(nodes), flows=tuple(self.flows), pools=tuple(self.pools),
-            lanes=tuple(self.lanes), unknown=tuple(self.unknown))
+            lanes=tuple(self.lanes), groups=_groups(root, self.groups, nodes), unknown=tuple(self.unknown))
         self._check_flows(model)
         return model
 
@@ -150,6 +152,8 @@ class _Reader:
                                        child.sourceline, parent=parent))
         elif tag in FLOW_TAGS:
             self._flow(child, child.get("sourceRef"), child.get("targetRef"))
+        elif tag == "group" and child.get("id"):
+            self.groups.append((str(child.get("id")), child.sourceline))
         elif tag not in NOT_DRAWN:
             self.unknown.append(UnknownElement(tag, str(child.get("id") or ""), child.sourceline))
 
@@ -233,6 +237,28 @@ def _check_unique_ids(root: Any) -> None:
             raise BpmnError(f"id {element_id!r} at line {element.sourceline} is already used "
                             f"at line {seen[element_id]}")
         seen[element_id] = element.sourceline
+
+
+def _groups(root: Any, groups: list[tuple[str, int]], nodes: list[BpmnNode]) -> tuple[BpmnGroup, ...]:
+    """Each group with the nodes whose centre its box held in the file's first diagram
+    (none when the file has no diagram for it)."""
+    boxes: dict[str, tuple[float, float, float, float]] = {}
+    diagram = root.find(f"{{{BPMNDI_NS}}}BPMNDiagram")
+    for shape in diagram.iter(f"{{{BPMNDI_NS}}}BPMNShape") if diagram is not None else ():
+        bounds = shape.find(f"{{{DC_NS}}}Bounds")
+        try:
+            x, y, width, height = (float(bounds.get(name)) for name in ("x", "y", "width", "height"))
+        except (AttributeError, TypeError, ValueError):  # no bounds or not numbers: no box
+            continue
+        boxes[str(shape.get("bpmnElement"))] = (x, y, width, height)
+    found = []
+    for group_id, line in groups:
+        x, y, width, height = boxes.get(group_id, (0.0, 0.0, -1.0, -1.0))
+        members = tuple(node.id for node in nodes if node.id in boxes
+                        and x <= boxes[node.id][0] + boxes[node.id][2] / 2 <= x + width
+                        and y <= boxes[node.id][1] + boxes[node.id][3] / 2 <= y + height)
+        found.append(BpmnGroup(group_id, members, line))
+    return tuple(found)
 
 
 def _with_lane(node: BpmnNode, lane_of: dict[str, tuple[int, str]]) -> BpmnNode:

@@ -3,7 +3,7 @@
 Expects the tree the model was read from and a ``BpmnGeometry`` for it. Guarantees:
 every existing ``BPMNDiagram`` is replaced by one new diagram whose plane shows the
 collaboration (else the process): a ``BPMNShape`` with ``dc:Bounds`` for every pool,
-lane and node (``isHorizontal`` on pools and lanes, ``isExpanded`` on sub-processes),
+lane, node and group (``isHorizontal`` on pools and lanes, ``isExpanded`` on sub-processes),
 a ``BPMNEdge`` with its ``di:waypoint`` list for every flow and association that has a
 route, ``BPMNLabel`` bounds for named elements drawn with an outside label. Nothing
 else in the tree is touched (ids, documentation, extension elements, namespaces).
@@ -40,6 +40,8 @@ def write_bpmn(tree: Any, model: BpmnModel, geometry: BpmnGeometry) -> bytes:
     for node in model.nodes:
         extra = {"isExpanded": "true" if node.id in geometry.expanded else "false"} if node.expandable else {}
         _shape(plane, ids, node.id, geometry, extra)
+    for group in model.groups:
+        _shape(plane, ids, group.id, geometry, {})
     for flow in model.flows:
         route = geometry.edges.get(flow.id)
         if not route:

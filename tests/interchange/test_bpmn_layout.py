@@ -177,3 +177,19 @@ def test_message_flows_to_a_pool_pass_no_flow_node(laid_out: dict[tuple[str, str
 def waypoints(edge: etree._Element) -> list[tuple[float, float]]:
     return [(float(attribute(point, "x")), float(attribute(point, "y")))
             for point in edge.findall(f"{{{DI_NS}}}waypoint")]
+
+
+@pytest.mark.parametrize("key", BPMN_LAYOUT_KEYS)
+def test_groups_frame_the_members_their_old_box_held(key: str, laid_out: dict[tuple[str, str], bytes]) -> None:
+    model = read_bpmn((BPMN / "group.members-from-di.bpmn").read_bytes()).model
+    assert [(group.id, group.members) for group in model.groups] == [
+        ("Group_Review", ("Task_Read", "Task_Comment")), ("Group_Elsewhere", ())]
+    _, shapes, _ = di(laid_out[("group.members-from-di.bpmn", key)])
+    review, elsewhere = bounds(shapes["Group_Review"]), bounds(shapes["Group_Elsewhere"])
+    for node in model.nodes:
+        assert inside(bounds(shapes[node.id]), review) is (node.id in ("Task_Read", "Task_Comment")), node.id
+        assert not overlap(bounds(shapes[node.id]), elsewhere), node.id
+
+
+def overlap(a: tuple[float, ...], b: tuple[float, ...]) -> bool:
+    return a[0] < b[0] + b[2] and b[0] < a[0] + a[2] and a[1] < b[1] + b[3] and b[1] < a[1] + a[3]
