@@ -84,7 +84,7 @@ def check_broker_url(url: str) -> None:
 def celery_app(broker_url: str, queue: str = DEFAULT_QUEUE) -> Celery:
     """The Celery app of the exporter and of the workers: both build it from the same
     broker URL and queue name, so they agree on the result backend and the task."""
-    from renderer.api import RenderInputError
+    from renderer.contract import RenderInputError
 
     check_broker_url(broker_url)
     backend = broker_url if urlsplit(broker_url).scheme.startswith("redis") else "rpc://"

@@ -4,6 +4,7 @@ sends (repository/distributed.py). It needs no database: each job carries its fi
 from __future__ import annotations
 
 import argparse
+import importlib
 import os
 import socket
 import sys
@@ -40,6 +41,12 @@ def _worker(args: argparse.Namespace) -> int:
     queue = args.queue or DEFAULT_QUEUE
     app = celery_app(args.broker, queue)
     consuming_workers(app)  # a broker that does not answer is one line now, not retries
+    # The engine and its font, loaded once before the render processes fork: they share
+    # them, and no job pays the import (about a second) on its process's first render.
+    from renderer.text import load_font
+
+    importlib.import_module("renderer.api")
+    load_font()
     print(f"Worker {args.name}: {args.concurrency} render process(es) on queue {queue}",
           file=sys.stderr, flush=True)
     app.worker_main(["worker", f"--concurrency={args.concurrency}", f"--queues={queue}",
