@@ -54,6 +54,7 @@ RELAXATION_WORK = 200_000  # vertices and links visited, over all sweeps
 STEP_LIMIT = 40.0
 STRAIGHTEN_PASSES = 4
 PUSH_LIMIT = 200  # vertices one straightening move may push along
+SWAP_NUDGE = 6.0  # how far one of two links that swap lines is moved off the other's line
 ALIGNED = 0.01
 
 
@@ -366,6 +367,12 @@ def _straighten(placement: Placement, spacing: _Spacing, vertex_count: int,
                 count += ALIGNED < abs(offset) < STEP_LIMIT
         return count
 
+    def apply(vertices: set[int], lane_boundaries: set[int], shift: float) -> None:
+        for v in vertices:
+            position[v] = round(position[v] + shift, 3)
+        for k in lane_boundaries:
+            boundaries[k] = round(boundaries[k] + shift, 3)
+
     by_weight = sorted(range(len(links)), key=lambda i: (-links[i][2], i))
     for _ in range(STRAIGHTEN_PASSES):
         moved = False
@@ -387,12 +394,41 @@ def _straighten(placement: Placement, spacing: _Spacing, vertex_count: int,
                         if gain > 0 and (best is None or gain > best[0]):
                             best = (gain, *push, shift)
             if best is not None:
-                _, vertices, lane_boundaries, shift = best
-                for v in vertices:
-                    position[v] = round(position[v] + shift, 3)
-                for k in lane_boundaries:
-                    boundaries[k] = round(boundaries[k] + shift, 3)
+                apply(*best[1:])
                 moved = True
         if not moved:
             break
+    # two links that swap lines between two layers (one runs from x to y, the other from
+    # y to x) would share both lines in the channel whatever their slots: move one end
+    # of either off its line, where that adds no small step
+    def nudge(v: int, anchor: int) -> bool:
+        block = block_of(v)
+        for shift in (SWAP_NUDGE, -SWAP_NUDGE):
+            push = pushed(block, shift, anchor)
+            if push is not None and steps_around(push[0], shift) <= steps_around(push[0], 0.0):
+                apply(*push, shift)
+                return True
+        return False
+
+    for first, second in _swapped_links(links, position, layer_of):
+        if abs(position[links[first][0]] - position[links[second][1]]) <= ALIGNED:  # not parted yet
+            _ = nudge(links[second][1], links[second][0]) or nudge(links[first][1], links[first][0])
     return Placement(position, boundaries)
+
+
+def _swapped_links(links: Sequence[tuple[int, int, float]], position: Sequence[float],
+                   layer_of: Sequence[int]) -> list[tuple[int, int]]:
+    """Pairs of links between the same two layers where one runs from the other's end
+    line to its start line."""
+    by_lines: dict[tuple[int, float, float], int] = {}
+    pairs: list[tuple[int, int]] = []
+    for link_index, (a, b, _) in enumerate(links):
+        upper, lower = (a, b) if layer_of[a] < layer_of[b] else (b, a)
+        key = (layer_of[upper], round(position[upper], 2), round(position[lower], 2))
+        if key[1] == key[2]:
+            continue
+        swapped = by_lines.get((key[0], key[2], key[1]))
+        if swapped is not None:
+            pairs.append((swapped, link_index))
+        by_lines.setdefault(key, link_index)
+    return pairs

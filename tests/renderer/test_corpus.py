@@ -1,6 +1,7 @@
 """Every diagram of the shared corpus in every layout: the SVG contract holds, no
 overlap, no edge through a shape, no lane violation (issues 2 and 4); in the flow
-layouts every shape and edge is drawn and crossings beat the anchors."""
+layouts every shape and edge is drawn and crossings beat the anchors; in the flow and
+swimlane layouts no two unrelated edges share a line and few edges step (issue 10)."""
 from __future__ import annotations
 
 import json
@@ -17,6 +18,9 @@ from renderer.api import render
 from tests.conftest import SHARED
 
 FLOW_LAYOUTS = ("horizontal", "vertical")
+LAYERED_LAYOUTS = ("horizontal", "vertical", "horizontalSwimlane", "verticalSwimlane")
+#: Share of edges allowed a jog (a step under 40 units where a straight line was nearly possible).
+JOG_SHARE = 0.01
 DIRECTION = {"vertical": "TB", "verticalSwimlane": "TB", "detailed": "TB"}
 #: Sum over the corpus of the better of dot and ELK per fixture (BASELINES.md).
 CROSSINGS_BUDGET = 161
@@ -72,6 +76,17 @@ def test_corpus_crossings_beat_dot_and_elk(corpus_results: dict[tuple[str, str],
                 worse_than_elk[key] = (measured["edge_crossings"], elk)
         assert worse_than_elk == {}, layout
         assert total <= CROSSINGS_BUDGET, layout
+
+
+@pytest.mark.parametrize("layout", LAYERED_LAYOUTS)
+def test_corpus_routes_share_no_line_and_rarely_step(
+        layout: str, corpus_results: dict[tuple[str, str], dict[str, Any]]) -> None:
+    measured = {key: m for (key, measured_layout), m in corpus_results.items() if measured_layout == layout}
+    shared = {key: m["shared_tracks"] for key, m in measured.items() if m["shared_tracks"]}
+    assert shared == {}
+    jogs = sum(m["jogs"] for m in measured.values())
+    edges = sum(m["edges"] for m in measured.values())
+    assert jogs <= JOG_SHARE * edges, f"{jogs} of {edges} edges jog"
 
 
 @pytest.mark.parametrize("arguments", [

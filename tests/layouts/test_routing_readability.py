@@ -1,0 +1,108 @@
+"""Readability of flow routes (issue 10): no two unrelated edges on one line, and no small
+step where a straight line was nearly possible."""
+from __future__ import annotations
+
+import pytest
+
+from layouts.base import LayoutOptions
+from layouts.geometry import EdgeRoute, Layout, Point
+from layouts.graph import LayoutEdge, LayoutGraph, LayoutNode
+from layouts.registry import get_strategy
+from layouts.steps.channels import ChannelSegment, assign_slots
+from layouts.steps.placement import STEP_LIMIT, place_across
+
+SIZES = {"task": (120.0, 60.0), "evStart": (36.0, 36.0), "evEnd": (36.0, 36.0), "ruleXor": (50.0, 50.0)}
+
+
+def _node(node_id: str, kind: str, labelled: bool = False) -> LayoutNode:
+    width, height = SIZES[kind]
+    return LayoutNode(node_id, kind, width, height, label_width=80.0 if labelled else 0.0,
+                      label_height=30.0 if labelled else 0.0)
+
+
+#: The shape of scenario.multiple-start-events: three starts, a fork right after H whose
+#: branch to J passes the line where C joins I, and labelled events above a task row.
+MULTIPLE_STARTS = LayoutGraph(
+    tuple([_node("E", "evStart", True), _node("F", "task"), _node("G", "ruleXor", True), _node("H", "task"),
+           _node("L", "task"), _node("S", "evStart"), _node("A", "evStart", True), _node("B", "task"),
+           _node("C", "task"), _node("I", "ruleXor", True), _node("J", "task"), _node("D", "evEnd", True),
+           _node("K", "evEnd", True)]),
+    tuple(LayoutEdge(s, t) for s, t in [("E", "F"), ("F", "G"), ("G", "H"), ("G", "L"), ("S", "L"), ("A", "B"),
+                                        ("B", "C"), ("C", "I"), ("H", "I"), ("H", "J"), ("L", "J"), ("I", "D"),
+                                        ("J", "K")]))
+
+
+def _segments(route: EdgeRoute) -> list[tuple[Point, Point]]:
+    return list(zip(route.points, route.points[1:]))
+
+
+def _common_run(p: Point, q: Point, r: Point, s: Point) -> float:
+    """Length over which two axis-parallel segments lie on one line."""
+    for along in (0, 1):
+        across = 1 - along
+        if p[across] == q[across] == r[across] == s[across]:
+            low = max(min(p[along], q[along]), min(r[along], s[along]))
+            high = min(max(p[along], q[along]), max(r[along], s[along]))
+            return max(0.0, high - low)
+    return 0.0
+
+
+def shared_tracks(layout: Layout) -> list[tuple[str, str]]:
+    """Pairs of edges without a common source or target that run along one line."""
+    pairs = []
+    for i, a in enumerate(layout.edges):
+        for b in layout.edges[i + 1:]:
+            if a.source == b.source or a.target == b.target:
+                continue
+            if any(_common_run(p, q, r, s) > 1.0 for p, q in _segments(a) for r, s in _segments(b)):
+                pairs.append((f"{a.source}->{a.target}", f"{b.source}->{b.target}"))
+    return pairs
+
+
+def jogged_edges(layout: Layout) -> list[str]:
+    """Edges with a step shorter than STEP_LIMIT between two segments running the same way."""
+    jogged = []
+    for edge in layout.edges:
+        points = edge.points
+        for a, b, c, d in zip(points, points[1:], points[2:], points[3:]):
+            first, last = (b[0] - a[0], b[1] - a[1]), (d[0] - c[0], d[1] - c[1])
+            same_way = first[0] * last[0] + first[1] * last[1] > 0 and first[0] * last[1] == first[1] * last[0]
+            if same_way and 0.5 < abs(c[0] - b[0]) + abs(c[1] - b[1]) < STEP_LIMIT:
+                jogged.append(f"{edge.source}->{edge.target}")
+                break
+    return jogged
+
+
+@pytest.mark.parametrize("key", ["horizontal", "vertical"])
+def test_no_edge_runs_into_an_unrelated_edge_next_to_a_fork(key: str) -> None:
+    layout = get_strategy(key).layout(MULTIPLE_STARTS, LayoutOptions())
+    assert shared_tracks(layout) == []
+
+
+@pytest.mark.parametrize("key", ["horizontal", "vertical"])
+def test_labelled_events_line_up_with_their_neighbours_by_the_symbol(key: str) -> None:
+    layout = get_strategy(key).layout(MULTIPLE_STARTS, LayoutOptions())
+    assert jogged_edges(layout) == []
+
+
+def test_a_segment_leaving_on_the_line_another_enters_turns_off_it_first() -> None:
+    # C -> I comes down onto H's line (140), H -> J leaves that line downwards: H -> J
+    # must take the earlier slot, or C -> I would run along H -> J's first stretch
+    joining, forking = ChannelSegment(0, 50.0, 140.0), ChannelSegment(1, 140.0, 244.0)
+    slots, used = assign_slots([joining, forking])
+    assert used == 2
+    assert slots[1] < slots[0]
+
+
+def test_a_fork_lines_up_with_one_branch_instead_of_stepping_into_both() -> None:
+    # 0 forks to 2 (light) and 3 (heavy, far below): the shortest links pull 0 as far
+    # towards 3 as its neighbour 1 allows, 12 units off 2's line; straightening puts it
+    # on 2's line, so one branch runs straight
+    layers = [[0, 1], [2, 3], [4, 5]]
+    before = [18.0, 18.0, 18.0, 30.0, 18.0, 30.0]
+    after = [18.0, 18.0, 18.0, 64.0, 18.0, 64.0]
+    links = [(1, 3, 4.0), (0, 2, 1.0), (0, 3, 4.0), (2, 4, 1.0)]
+    positions = place_across(layers, 6, before, after, gap=lambda p, q: 30.0, links=links).positions
+    assert positions[0] == positions[2] == positions[4]
+    assert all(positions[a] == positions[b] or abs(positions[a] - positions[b]) >= STEP_LIMIT
+               for a, b, _ in links)
