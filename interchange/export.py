@@ -157,7 +157,9 @@ class _Exporter:
     def _flows(self, nodes: Sequence[_Node], pools: Sequence[str]) -> tuple[list[dict[str, Any]], dict[str, str]]:
         """Every flow to write ({id, type, source, target, name}) and the boundary events'
         hosts."""
-        kept = {_flow_key(flow): flow for flow in self._kept_flows()}
+        kept: dict[tuple[str, str, str], list[Mapping[str, Any]]] = {}
+        for flow in self._kept_flows():
+            kept.setdefault(_flow_key(flow), []).append(flow)
         flows: list[dict[str, Any]] = []
         attached: dict[str, str] = {}
         for value, node in zip(self.values, nodes, strict=True):
@@ -168,19 +170,18 @@ class _Exporter:
                     continue
                 data_end = source.tag in DATA_TAGS or node.tag in DATA_TAGS
                 candidates = ("association", *DATA_ASSOCIATIONS) if data_end else ("sequenceFlow",)
-                match = next((kept[key] for tag in candidates
-                              if (key := (source.id, node.id, tag)) in kept), None)
-                flows.append({"id": match.get("id") if match else None,
-                              "type": match["type"] if match else candidates[0],
-                              "source": source.id, "target": node.id,
-                              "name": match.get("name") if match else None})
+                # every kept flow between the two (a link stands for parallel flows too)
+                matches = next((kept[key] for tag in candidates if (key := (source.id, node.id, tag)) in kept),
+                               [{"id": None, "type": candidates[0], "source": source.id, "target": node.id}])
+                flows.extend(dict(match) for match in matches)
         drawn = {node.id for node in nodes} | {self.bpmn_of_unit[pool] for pool in pools}
-        written = {(flow["source"], flow["target"], flow["type"]) for flow in flows}
-        for flow in self._kept_flows():
-            key = _flow_key(flow)
-            if key[2] != "sequenceFlow" and key not in written and key[0] in drawn and key[1] in drawn:
+        written = {flow["id"] for flow in flows}
+        for flow in self._kept_flows():  # what links cannot hold: other flows, and loops
+            source, target, tag = _flow_key(flow)
+            if flow["id"] not in written and source in drawn and target in drawn \
+                    and (tag != "sequenceFlow" or source == target):
                 flows.append(dict(flow))
-                written.add(key)
+                written.add(flow["id"])
         for number, flow in enumerate(flows, start=1):
             flow["id"] = self.ids.take(flow["id"], f"Flow_{number}")
         return flows, attached

@@ -4,9 +4,9 @@ Each file in one transaction of its own: the process element, an element per flo
 and data object, an org unit per pool and lane (shapes `executedBy` their lane), and the
 diagram's content with predecessors, as content create writes it; every expanded
 sub-process gets its own content the same way. Element ids are derived from the tenant,
-the file's collaboration or process id and the BPMN id, so importing the same model again
-updates the same elements. A bad file is one line on standard error and writes nothing;
-the others go on, and the exit status is then 2.
+the file's name, its collaboration or process id and the BPMN id, so importing the same
+file again updates the same elements. A bad file is one line on standard error and
+writes nothing; the others go on, and the exit status is then 2.
 """
 
 from __future__ import annotations
@@ -92,7 +92,7 @@ def _import_file(args: argparse.Namespace, path: Path) -> None:
     with session_on(args.db) as session:
         tenant = find_tenant(session, args.collection, args.storage)
         assert tenant is not None, "checked before the first file"
-        plan = plan_import(imported, tenant, path.stem)
+        plan = plan_import(imported, tenant, path.name)
         store = Store(session, tenant)
         upsert_elements(store, plan.units, None)
         elements = upsert_elements(store, plan.elements, None)
@@ -101,7 +101,9 @@ def _import_file(args: argparse.Namespace, path: Path) -> None:
 
 
 def plan_import(imported: BpmnImport, tenant: Tenant, file_name: str) -> ImportPlan:
-    """The elements and contents of a BPMN file, with ids stable for this tenant and model."""
+    """The elements and contents of a BPMN file, with ids stable for this tenant, file
+    name (without its folder) and model: modelling tools give many files the same
+    process id (`Process_1`), so the process id alone would merge unrelated models."""
     from interchange.fixture import lane_keys, scope_fixture, scope_nodes
     from interchange.kept import BPMN_FLOWS, BPMN_ID, BPMN_PROCESS, BPMN_TYPE
     from repository.wire import ContentItem, ElementInput
@@ -109,7 +111,7 @@ def plan_import(imported: BpmnImport, tenant: Tenant, file_name: str) -> ImportP
     model = imported.model
 
     def stable_id(bpmn_id: str) -> str:
-        key = f"{tenant.collection_id}/{tenant.storage_id}/{model.plane_element}/{bpmn_id}"
+        key = "\n".join((tenant.collection_id, tenant.storage_id, file_name, model.plane_element, bpmn_id))
         return str(uuid.uuid5(BPMN_ID_NAMESPACE, key))
 
     def kept(bpmn_id: str, tag: str, **more: Any) -> dict[str, dict[int, Any]]:
@@ -144,7 +146,7 @@ def plan_import(imported: BpmnImport, tenant: Tenant, file_name: str) -> ImportP
     scopes = [None] + [node.id for node in model.nodes if node.expandable and scope_nodes(model, node.id)]
     elements = [element_input(
         PROCESS_FACET, model.plane_element, "mainProcess",
-        {**(_names(imported.fixture["diagram"]) or {"name": {catalog.NEUTRAL: file_name}}),
+        {**(_names(imported.fixture["diagram"]) or {"name": {catalog.NEUTRAL: Path(file_name).stem}}),
          **kept(model.plane_element, "collaboration" if model.pools else "process",
                 **{BPMN_FLOWS: flows.get(None, [])}),
           }, related={"executedBy": [stable_id(unit["id"]) for unit in imported.fixture["elements"]]})]
