@@ -144,12 +144,12 @@ def plan_import(imported: BpmnImport, tenant: Tenant, file_name: str) -> ImportP
 
     bands = lane_keys(model)
     scopes = [None] + [node.id for node in model.nodes if node.expandable and scope_nodes(model, node.id)]
-    elements = [element_input(
-        PROCESS_FACET, model.plane_element, "mainProcess",
-        {**(_names(imported.fixture["diagram"]) or {"name": {catalog.NEUTRAL: Path(file_name).stem}}),
-         **kept(model.plane_element, "collaboration" if model.pools else "process",
-                **{BPMN_FLOWS: flows.get(None, [])}),
-          }, related={"executedBy": [stable_id(unit["id"]) for unit in imported.fixture["elements"]]})]
+    process_names = _names(imported.fixture["diagram"]) or {"name": {catalog.NEUTRAL: Path(file_name).stem}}
+    process_kept = kept(model.plane_element, "collaboration" if model.pools else "process",
+                        **{BPMN_FLOWS: flows.get(None, [])})
+    every_unit = [stable_id(unit["id"]) for unit in imported.fixture["elements"]]  # so export finds them all
+    elements = [element_input(PROCESS_FACET, model.plane_element, "mainProcess", {**process_names, **process_kept},
+                              related={"executedBy": every_unit})]
     contents: dict[str, list[ContentItem]] = {}
     for scope in scopes:
         values = scope_fixture(model, scope_nodes(model, scope), bands).fixture["values"]
