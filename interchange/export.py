@@ -61,6 +61,15 @@ def fixture_to_bpmn_xml(fixture: Mapping[str, Any], culture: int, default_cultur
     return _Exporter(fixture, culture, default_culture).xml()
 
 
+def _outermost(unit: str, parent_of: Mapping[str, str]) -> list[str]:
+    """The unit and the units around it, outwards; a hierarchy that loops (the store
+    refuses one, a damaged database may hold one) ends where it would repeat."""
+    chain = [unit]
+    while chain[-1] in parent_of and parent_of[chain[-1]] not in chain:
+        chain.append(parent_of[chain[-1]])
+    return chain
+
+
 def _flow_key(flow: Mapping[str, Any]) -> tuple[str, str, str]:
     return flow["source"], flow["target"], flow["type"]
 
@@ -136,9 +145,7 @@ class _Exporter:
             collaboration_id = self.ids.take(kept, f"Collaboration_{self.diagram['id']}")
 
         def process_of(unit: str | None) -> _Process:
-            while unit is not None and unit in parent_of:
-                unit = parent_of[unit]
-            return processes.get(unit or "", default)
+            return processes.get(_outermost(unit, parent_of)[-1] if unit else "", default)
 
         nodes = self._nodes()
         for node in nodes:
@@ -220,10 +227,9 @@ class _Exporter:
             children_of.setdefault(parent, []).append(child)
         nodes_in: dict[str, list[str]] = {}  # unit → the nodes in it or in its lanes
         for node in nodes:
-            unit = node.lane if node.tag not in DATA_TAGS else None  # lanes hold flow nodes only
-            while unit is not None:
-                nodes_in.setdefault(unit, []).append(node.id)
-                unit = parent_of.get(unit)
+            if node.lane and node.tag not in DATA_TAGS:  # lanes hold flow nodes only
+                for unit in _outermost(node.lane, parent_of):
+                    nodes_in.setdefault(unit, []).append(node.id)
         for process in processes.values():
             element = etree.SubElement(root, qname("process"), id=process.id, isExecutable="false")
             if process is default and self._kept(self.diagram, BPMN_TYPE) is None:
