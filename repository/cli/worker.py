@@ -1,15 +1,23 @@
 """`elrepo worker`: a Celery worker that renders the diagrams `elrepo export --broker`
-sends (repository/distributed.py). It needs no database: each job carries its fixture."""
+sends (repository/distributed.py), and the export's side of it. A worker needs no
+database: each job carries its fixture."""
 
 from __future__ import annotations
 
 import argparse
 import importlib
+import importlib.util
 import os
 import socket
 import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 from repository.cli.common import CommandError, Subcommands, add_command
+
+if TYPE_CHECKING:
+    from renderer.export import ExportJob, ExportReport
 
 BROKER_HELP = ("Redis or RabbitMQ URL, e.g. redis://127.0.0.1:6379/1 or "
                "amqp://guest:guest@127.0.0.1:5672//; needs pip install -e '.[distributed]'")
@@ -30,14 +38,30 @@ def add_commands(commands: Subcommands[argparse.ArgumentParser]) -> None:
     worker.set_defaults(command=_worker)
 
 
+def export_on_workers(jobs: Sequence[ExportJob], out_dir: Path, fmt: str, broker_url: str) -> ExportReport:
+    """`elrepo export --broker`: the jobs rendered by the workers on `broker_url`, the
+    files written here, with a progress bar."""
+    _require_celery("elrepo export --broker")
+    from repository.distributed import export_distributed
+
+    try:
+        return export_distributed(jobs, out_dir, fmt, broker_url, progress=True)
+    except ValueError as error:  # export_many's refusal of its arguments, before any render
+        raise CommandError(str(error)) from None
+
+
+def _require_celery(command: str) -> None:
+    """One line that says what to install, rather than an ImportError."""
+    if importlib.util.find_spec("celery") is None:
+        raise CommandError(f"{command} needs Celery: pip install -e '.[distributed]'")
+
+
 def _worker(args: argparse.Namespace) -> int:
     if args.concurrency < 1:
         raise CommandError("--concurrency must be at least 1")
-    try:
-        from repository.distributed import DEFAULT_QUEUE, celery_app, consuming_workers
-    except ImportError as error:
-        raise CommandError(f"elrepo worker needs Celery ({error.name} is missing): "
-                           "pip install -e '.[distributed]'") from None
+    _require_celery("elrepo worker")
+    from repository.distributed import DEFAULT_QUEUE, celery_app, consuming_workers
+
     queue = args.queue or DEFAULT_QUEUE
     app = celery_app(args.broker, queue)
     consuming_workers(app)  # a broker that does not answer is one line now, not retries
