@@ -6,12 +6,12 @@ being shown, so a released version shows its own content and children.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
 from repository import catalog
+from repository.jsonio import decode
 from repository.store import Link, Store
 from repository.store.models import Shape
 from repository.store.reads import ElementRef
@@ -84,6 +84,7 @@ class Serializer:
         self.shaping = shaping
         self.uri_of = uri_of
         self._versions: dict[int, VersionLike] = {}
+        self._references_made: dict[tuple[int, int | None], dict[str, Any]] = {}
 
     def elements(self, pairs: Sequence[tuple[ElementLike, VersionLike | None]]
                  ) -> list[dict[str, Any]]:
@@ -112,7 +113,17 @@ class Serializer:
 
     def reference(self, element: ElementLike,
                   version: VersionLike | None = None) -> dict[str, Any]:
-        """The reduced form used inside related, children, content and rootPath."""
+        """The reduced form used inside related, children, content and rootPath. Made
+        once per element and version and then shared (a page names the same users and
+        org units hundreds of times): callers that add to it copy it first."""
+        key = (element.pk, None if version is None else version.pk)
+        made = self._references_made.get(key)
+        if made is None:
+            made = self._references_made[key] = self._new_reference(element, version)
+        return made
+
+    def _new_reference(self, element: ElementLike,
+                       version: VersionLike | None) -> dict[str, Any]:
         ref: dict[str, Any] = {"facetName": element.facet, "id": element.id}
         if element.versioned:
             target = version or self._version_of(element)
@@ -177,14 +188,12 @@ class Serializer:
                    if link.target_version_pk is not None else None)
         ref = self.reference(target, version)
         if link.context in self.shaping.expand and link.target_version_pk is None:
-            ref.update(expanded.get(link.target_pk, {}))
+            return {**ref, **expanded.get(link.target_pk, {})}
         return ref
 
     def _content_entry(self, shape: Shape, refs: dict[int, ElementRef]) -> dict[str, Any]:
-        entry = self.reference(refs[shape.element_pk])
-        entry["shapeId"] = shape.shape_id
-        entry["predecessors"] = json.loads(shape.predecessors)
-        return entry
+        return {**self.reference(refs[shape.element_pk]), "shapeId": shape.shape_id,
+                "predecessors": decode(shape.predecessors)}
 
     def _version_of(self, element: ElementLike) -> VersionLike:
         assert element.current_version_pk is not None, "every element has a version"
