@@ -44,6 +44,7 @@ BASELINE_SHIFT = 0.35
 NOTE_SCALE = 0.75
 LEGEND_PADDING = 8.0
 LANE_COLORS = ("#ffffff", "#f8f9fb")
+LEGEND_SAMPLE_WIDTH = 40.0
 
 
 class _Text:
@@ -68,6 +69,9 @@ def write_svg(layout: Layout, scene: Scene, font: FontMetrics | None = None) -> 
     text = _Text(font or load_font(), scene.font_size)
     legend = _legend_lines(scene)
     width, height = _canvas(layout, legend, text)
+    legend_row = _symbol_legend(layout, scene, text, height)
+    if legend_row.children:
+        width, height = max(width, _symbol_legend_right(layout, scene, text)), height + _symbol_legend_height(text)
     # baseProfile, version and the xlink and ev namespaces are unused, and kept: they
     # were in every document rendered so far, and the bytes must not change.
     svg = Element("svg", {
@@ -97,6 +101,7 @@ def write_svg(layout: Layout, scene: Scene, font: FontMetrics | None = None) -> 
         _edge_labels(layout.edges, scene, text),
         _nodes("nodes", others, views, text),
         _legend(layout, legend, text),
+        legend_row,
     ):
         if group.children:
             svg.add(group)
@@ -394,6 +399,44 @@ def _legend(layout: Layout, lines: Sequence[str], text: _Text) -> Element:
         x, y = _legend_origin(layout)
         top = y + LEGEND_PADDING + len(lines) * text.line_height / 2
         group.add(_text(lines, x, text.baselines(top, len(lines)), anchor="start"))
+    return group
+
+
+def _symbol_legend_height(text: _Text) -> float:
+    return text.line_height + 4 + 2 * LEGEND_PADDING
+
+
+def _symbol_legend_entries(layout: Layout, scene: Scene, text: _Text,
+                           top: float) -> list[tuple[Symbol, str, float]]:
+    """Per entry of ``scene.symbol_legend``: its symbol drawn small in a row from
+    ``top`` under the layout, its meaning, and the x where the meaning starts."""
+    entries = []
+    x = _legend_origin(layout)[0]
+    for role, meaning in scene.symbol_legend:
+        sample = Box(x, top + LEGEND_PADDING, LEGEND_SAMPLE_WIDTH, text.line_height + 4)
+        symbol = symbol_for(ShapeView("", "", "", role=role), sample, text.line_height, text.size)
+        entries.append((symbol, meaning, sample.right + LEGEND_PADDING / 2))
+        x = sample.right + LEGEND_PADDING / 2 + text.font.text_width(meaning, text.size) + 2 * LEGEND_PADDING
+    return entries
+
+
+def _symbol_legend_right(layout: Layout, scene: Scene, text: _Text) -> float:
+    """Where the row of symbols ends, its last meaning and a padding included."""
+    _, meaning, x = _symbol_legend_entries(layout, scene, text, 0.0)[-1]
+    return x + text.font.text_width(meaning, text.size) + LEGEND_PADDING
+
+
+def _symbol_legend(layout: Layout, scene: Scene, text: _Text, top: float) -> Element:
+    """``scene.symbol_legend`` as one row under everything else: each symbol small,
+    its meaning beside it (``detailed``'s satellites)."""
+    group = _group("symbol-legend")
+    for symbol, meaning, x in _symbol_legend_entries(layout, scene, text, top):
+        entry = _group(f"legend-entry symbol-{symbol.kind}")
+        for part in symbol.parts:
+            entry.add(_part(part))
+        entry.add(_text([meaning], x, text.baselines(top + LEGEND_PADDING + (text.line_height + 4) / 2, 1),
+                        anchor="start"))
+        group.add(entry)
     return group
 
 

@@ -49,6 +49,7 @@ SCHEMAS: dict[str, Schema] = {
     },
     "Attributes": _map_of(_map_of({})),
     "Svg": {"type": "string", "description": "An SVG document"},
+    "BpmnXml": {"type": "string", "description": "A BPMN 2.0 XML document with diagram interchange"},
     "Element": {
         "type": "object",
         "required": ["id", "creationId", "type", "facetName", "expandUri"],

@@ -17,9 +17,12 @@ def inside(inner: Box, outer: Box, tolerance: float = 0.01) -> bool:
             and inner.right <= outer.right + tolerance and inner.bottom <= outer.bottom + tolerance)
 
 
-def overlapping_pairs(layout: Layout) -> list[tuple[str, str]]:
+def overlapping_pairs(layout: Layout, nesting: bool = False) -> list[tuple[str, str]]:
+    """Pairs of intersecting boxes; with ``nesting`` (graphic) a box wholly inside
+    another is a child in its container, not an overlap (as the shared checker counts)."""
     boxes = [(n.id, n.box) for n in layout.nodes]
-    return [(a_id, b_id) for i, (a_id, a) in enumerate(boxes) for b_id, b in boxes[i + 1:] if intersects(a, b)]
+    return [(a_id, b_id) for i, (a_id, a) in enumerate(boxes) for b_id, b in boxes[i + 1:]
+            if intersects(a, b) and not (nesting and (inside(a, b) or inside(b, a)))]
 
 
 def segment_enters(p: Point, q: Point, box: Box, tolerance: float = 1.0) -> bool:
@@ -115,22 +118,23 @@ def lane_violations(layout: Layout, lane_of: dict[str, str]) -> list[str]:
 
 
 def nesting_problems(graph: LayoutGraph, layout: Layout) -> list[str]:
-    """``graphic``: a container's box is the header strip atop its frame; each child lies
-    inside its parent's frame and clear of the parent's header."""
+    """``graphic``: a container's box is its whole area, its header strip the top
+    ``height``; each child lies inside its parent's box, below the parent's header, and
+    comes after its parent in ``Layout.nodes`` (overlays are written parents first)."""
     placed = {n.id: n for n in layout.nodes}
+    position = {n.id: index for index, n in enumerate(layout.nodes)}
     header_height = {n.id: n.height for n in graph.nodes}
     problems = []
     for node in graph.nodes:
         if node.parent is None:
             continue
-        parent, child = placed[node.parent], placed[node.id]
-        frame = parent.frame or parent.box
-        if parent.box != Box(frame.x, frame.y, frame.w, header_height[node.parent]):
-            problems.append(f"the box of {node.parent} is not the header strip of its frame")
-        if not inside(child.frame or child.box, frame):
+        parent, child = placed[node.parent].box, placed[node.id].box
+        if not inside(child, parent):
             problems.append(f"{node.id} is outside its parent {node.parent}")
-        if intersects(child.frame or child.box, parent.box):
+        if child.y < parent.y + header_height[node.parent] - 1e-6:
             problems.append(f"{node.id} covers the header of {node.parent}")
+        if position[node.id] < position[node.parent]:
+            problems.append(f"{node.id} comes before its parent {node.parent}")
     return problems
 
 

@@ -43,7 +43,7 @@ def describe(element_type: catalog.ElementType) -> dict[str, Any]:
     properties += [
         {
             "key": context,
-            "displayNames": _names(context, context),
+            "displayNames": {str(c): n for c, n in catalog.relation_display_names(context).items()},
             "descriptions": {},
             "tooltips": {},
             "related": {"relatedTypes": list(catalog.RELATED_TARGETS[context][1]),

@@ -101,13 +101,17 @@ def matrix_graph(predecessors: Predecessors, kinds: Sequence[str]) -> LayoutGrap
 
 
 def entity_graph(predecessors: Predecessors, kinds: Sequence[str]) -> LayoutGraph:
-    """Shapes and org units as entities; three of every four shapes are executed by a
-    unit (labelled relations, fanned in per unit), the fourth is related to nothing."""
-    shapes = [LayoutNode(shape_id(i), kind, 140.0, 54.0) for i, kind in enumerate(kinds)]
-    units = [LayoutNode(unit_id(k), "orgUnit", 140.0, 54.0) for k in range(UNITS)]
-    relations = [LayoutEdge(shape.id, unit_id(i), 70.0, 18.0, key=f"rel:executedBy:{unit_id(i)}")
+    """The diagram element as the subject, the shapes and org units as the entities it
+    relates to: three of every four shapes through one labelled relation, the fourth
+    through none, every unit through two (executed by, responsible)."""
+    subject = LayoutNode("subject", "mainProcess", 170.0, 54.0, role="subject")
+    shapes = [LayoutNode(shape_id(i), kind, 140.0, 54.0, role="entity") for i, kind in enumerate(kinds)]
+    units = [LayoutNode(unit_id(k), "orgUnit", 140.0, 54.0, role="entity") for k in range(UNITS)]
+    relations = [LayoutEdge(subject.id, shape.id, 70.0, 18.0, key=f"rel:input:{shape.id}")
                  for i, shape in enumerate(shapes) if i % 4 != 3]
-    return LayoutGraph(tuple(shapes + units), tuple(relations))
+    relations += [LayoutEdge(subject.id, unit.id, 70.0, 18.0, key=f"rel:{context}:{unit.id}")
+                  for unit in units for context in ("executedBy", "responsible")]
+    return LayoutGraph((subject, *shapes, *units), tuple(relations))
 
 
 BUILDERS: dict[str, Callable[[Predecessors, Sequence[str]], LayoutGraph]] = {

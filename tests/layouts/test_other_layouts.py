@@ -16,7 +16,6 @@ from tests.geometry_checks import (
     entity_label_problems,
     matrix_tiling_problems,
     nesting_problems,
-    overlapping_pairs,
     satellite_problems,
 )
 from tests.layouts.graphs import SMALL_KINDS, SMALL_PROCESS, dense_cyclic, graph_for, shape_id
@@ -101,19 +100,29 @@ def test_entity_labels_sit_on_their_routes_and_cover_no_shape(process: str) -> N
     assert entity_label_problems(layout) == []
 
 
-def test_entities_without_relations_are_placed_below_the_drawing() -> None:
+def test_entities_stand_in_two_columns_beside_the_subject_in_their_order() -> None:
     graph, layout = laid_out("entityRelationship", "small")
-    related = {e.source for e in graph.edges} | {e.target for e in graph.edges}
     boxes = {n.id: n.box for n in layout.nodes}
-    loose = [node_id for node_id in boxes if node_id not in related]
-    assert loose == [shape_id(3), shape_id(7)]
-    assert min(boxes[i].y for i in loose) > max(boxes[i].bottom for i in related)
+    subject = boxes["subject"]
+    others = [n.id for n in graph.nodes if n.id != "subject"]
+    left = [i for i in others if boxes[i].right < subject.x]
+    right = [i for i in others if boxes[i].x > subject.right]
+    assert left + right == others and left and right  # every entity beside the subject, reading order kept
+    for column in (left, right):
+        assert all(boxes[a].bottom < boxes[b].y for a, b in zip(column, column[1:]))
 
 
-def test_fanned_in_relations_share_one_label() -> None:
-    nodes = tuple(LayoutNode(i, "task", 120, 40) for i in ("a", "b", "c", "t"))
-    edges = tuple(LayoutEdge(s, "t", 70, 18, key="rel:executedBy:t") for s in ("a", "b", "c"))
-    layout = get_strategy("entityRelationship").layout(LayoutGraph(nodes, edges), LayoutOptions())
-    assert [route.label is not None for route in layout.edges] == [True, False, False]
-    assert overlapping_pairs(layout) == [] and edges_through_shapes(layout) == []
-    assert entity_label_problems(layout) == []
+def test_every_relation_has_its_own_port_and_label() -> None:
+    graph, layout = laid_out("entityRelationship", "small")
+    ends = [route.points[-1] for route in layout.edges]
+    assert len(set(ends)) == len(ends)  # an entity with two relations takes them at two ports
+    assert all(route.label is not None for route in layout.edges)
+    assert entity_label_problems(layout) == [] and edges_through_shapes(layout) == []
+
+
+def test_a_relation_that_does_not_leave_the_subject_is_refused() -> None:
+    nodes = (LayoutNode("s", "mainProcess", 170, 54, role="subject"), LayoutNode("a", "orgUnit", 140, 54),
+             LayoutNode("b", "orgUnit", 140, 54))
+    with pytest.raises(LayoutError, match="'a' -> 'b' does not leave the subject 's'"):
+        get_strategy("entityRelationship").layout(LayoutGraph(nodes, (LayoutEdge("a", "b", 70, 18),)),
+                                                 LayoutOptions())

@@ -47,4 +47,5 @@ CALLS: list[Call] = [
     Call("POST", f"/_api/rest/release/{DRAFT}/transitions/InProcessToReleased", None,
          "ApproveElement"),
     Call("GET", f"/_api/rest/diagram/{ORDER}/render/1033/horizontal"),
+    Call("GET", f"/_api/rest/diagram/{ORDER}/bpmn/1033/horizontal"),
 ]

@@ -22,7 +22,7 @@ def send(api: Api, call: Call, tenant: str = TENANT, **kwargs: Any) -> Any:
 
 
 def is_render(call: Call) -> bool:
-    return "/render/" in call.path
+    return "/_api/rest/diagram/" in call.path  # render and BPMN export: the render error shape
 
 
 @sqlite_only

@@ -37,7 +37,7 @@ def test_unknown_paths_are_404_envelopes(api: Api, path: str) -> None:
 def test_wrong_methods_are_405_envelopes(api: Api, call: Call) -> None:
     path = TENANT + call.path
     response = api.client.delete(path, headers=api.headers("administrator", None))
-    assert_error(response, 405, render="/render/" in path)
+    assert_error(response, 405, render="/_api/rest/diagram/" in path)
     assert call.method in response.headers["Allow"].split(", ")
 
 
@@ -47,7 +47,7 @@ def test_wrong_api_version_is_400_everywhere(api: Api, call: Call) -> None:
     path = TENANT + call.path
     method = call.method
     send = api.get if method == "GET" else api.post
-    assert_error(send(path, **{"api-version": "9.9"}), 400, render="/render/" in path)
+    assert_error(send(path, **{"api-version": "9.9"}), 400, render="/_api/rest/diagram/" in path)
 
 
 @sqlite_only

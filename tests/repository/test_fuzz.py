@@ -40,7 +40,7 @@ JSON = st.recursive(
 def never_500(response: Any) -> None:
     assert response.status_code < 500, response.data[:500]
     if response.status_code >= 400:
-        assert_error(response, response.status_code, render="/render/" in response.request.path)
+        assert_error(response, response.status_code, render="/_api/rest/diagram/" in response.request.path)
 
 
 @sqlite_only
