@@ -412,14 +412,15 @@ def _straighten(placement: Placement, spacing: _Spacing, vertex_count: int,
 
     for first, second in _swapped_links(links, position, layer_of):
         if abs(position[links[first][0]] - position[links[second][1]]) <= ALIGNED:  # not parted yet
-            _ = nudge(links[second][1], links[second][0]) or nudge(links[first][1], links[first][0])
+            if not nudge(links[second][1], links[second][0]):
+                nudge(links[first][1], links[first][0])
     return Placement(position, boundaries)
 
 
 def _swapped_links(links: Sequence[tuple[int, int, float]], position: Sequence[float],
                    layer_of: Sequence[int]) -> list[tuple[int, int]]:
     """Pairs of links between the same two layers where one runs from the other's end
-    line to its start line."""
+    line to its start line (links run from the upper layer to the lower one)."""
     by_lines: dict[tuple[int, float, float], int] = {}
     pairs: list[tuple[int, int]] = []
     for link_index, (a, b, _) in enumerate(links):
