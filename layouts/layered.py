@@ -32,7 +32,7 @@ from layouts.steps.acyclic import feedback_edges
 from layouts.steps.bypass import bypass_routes, drawn_ends
 from layouts.steps.channels import ChannelSegment, assign_channels
 from layouts.steps.compose import normalize, simplify_route
-from layouts.steps.lanes import order_lanes
+from layouts.steps.lanes import UNASSIGNED_LANE, order_lanes
 from layouts.steps.layering import minimal_length_ranks
 from layouts.steps.main_path import main_path_edges
 from layouts.steps.ordering import order_layers
@@ -126,7 +126,8 @@ def _lanes(graph: LayoutGraph, index: dict[str, int],
     if unknown:
         raise LayoutError(f"shapes refer to lanes that do not exist: {unknown}")
     node_lane = [preferred[str(node.lane)] for node in graph.nodes]
-    order = order_lanes(len(graph.lanes), node_lane, edges)
+    last = next((i for i, lane in enumerate(graph.lanes) if lane.id == UNASSIGNED_LANE), None)
+    order = order_lanes(len(graph.lanes), node_lane, edges, last=last)
     rank = {lane: position for position, lane in enumerate(order)}
     return [graph.lanes[lane].id for lane in order], [rank[lane] for lane in node_lane]
 
