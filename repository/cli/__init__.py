@@ -17,7 +17,7 @@ import argparse
 import sys
 from collections.abc import Callable, Sequence
 
-from repository.cli import admin, bpmn, files, serve
+from repository.cli import admin, bpmn, files, serve, worker
 from repository.cli.common import EXIT_BAD_INPUT, EXIT_FAILURE, CommandError, HelpFormatter
 from repository.cli.serve import HEADER_TIMEOUT_ENV
 from repository.errors import RepositoryError
@@ -48,6 +48,6 @@ def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="elrepo", description="Element repository service "
                                      "and diagram renderer", formatter_class=HelpFormatter)
     commands = parser.add_subparsers(required=True, metavar="COMMAND")
-    for module in (serve, admin, files, bpmn):
+    for module in (serve, admin, files, bpmn, worker):
         module.add_commands(commands)
     return parser

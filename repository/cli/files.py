@@ -64,6 +64,9 @@ def add_commands(commands: Subcommands[argparse.ArgumentParser]) -> None:
                         help=f"file format; bpmn takes the layout keys {', '.join(BPMN_LAYOUT_KEYS)}")
     export.add_argument("--culture", default=str(catalog.ENGLISH), help=CULTURE_HELP)
     export.add_argument("--jobs", type=int, default=1, help="renders in parallel")
+    export.add_argument("--broker", metavar="URL",
+                        help="render on the Celery workers of this broker (elrepo worker) instead "
+                             "of here; Redis or RabbitMQ URL, needs pip install -e '.[distributed]'")
     db_option(export)
     export.set_defaults(command=_export)
 
@@ -164,7 +167,12 @@ def _export(args: argparse.Namespace) -> int:
         ]
     if args.format == "bpmn":
         return _export_bpmn(jobs, args.output)
-    report = export_many(jobs, args.output, args.format, args.jobs, progress=True)
+    if args.broker is not None:
+        from repository.cli.worker import export_on_workers
+
+        report = export_on_workers(jobs, args.output, args.format, args.broker)
+    else:
+        report = export_many(jobs, args.output, args.format, args.jobs, progress=True)
     for failure in report.failures:
         print(f"elrepo: {failure.name}: {failure.error}", file=sys.stderr)
     print(f"Wrote {len(report.written)} file(s) to {args.output}", file=sys.stderr)
