@@ -18,6 +18,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 import pytest
+from kombu import Queue
 
 from renderer.contract import RenderInputError
 from renderer.export import ExportJob, export_many
@@ -109,13 +110,12 @@ def two_workers(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Work
                  "--concurrency", "1", "--name", name, "--loglevel", "INFO"],
                 stdout=output, stderr=subprocess.STDOUT, cwd=ROOT,
                 env={**os.environ, "PYTHONPATH": str(ROOT)}))
+    app = celery_app(url, queue)
     try:
-        app = celery_app(url, queue)
         deadline = time.monotonic() + 60
         while consuming_workers(app) != sorted(names):
             assert all(p.poll() is None for p in processes), [log.read_text() for log in logs]
             assert time.monotonic() < deadline, "the workers did not start in a minute"
-        app.close()
         yield Workers(url, queue, logs)
     finally:
         for process in processes:
@@ -126,6 +126,9 @@ def two_workers(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Work
             except subprocess.TimeoutExpired:
                 process.kill()
                 process.wait()
+        with app.connection_for_write() as connection:  # no queue of the test stays on the broker
+            Queue(queue).bind(connection.default_channel).delete()
+        app.close()
 
 
 def test_export_through_two_workers_writes_the_local_export_byte_for_byte(
