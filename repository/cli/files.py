@@ -154,6 +154,9 @@ def _export(args: argparse.Namespace) -> int:
                            f"{', '.join(unknown)}; layout keys: {', '.join(known)}")
     if args.jobs < 1:
         raise CommandError("--jobs must be at least 1")
+    if args.broker is not None and args.format == "bpmn":
+        raise CommandError("--broker sends renders (svg, png) to workers; --format bpmn is "
+                           "written here, without --broker")
     with session_on(args.db) as session:
         tenant = find_tenant(session, args.collection, args.storage)
         if tenant is None:

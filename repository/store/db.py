@@ -64,6 +64,8 @@ _SQLITE_BUSY_CODES = frozenset({sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED})
 # lock_not_available (lock_timeout), serialization_failure, deadlock_detected
 _POSTGRESQL_BUSY_STATES = frozenset({"55P03", "40001", "40P01"})
 # The Alembic revisions, by path: found the same way from a checkout and a wheel.
+_FIRST_SCHEMA_TABLES = ("tenants", "elements", "element_versions", "attribute_values",
+                        "related_links", "children", "shapes", "tokens")
 MIGRATIONS_DIRECTORY = Path(__file__).parent / "migrations"
 # The revisions a database made by create_all before migrations can be at: the first
 # schema, and it with `elements.revision`, which create_schema then added at start-up.
@@ -307,9 +309,10 @@ def _schema_state(connection: Connection) -> SchemaState:
     inspector = inspect(connection)
     schema = _translated_schema(connection, None)
     present = set(inspector.get_table_names(schema))
-    missing = tuple(table.name for table in Base.metadata.sorted_tables
-                    if table.name not in present)
-    if len(missing) == len(Base.metadata.sorted_tables):
+    # A database made before migrations has the first schema's tables (later revisions
+    # add theirs): those tell it apart from a database elrepo did not make.
+    missing = tuple(name for name in _FIRST_SCHEMA_TABLES if name not in present)
+    if len(missing) == len(_FIRST_SCHEMA_TABLES):
         return SchemaState(None, head, False, True, ())
     if missing:
         return SchemaState(None, head, False, False, missing)
