@@ -36,15 +36,12 @@ class Box:
 
 @dataclass(frozen=True, slots=True)
 class NodeBox:
-    """A placed node: ``box`` is the symbol (and the overlay), ``label`` the box reserved
-    for a label outside the symbol, if any. ``frame`` is the area a container encloses
-    (its children inside): drawn as the container's background, while ``box`` is only
-    its header strip, so overlays never nest and every overlay stays clickable."""
+    """A placed node: ``box`` is the symbol (and the overlay; a container's whole box),
+    ``label`` the box reserved for a label outside the symbol, if any."""
 
     id: str
     box: Box
     label: Box | None = None
-    frame: Box | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -379,7 +379,7 @@ def _nodes(name: str, nodes: Sequence[NodeBox], views: dict[str, ShapeView],
     group = _group(name)
     for node in nodes:
         view = views[node.id]
-        symbol = symbol_for(view, node.box, text.line_height, text.size, node.frame)
+        symbol = symbol_for(view, node.box, text.line_height, text.size)
         g = _group(f"node symbol-{symbol.kind}")
         for part in symbol.parts:
             g.add(_part(part))

@@ -227,14 +227,11 @@ def container_header_height(lines: int, line_height: float) -> float:
     return max(lines, 1) * line_height + 2 * LABEL_PADDING
 
 
-def _container(box: Box, frame: Box | None, lines: int, line_height: float) -> Symbol:
+def _container(box: Box, lines: int, line_height: float) -> Symbol:
     """A frame with a header strip tall enough for the name lines; name at the
-    top-left. With ``frame``, ``box`` is the header strip itself."""
-    if frame is None:
-        frame = box
-        box = Box(box.x, box.y, box.w, min(box.h, container_header_height(lines, line_height)))
-    parts = (Rect(frame, _CONTAINER), Rect(box, _CONTAINER_HEADER))
-    header = box
+    top-left."""
+    header = Box(box.x, box.y, box.w, min(box.h, container_header_height(lines, line_height)))
+    parts = (Rect(box, _CONTAINER), Rect(header, _CONTAINER_HEADER))
     return Symbol("container", parts, _inset(header, LABEL_PADDING), align="start")
 
 
@@ -333,13 +330,11 @@ _BY_ROLE: dict[str, Callable[[Box], Symbol]] = {
 }
 
 
-def symbol_for(view: ShapeView, box: Box, line_height: float, font_size: float,
-               frame: Box | None = None) -> Symbol:
+def symbol_for(view: ShapeView, box: Box, line_height: float, font_size: float) -> Symbol:
     """The symbol of one node: by role first (graphic, matrix, satellite and entity
-    nodes stand for elements, whatever their type), then by BPMN type for shapes.
-    ``frame`` is a container's enclosing area (``NodeBox.frame``)."""
+    nodes stand for elements, whatever their type), then by BPMN type for shapes."""
     if view.role == "container":
-        return _container(box, frame, len(view.lines), line_height)
+        return _container(box, len(view.lines), line_height)
     if view.role == "chevron":
         return _chevron(box, len(view.lines), line_height)
     by_role = _BY_ROLE.get(view.role)

@@ -47,7 +47,7 @@ def normalize(nodes: Sequence[NodeBox], edges: Sequence[EdgeRoute], margin: floa
     def move(box: Box | None) -> Box | None:
         return None if box is None else Box(round(box.x + dx, 2), round(box.y + dy, 2), box.w, box.h)
 
-    moved_nodes = tuple(NodeBox(n.id, move(n.box) or n.box, move(n.label), move(n.frame)) for n in nodes)
+    moved_nodes = tuple(NodeBox(n.id, move(n.box) or n.box, move(n.label)) for n in nodes)
     moved_edges = tuple(
         EdgeRoute(e.source, e.target, tuple((round(x + dx, 2), round(y + dy, 2)) for x, y in e.points),
                   move(e.label), e.key) for e in edges)

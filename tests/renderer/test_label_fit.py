@@ -56,7 +56,7 @@ def overflows(scene: Scene, layout: Layout, font: FontMetrics) -> Iterator[str]:
         if not view.lines:
             continue
         area = node.label if node.label is not None else \
-            symbol_for(view, node.box, line_height, size, node.frame).label_area
+            symbol_for(view, node.box, line_height, size).label_area
         yield from check(node.id, view.lines, area)
     for lane in layout.lanes:
         header = lane.header
