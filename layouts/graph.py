@@ -16,8 +16,10 @@ class LayoutNode:
     ``label_width``/``label_height`` reserve room for a label drawn outside the symbol
     (events and gateways); 0 means the label, if any, fits inside the symbol.
     ``role`` tells non-flow strategies what the node stands for: ``shape`` (a diagram
-    shape), ``satellite`` (a related element drawn beside its host), ``container`` and
-    ``leaf`` (graphic hierarchy), ``row``/``column`` (matrix headers), ``entity``.
+    shape), ``satellite`` (a related element drawn beside its host), ``container``,
+    ``leaf``, ``band``, ``chain`` and ``chevron`` (graphic hierarchy and process house),
+    ``row``/``column`` (matrix headers), ``entity`` and ``subject`` (entity-relationship:
+    a related element, and the diagram element in the middle).
     """
 
     id: str
