@@ -1,0 +1,322 @@
+"""Quality of laid-out BPMN, measured from its diagram interchange (DI) alone.
+
+For every BPMN file given (files or folders, searched for ``*.bpmn``) and every BPMN layout
+key, ``elrepo layout`` output is measured: overlaps among flow-node shapes, sequence and
+message flows whose waypoints pass through a shape other than their ends, nodes outside
+their lane's band, crossings between flows, and bpmn-moddle's warnings on reading it.
+Beside it, the same file laid out by bpmn-auto-layout, with what that drops (pools, lanes,
+message flows). The two npm packages are used when node finds them in the folder given
+by ``--node-modules`` (or ``ELREPO_NODE_MODULES``, the folder holding ``node_modules``);
+otherwise only our side is measured and the table says so.
+
+    python -m benchmarks.bpmn_quality CORPUS_DIR [--node-modules DIR]
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, fields
+from pathlib import Path
+from typing import Any
+
+from interchange import BPMN_LAYOUT_KEYS, BpmnError, BpmnModel, layout_bpmn
+from interchange.model import ANNOTATION
+from interchange.parsing import BPMNDI_NS, DC_NS, DI_NS, parse_bpmn_xml
+from interchange.reader import read_model
+
+Point = tuple[float, float]
+Rect = tuple[float, float, float, float]  # x, y, width, height
+Segment = tuple[Point, Point]
+
+#: a waypoint segment must go deeper than this into a shape to pass through it
+INTERIOR_TOLERANCE = 1.0
+#: two shapes must overlap by more than this on both axes to count
+OVERLAP_TOLERANCE = 0.5
+NODE_TIMEOUT_SECONDS = 600
+
+# Reads each file given on standard input with bpmn-moddle, and with ``layout`` also lays it
+# out with bpmn-auto-layout; answers one JSON object per file.
+NODE_SCRIPT = """
+import { readFileSync } from 'node:fs';
+import { BpmnModdle } from 'bpmn-moddle';
+const request = JSON.parse(readFileSync(0, 'utf8'));
+const layoutProcess = request.layout ? (await import('bpmn-auto-layout')).layoutProcess : null;
+const answers = [];
+for (const file of request.files) {
+  const xml = readFileSync(file, 'utf8');
+  const answer = { file };
+  try {
+    const { warnings } = await new BpmnModdle().fromXML(xml);
+    answer.warnings = warnings.map(warning => warning.message);
+  } catch (error) {
+    answer.warnings = ['not read: ' + error.message];
+  }
+  if (layoutProcess) {
+    try { answer.autoLayout = await layoutProcess(xml); } catch (error) { answer.autoLayoutError = error.message; }
+  }
+  answers.push(answer);
+}
+process.stdout.write(JSON.stringify(answers));
+"""
+
+
+@dataclass(frozen=True, slots=True)
+class DiQuality:
+    """Counts over one file's DI (all its planes); ``*_drawn`` against ``*_total`` shows what a layout dropped."""
+
+    overlaps: int
+    sequence_flows_through_shapes: int
+    message_flows_through_shapes: int
+    lane_violations: int
+    crossings: int
+    nodes_drawn: int
+    nodes_total: int
+    pools_drawn: int
+    pools_total: int
+    lanes_drawn: int
+    lanes_total: int
+    message_flows_drawn: int
+    message_flows_total: int
+
+    def __add__(self, other: DiQuality) -> DiQuality:
+        return DiQuality(*(getattr(self, f.name) + getattr(other, f.name) for f in fields(self)))
+
+
+@dataclass(frozen=True, slots=True)
+class _Plane:
+    shapes: dict[str, Rect]
+    edges: dict[str, list[Point]]
+
+
+def measure_di(data: bytes) -> DiQuality:
+    """The quality counts of a BPMN file's DI; a node, pool, lane or flow without DI is not drawn."""
+    tree = parse_bpmn_xml(data)
+    model = read_model(tree)
+    planes = [_plane(element) for element in tree.getroot().iter(f"{{{BPMNDI_NS}}}BPMNPlane")]
+    drawn_shapes = {shape_id for plane in planes for shape_id in plane.shapes}
+    drawn_edges = {edge_id for plane in planes for edge_id in plane.edges}
+    message_flows = [flow for flow in model.flows if flow.tag == "messageFlow"]
+    nodes = [node for node in model.nodes if node.kind != ANNOTATION]
+    totals = DiQuality(
+        0, 0, 0, 0, 0,
+        sum(node.id in drawn_shapes for node in nodes), len(nodes),
+        sum(pool.id in drawn_shapes for pool in model.pools), len(model.pools),
+        sum(lane.id in drawn_shapes for lane in model.lanes), len(model.lanes),
+        sum(flow.id in drawn_edges for flow in message_flows), len(message_flows))
+    for plane in planes:
+        totals += _plane_quality(model, plane)
+    return totals
+
+
+def _plane(element: Any) -> _Plane:
+    shapes: dict[str, Rect] = {}
+    for shape in element.iter(f"{{{BPMNDI_NS}}}BPMNShape"):
+        bounds = shape.find(f"{{{DC_NS}}}Bounds")
+        if bounds is not None and shape.get("bpmnElement"):
+            shapes[shape.get("bpmnElement")] = (float(bounds.get("x")), float(bounds.get("y")),
+                                                float(bounds.get("width")), float(bounds.get("height")))
+    edges = {edge.get("bpmnElement"): [(float(point.get("x")), float(point.get("y")))
+                                       for point in edge.findall(f"{{{DI_NS}}}waypoint")]
+             for edge in element.iter(f"{{{BPMNDI_NS}}}BPMNEdge") if edge.get("bpmnElement")}
+    return _Plane(shapes, edges)
+
+
+def _plane_quality(model: BpmnModel, plane: _Plane) -> DiQuality:
+    nodes = [node for node in model.nodes if node.kind != ANNOTATION and node.id in plane.shapes]
+
+    def around(node_id: str) -> set[str]:
+        """The node, the sub-processes it lies in and, for a boundary event, its host."""
+        found: set[str] = set()
+        node = model.node(node_id)
+        while node is not None and node.id not in found:
+            found.add(node.id)
+            if node.attached_to:
+                found.add(node.attached_to)
+            node = model.node(node.parent or node.attached_to or "")
+        return found
+
+    overlaps = sum(1 for index, a in enumerate(nodes) for b in nodes[index + 1:]
+                   if b.id not in around(a.id) and a.id not in around(b.id)
+                   and _overlap(plane.shapes[a.id], plane.shapes[b.id]))
+    through = {"sequenceFlow": 0, "messageFlow": 0}
+    routes: list[list[Point]] = []
+    for flow in model.flows:
+        route = plane.edges.get(flow.id)
+        if flow.tag not in through or not route:
+            continue
+        routes.append(route)
+        ends = around(flow.source) | around(flow.target)
+        if any(_passes_through(route, plane.shapes[node.id]) for node in nodes if node.id not in ends):
+            through[flow.tag] += 1
+    lanes_outside = sum(1 for node in nodes
+                        if node.lane and not node.attached_to and node.lane in plane.shapes
+                        and not _inside(plane.shapes[node.id], plane.shapes[node.lane]))
+    return DiQuality(overlaps, through["sequenceFlow"], through["messageFlow"], lanes_outside, _crossings(routes),
+                     0, 0, 0, 0, 0, 0, 0, 0)
+
+
+def _overlap(a: Rect, b: Rect) -> bool:
+    return (min(a[0] + a[2], b[0] + b[2]) - max(a[0], b[0]) > OVERLAP_TOLERANCE
+            and min(a[1] + a[3], b[1] + b[3]) - max(a[1], b[1]) > OVERLAP_TOLERANCE)
+
+
+def _inside(inner: Rect, outer: Rect) -> bool:
+    return (outer[0] - 0.5 <= inner[0] and inner[0] + inner[2] <= outer[0] + outer[2] + 0.5
+            and outer[1] - 0.5 <= inner[1] and inner[1] + inner[3] <= outer[1] + outer[3] + 0.5)
+
+
+def _passes_through(route: Sequence[Point], box: Rect) -> bool:
+    return any(_segment_enters(p, q, box) for p, q in zip(route, route[1:]))
+
+
+def _segment_enters(p: Point, q: Point, box: Rect) -> bool:
+    """Does p-q (any slope) cross the box's interior, shrunk by ``INTERIOR_TOLERANCE``? (Liang-Barsky clipping)"""
+    low, high = 0.0, 1.0
+    x0, y0 = box[0] + INTERIOR_TOLERANCE, box[1] + INTERIOR_TOLERANCE
+    x1, y1 = box[0] + box[2] - INTERIOR_TOLERANCE, box[1] + box[3] - INTERIOR_TOLERANCE
+    if x0 >= x1 or y0 >= y1:
+        return False
+    dx, dy = q[0] - p[0], q[1] - p[1]
+    for step, room in ((-dx, p[0] - x0), (dx, x1 - p[0]), (-dy, p[1] - y0), (dy, y1 - p[1])):
+        if step == 0:
+            if room <= 0:
+                return False
+            continue
+        ratio = room / step
+        if step < 0:
+            low = max(low, ratio)
+        else:
+            high = min(high, ratio)
+    return high - low > 1e-9
+
+
+def _crossings(routes: Sequence[Sequence[Point]]) -> int:
+    """Proper crossings between segments of different routes (touching and collinear runs do not count)."""
+    segments = sorted(((min(p[0], q[0]), max(p[0], q[0]), min(p[1], q[1]), max(p[1], q[1]), index, p, q)
+                       for index, route in enumerate(routes) for p, q in zip(route, route[1:])),
+                      key=lambda item: item[0])
+    count = 0
+    for position, (_, right, bottom, top, index, p, q) in enumerate(segments):
+        for left, _, other_bottom, other_top, other, r, s in segments[position + 1:]:
+            if left > right:
+                break
+            if other != index and other_bottom <= top and bottom <= other_top and _properly_cross(p, q, r, s):
+                count += 1
+    return count
+
+
+def _properly_cross(p: Point, q: Point, r: Point, s: Point) -> bool:
+    def side(a: Point, b: Point, c: Point) -> float:
+        return (b[0] - a[0]) * (c[1] - a[1]) - (b[1] - a[1]) * (c[0] - a[0])
+
+    return side(p, q, r) * side(p, q, s) < -1e-9 and side(r, s, p) * side(r, s, q) < -1e-9
+
+
+def node_modules_dir(given: str | None = None) -> Path | None:
+    """The folder whose ``node_modules`` holds bpmn-moddle, when node is installed too."""
+    folder = given or os.environ.get("ELREPO_NODE_MODULES")
+    if not folder or shutil.which("node") is None:
+        return None
+    path = Path(folder).expanduser()
+    return path if (path / "node_modules" / "bpmn-moddle").is_dir() else None
+
+
+def run_node(folder: Path, files: Sequence[Path], auto_layout: bool) -> list[dict[str, Any]]:
+    """bpmn-moddle's warnings for each file and, with ``auto_layout``, bpmn-auto-layout's output."""
+    request = json.dumps({"files": [str(file.resolve()) for file in files], "layout": auto_layout})
+    done = subprocess.run(["node", "--input-type=module", "-e", NODE_SCRIPT], input=request, cwd=folder,
+                          capture_output=True, text=True, timeout=NODE_TIMEOUT_SECONDS, check=False)
+    if done.returncode != 0:
+        raise RuntimeError(f"node failed: {done.stderr.strip().splitlines()[-1:]}")
+    answers: list[dict[str, Any]] = json.loads(done.stdout)
+    return answers
+
+
+def bpmn_files(paths: Iterable[Path]) -> list[Path]:
+    found: list[Path] = []
+    for path in paths:
+        found.extend(sorted(path.rglob("*.bpmn")) if path.is_dir() else [path])
+    return found
+
+
+COLUMNS = ("overlaps", "seq. through", "msg. through", "lane viol.", "crossings",
+           "nodes", "pools", "lanes", "msg. flows", "moddle warn.")
+
+
+def _row(label: str, quality: DiQuality, warnings: int | None) -> str:
+    cells = [quality.overlaps, quality.sequence_flows_through_shapes, quality.message_flows_through_shapes,
+             quality.lane_violations, quality.crossings,
+             f"{quality.nodes_drawn}/{quality.nodes_total}", f"{quality.pools_drawn}/{quality.pools_total}",
+             f"{quality.lanes_drawn}/{quality.lanes_total}",
+             f"{quality.message_flows_drawn}/{quality.message_flows_total}",
+             "not run" if warnings is None else warnings]
+    return "| " + " | ".join([label, *map(str, cells)]) + " |"
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("paths", nargs="+", type=Path, help="BPMN files or folders holding them")
+    parser.add_argument("--node-modules", help="folder whose node_modules holds bpmn-moddle and bpmn-auto-layout")
+    parser.add_argument("--work", type=Path, default=Path("out/bpmn_quality"), help="where laid-out files are written")
+    arguments = parser.parse_args(argv)
+    files = bpmn_files(arguments.paths)
+    if not files:
+        print("no .bpmn file found", file=sys.stderr)
+        return 2
+    folder = node_modules_dir(arguments.node_modules)
+    arguments.work.mkdir(parents=True, exist_ok=True)
+    ours: dict[str, DiQuality] = {}
+    written: dict[str, list[Path]] = {}
+    refused: list[str] = []
+    for key in BPMN_LAYOUT_KEYS:
+        for index, file in enumerate(files):
+            try:
+                output = layout_bpmn(file.read_bytes(), key)
+            except BpmnError as error:
+                refused.append(f"{file.name} ({key}): {error}")
+                continue
+            target = arguments.work / f"{index:03d}.{key}.bpmn"
+            target.write_bytes(output)
+            written.setdefault(key, []).append(target)
+            ours[key] = ours.get(key, _ZERO) + measure_di(output)
+    print(f"{len(files)} BPMN files")
+    print("| layout | " + " | ".join(COLUMNS) + " |")
+    print("|---" * (len(COLUMNS) + 1) + "|")
+    if folder is None:
+        for key in BPMN_LAYOUT_KEYS:
+            print(_row(f"elrepo {key}", ours.get(key, _ZERO), None))
+        print("node, bpmn-moddle or bpmn-auto-layout not found (--node-modules or ELREPO_NODE_MODULES): "
+              "only elrepo measured, without bpmn-moddle")
+    else:
+        auto_layout = (folder / "node_modules" / "bpmn-auto-layout").is_dir()
+        for key in BPMN_LAYOUT_KEYS:
+            answers = run_node(folder, written.get(key, []), auto_layout=False)
+            print(_row(f"elrepo {key}", ours.get(key, _ZERO), sum(len(answer["warnings"]) for answer in answers)))
+        if auto_layout:
+            print(_auto_layout_row(folder, files))
+        else:
+            print("bpmn-auto-layout not found: elrepo only")
+    for line in refused:
+        print(f"refused: {line}")
+    return 0
+
+
+def _auto_layout_row(folder: Path, files: Sequence[Path]) -> str:
+    quality, failed = _ZERO, 0
+    for answer in run_node(folder, files, auto_layout=True):
+        if "autoLayout" in answer:
+            quality += measure_di(answer["autoLayout"].encode())
+        else:
+            failed += 1
+    return _row("bpmn-auto-layout", quality, None) + (f" ({failed} files failed)" if failed else "")
+
+
+_ZERO = DiQuality(*(0 for _ in fields(DiQuality)))
+
+if __name__ == "__main__":
+    raise SystemExit(main())
