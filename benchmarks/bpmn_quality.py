@@ -6,7 +6,8 @@ message flows whose waypoints pass through a shape other than their ends, nodes 
 their lane's band, crossings between flows, and bpmn-moddle's warnings on reading it.
 Beside it, the same file laid out by bpmn-auto-layout, with what that drops (pools, lanes,
 message flows). The two npm packages are used when node finds them in the folder given
-by ``--node-modules`` (or ``ELREPO_NODE_MODULES``, the folder holding ``node_modules``);
+by ``--node-modules`` (else ``ELREPO_NODE_MODULES``, else ``~/.cache/elrepo/npm``: the folder
+holding ``node_modules``, as ``npm install --prefix FOLDER bpmn-moddle bpmn-auto-layout`` makes it);
 otherwise only our side is measured and the table says so.
 
     python -m benchmarks.bpmn_quality CORPUS_DIR [--node-modules DIR]
@@ -38,6 +39,7 @@ INTERIOR_TOLERANCE = 1.0
 #: two shapes must overlap by more than this on both axes to count
 OVERLAP_TOLERANCE = 0.5
 NODE_TIMEOUT_SECONDS = 600
+DEFAULT_NODE_MODULES = "~/.cache/elrepo/npm"
 
 # Reads each file given on standard input with bpmn-moddle, and with ``layout`` also lays it
 # out with bpmn-auto-layout; answers one JSON object per file.
@@ -219,8 +221,8 @@ def _properly_cross(p: Point, q: Point, r: Point, s: Point) -> bool:
 
 def node_modules_dir(given: str | None = None) -> Path | None:
     """The folder whose ``node_modules`` holds bpmn-moddle, when node is installed too."""
-    folder = given or os.environ.get("ELREPO_NODE_MODULES")
-    if not folder or shutil.which("node") is None:
+    folder = given or os.environ.get("ELREPO_NODE_MODULES") or DEFAULT_NODE_MODULES
+    if shutil.which("node") is None:
         return None
     path = Path(folder).expanduser()
     return path if (path / "node_modules" / "bpmn-moddle").is_dir() else None
