@@ -62,7 +62,10 @@ export function clearDiagram() {
 // Rendered SVG goes into the DOM: keep only what the renderer writes (no script, no
 // foreignObject, no event handlers, no outside references), whatever the answer holds.
 export function sanitizeSvg(text) {
-  const parsed = new DOMParser().parseFromString(text, "image/svg+xml");
+  // The SVG's own <style> embeds its font subset; the page serves the same font itself,
+  // and parsing the inline style would only be refused by the page's CSP (a console error).
+  const withoutStyle = text.replace(/<style[\s>][\s\S]*?<\/style>/g, "");
+  const parsed = new DOMParser().parseFromString(withoutStyle, "image/svg+xml");
   const root = parsed.documentElement;
   if (root.namespaceURI !== SVG_NS || root.localName !== "svg" || parsed.querySelector("parsererror")) {
     throw new Error("the answer is not an SVG document");
