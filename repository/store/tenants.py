@@ -9,6 +9,7 @@ from sqlalchemy.orm import Session
 
 from repository import catalog
 from repository.errors import Conflict, InvalidInput
+from repository.store.generation import ContentGeneration, seed
 from repository.store.models import Element, Tenant, Token
 
 TENANT_PART = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
@@ -30,6 +31,10 @@ def create_tenant(session: Session, collection_id: str, storage_id: str) -> Tena
     tenant = Tenant(collection_id=collection_id, storage_id=storage_id,
                     default_culture=catalog.ENGLISH)
     session.add(tenant)
+    session.flush()
+    # Seeded from the clock, so a tenant's render keys never repeat another database's,
+    # even before its first write (docs/service.md, "Render cache").
+    session.add(ContentGeneration(tenant_pk=tenant.pk, generation=seed()))
     session.flush()
     return tenant
 
