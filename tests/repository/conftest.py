@@ -155,3 +155,13 @@ def assert_error(response: TestResponse, status: int, *, render: bool = False) -
     assert ("output" in body) is (not render)
     assert "Traceback" not in response.get_data(as_text=True)
     return body
+
+
+SERVICE_TOKEN = "service-secret"
+
+
+@pytest.fixture
+def service_token(monkeypatch: pytest.MonkeyPatch) -> str:
+    """The maintenance endpoint's service token, set for the test's apps."""
+    monkeypatch.setenv("ELREPO_SERVICE_AUTH_TOKEN", SERVICE_TOKEN)
+    return SERVICE_TOKEN

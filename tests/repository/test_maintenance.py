@@ -13,12 +13,6 @@ from tests.repository.standin import ORDER
 MAINTAIN = "/_sysadmin/_admin/_api/rest/maintain"
 
 
-@pytest.fixture
-def service_token(monkeypatch: pytest.MonkeyPatch) -> str:
-    monkeypatch.setenv("ELREPO_SERVICE_AUTH_TOKEN", "service-secret")
-    return "service-secret"
-
-
 def maintain(api: Api, path: str = MAINTAIN, token: str | None = None, **params: str) -> TestResponse:
     headers = {"Accept": "application/json"}
     if token is not None:
