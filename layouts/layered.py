@@ -36,8 +36,9 @@ from layouts.steps.lanes import UNASSIGNED_LANE, order_lanes
 from layouts.steps.layering import minimal_length_ranks
 from layouts.steps.main_path import main_path_edges
 from layouts.steps.ordering import order_layers
-from layouts.steps.placement import Bands, place_across
+from layouts.steps.placement import place_across
 from layouts.steps.proper import ProperGraph, make_proper
+from layouts.steps.spacing import Bands
 
 LABEL_GAP = 4.0
 MAIN_PATH_WEIGHT = 4.0

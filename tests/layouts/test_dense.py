@@ -20,8 +20,9 @@ from layouts.steps.channels import ChannelSegment, assign_channels, bundled_slot
 from layouts.steps.lanes import order_lanes
 from layouts.steps.layering import minimal_length_ranks
 from layouts.steps.ordering import order_layers
-from layouts.steps.placement import Bands, place_across
+from layouts.steps.placement import place_across
 from layouts.steps.proper import ProperGraph, dummy_budget, make_proper
+from layouts.steps.spacing import Bands
 from tests.geometry_checks import (
     edges_through_shapes,
     endpoint_problems,

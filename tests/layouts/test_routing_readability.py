@@ -9,7 +9,8 @@ from layouts.geometry import EdgeRoute, Layout, Point
 from layouts.graph import LayoutEdge, LayoutGraph, LayoutNode
 from layouts.registry import get_strategy
 from layouts.steps.channels import ChannelSegment, assign_slots
-from layouts.steps.placement import STEP_LIMIT, place_across
+from layouts.steps.placement import place_across
+from layouts.steps.straighten import STEP_LIMIT
 
 SIZES = {"task": (120.0, 60.0), "evStart": (36.0, 36.0), "evEnd": (36.0, 36.0), "ruleXor": (50.0, 50.0)}
 

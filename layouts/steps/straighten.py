@@ -1,0 +1,184 @@
+"""Straight where it can be: the optimum of summed lengths does not care whether a link is
+straight or off by a few units, but a reader does (a small step where a straight line was
+nearly possible). So a last pass, ``straighten``, moves whole blocks of aligned
+vertices (a vertex with every vertex it already lies on one line with) onto the line of a
+neighbour less than ``STEP_LIMIT`` away, or else clearly off it (a detour around a small
+shape), where the gaps and lanes leave room and the number of such small steps drops;
+links that are straight stay straight.
+
+Expects a placement that keeps the order and gap constraints (and lanes). Guarantees the
+same constraints after every move.
+"""
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+from layouts.steps.spacing import Bands, Placement, Spacing
+
+STEP_LIMIT = 40.0
+STRAIGHTEN_PASSES = 4
+PUSH_LIMIT = 200  # vertices one straightening move may push along
+SWAP_NUDGE = 6.0  # how far one of two links that swap lines is moved off the other's line
+ALIGNED = 0.01
+
+
+def straighten(placement: Placement, spacing: Spacing, vertex_count: int,
+                links: Sequence[tuple[int, int, float]], pulls: Sequence[tuple[int, int, float]],
+                bands: Bands | None) -> Placement:
+    """Remove small steps: move a block of aligned vertices onto a neighbour's line when
+    the layer gaps and lanes leave room and fewer links then bend by less than
+    ``STEP_LIMIT`` (see the module docstring). Heavier links are tried first."""
+    position = list(placement.positions)
+    layer_of = [0] * vertex_count
+    index_in_layer = [0] * vertex_count
+    for k, layer in enumerate(spacing.layers):
+        for i, v in enumerate(layer):
+            layer_of[v], index_in_layer[v] = k, i
+    incident: list[list[int]] = [[] for _ in range(vertex_count)]
+    for link_index, (a, b, _) in enumerate(links):
+        incident[a].append(link_index)
+        incident[b].append(link_index)
+    attached: list[list[int]] = [[] for _ in range(vertex_count)]  # loop turns move with their node
+    for a, b, _ in pulls:
+        attached[a].append(b)
+        attached[b].append(a)
+
+    def small_step(link_index: int) -> bool:
+        a, b, _ = links[link_index]
+        return ALIGNED < abs(position[a] - position[b]) < STEP_LIMIT
+
+    def block_of(start: int) -> set[int]:
+        block = {start}
+        stack = [start]
+        while stack:
+            v = stack.pop()
+            others = [w for link_index in incident[v] for w in links[link_index][:2]
+                      if abs(position[links[link_index][0]] - position[links[link_index][1]]) <= ALIGNED]
+            for w in others + attached[v]:
+                if w not in block:
+                    block.add(w)
+                    stack.append(w)
+        return block
+
+    boundaries = list(placement.boundaries)
+    lane_members: dict[int, list[int]] = {}
+    if bands and boundaries:
+        for v in range(vertex_count):
+            lane_members.setdefault(bands.lane[v], []).append(v)
+
+    def pushed(block: set[int], shift: float, anchor: int) -> tuple[set[int], set[int]] | None:
+        """``block`` with the blocks it pushes ahead of it when moved by ``shift``, and the
+        lane boundaries it pushes (with every lane beyond them); None when that would
+        move ``anchor`` or more than ``PUSH_LIMIT`` vertices."""
+        moving = set(block)
+        moved_boundaries: set[int] = set()
+        queue = list(block)
+        step = 1 if shift > 0 else -1
+        while queue:
+            v = queue.pop()
+            if bands and boundaries:
+                lane, padding = bands.lane[v], bands.padding[v]
+                far = lane + 1 if shift > 0 else lane
+                extent = spacing.after[v] if shift > 0 else -spacing.before[v]
+                outside = (position[v] + shift + extent + step * padding - boundaries[far]) * step > 1e-6
+                if outside and far not in moved_boundaries:
+                    beyond = range(far, len(boundaries)) if shift > 0 else range(0, far + 1)
+                    moved_boundaries.update(beyond)
+                    for other_lane in (range(far, len(boundaries) - 1) if shift > 0 else range(0, far)):
+                        for w in lane_members.get(other_lane, []):
+                            if w not in moving:
+                                moving.add(w)
+                                queue.append(w)
+            layer = spacing.layers[layer_of[v]]
+            neighbour_index = index_in_layer[v] + step
+            if not 0 <= neighbour_index < len(layer) or layer[neighbour_index] in moving:
+                continue
+            w = layer[neighbour_index]
+            room = abs(position[w] - position[v]) - (spacing.least_distance(v, w) if step > 0
+                                                     else spacing.least_distance(w, v))
+            if room < abs(shift) - 1e-6:
+                ahead = block_of(w)
+                if anchor in ahead or len(moving) + len(ahead) > PUSH_LIMIT:
+                    return None
+                moving |= ahead
+                queue += list(ahead)
+        if anchor in moving or len(moving) > PUSH_LIMIT:
+            return None
+        return moving, moved_boundaries
+
+    def steps_around(block: set[int], shift: float) -> int:
+        count = 0
+        for link_index in {i for v in block for i in incident[v]}:
+            a, b, _ = links[link_index]
+            if (a in block) != (b in block):
+                offset = position[a] - position[b] + (shift if a in block else -shift)
+                count += ALIGNED < abs(offset) < STEP_LIMIT
+        return count
+
+    def apply(vertices: set[int], lane_boundaries: set[int], shift: float) -> None:
+        for v in vertices:
+            position[v] = round(position[v] + shift, 3)
+        for k in lane_boundaries:
+            boundaries[k] = round(boundaries[k] + shift, 3)
+
+    by_weight = sorted(range(len(links)), key=lambda i: (-links[i][2], i))
+    for _ in range(STRAIGHTEN_PASSES):
+        moved = False
+        for link_index in by_weight:
+            if not small_step(link_index):
+                continue
+            a, b, _ = links[link_index]
+            best: tuple[int, set[int], set[int], float] | None = None
+            for mover, anchor in ((a, b), (b, a)):
+                block = block_of(mover)
+                if anchor in block:
+                    continue
+                offset = position[mover] - position[anchor]
+                away = math.copysign(STEP_LIMIT + 1.0, offset) - offset
+                for shift in (-offset, away):  # onto the anchor's line, or clearly off it
+                    push = pushed(block, shift, anchor)
+                    if push is not None:
+                        gain = steps_around(push[0], 0.0) - steps_around(push[0], shift)
+                        if gain > 0 and (best is None or gain > best[0]):
+                            best = (gain, *push, shift)
+            if best is not None:
+                apply(*best[1:])
+                moved = True
+        if not moved:
+            break
+    # two links that swap lines between two layers (one runs from x to y, the other from
+    # y to x) would share both lines in the channel whatever their slots: move one end
+    # of either off its line, where that adds no small step
+    def nudge(v: int, anchor: int) -> bool:
+        block = block_of(v)
+        for shift in (SWAP_NUDGE, -SWAP_NUDGE):
+            push = pushed(block, shift, anchor)
+            if push is not None and steps_around(push[0], shift) <= steps_around(push[0], 0.0):
+                apply(*push, shift)
+                return True
+        return False
+
+    for first, second in _swapped_links(links, position, layer_of):
+        if abs(position[links[first][0]] - position[links[second][1]]) <= ALIGNED:  # not parted yet
+            if not nudge(links[second][1], links[second][0]):
+                nudge(links[first][1], links[first][0])
+    return Placement(position, boundaries)
+
+
+def _swapped_links(links: Sequence[tuple[int, int, float]], position: Sequence[float],
+                   layer_of: Sequence[int]) -> list[tuple[int, int]]:
+    """Pairs of links between the same two layers where one runs from the other's end
+    line to its start line (links run from the upper layer to the lower one)."""
+    by_lines: dict[tuple[int, float, float], int] = {}
+    pairs: list[tuple[int, int]] = []
+    for link_index, (a, b, _) in enumerate(links):
+        upper, lower = (a, b) if layer_of[a] < layer_of[b] else (b, a)
+        key = (layer_of[upper], round(position[upper], 2), round(position[lower], 2))
+        if key[1] == key[2]:
+            continue
+        swapped = by_lines.get((key[0], key[2], key[1]))
+        if swapped is not None:
+            pairs.append((swapped, link_index))
+        by_lines.setdefault(key, link_index)
+    return pairs
