@@ -22,9 +22,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from layouts.base import LayoutError, LayoutOptions
-from layouts.geometry import Box, EdgeRoute, Layout, NodeBox, Point
+from layouts.geometry import VERTICAL, Box, EdgeRoute, Layout, NodeBox, Point
 from layouts.graph import LayoutEdge, LayoutGraph, LayoutNode
-from layouts.layered import VERTICAL, layered_layout
+from layouts.layered import layered_layout
 
 
 @dataclass(frozen=True, slots=True)

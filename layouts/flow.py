@@ -6,9 +6,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from layouts.base import LayoutOptions
-from layouts.geometry import Layout
+from layouts.geometry import HORIZONTAL, VERTICAL, Direction, Layout
 from layouts.graph import LayoutGraph
-from layouts.layered import HORIZONTAL, VERTICAL, Direction, layered_layout
+from layouts.layered import layered_layout
 
 
 @dataclass(frozen=True, slots=True)

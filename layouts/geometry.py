@@ -82,3 +82,29 @@ class Layout:
     edges: tuple[EdgeRoute, ...] = field(default=())
     lanes: tuple[LaneBand, ...] = field(default=())
     cells: tuple[Cell, ...] = field(default=())
+
+
+@dataclass(frozen=True, slots=True)
+class Direction:
+    """``horizontal`` (flow left to right) or ``vertical`` (top to bottom)."""
+
+    name: str
+
+    @property
+    def swapped(self) -> bool:
+        return self.name == "vertical"
+
+    def to_abstract(self, width: float, height: float) -> tuple[float, float]:
+        return (height, width) if self.swapped else (width, height)
+
+    def point(self, r: float, o: float) -> Point:
+        return (o, r) if self.swapped else (r, o)
+
+    def box(self, r: float, o: float, r_extent: float, o_extent: float) -> Box:
+        if self.swapped:
+            return Box(o, r, o_extent, r_extent)
+        return Box(r, o, r_extent, o_extent)
+
+
+HORIZONTAL = Direction("horizontal")
+VERTICAL = Direction("vertical")

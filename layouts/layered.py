@@ -26,7 +26,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from layouts.base import LayoutError, LayoutOptions
-from layouts.geometry import Box, EdgeRoute, LaneBand, Layout, NodeBox, Point
+from layouts.geometry import Direction, EdgeRoute, LaneBand, Layout, NodeBox, Point
 from layouts.graph import LayoutGraph
 from layouts.steps.acyclic import feedback_edges
 from layouts.steps.bypass import bypass_routes, drawn_ends
@@ -48,32 +48,6 @@ START_KINDS = ("evStart",)
 POINTED_KINDS = frozenset({"evStart", "evIntermediate", "evEnd", "ruleXor", "ruleAnd", "condition",
                            "processInterfacePlaceholder"})
 PORT_CORNER = 10.0
-
-
-@dataclass(frozen=True, slots=True)
-class Direction:
-    """``horizontal`` (flow left to right) or ``vertical`` (top to bottom)."""
-
-    name: str
-
-    @property
-    def swapped(self) -> bool:
-        return self.name == "vertical"
-
-    def to_abstract(self, width: float, height: float) -> tuple[float, float]:
-        return (height, width) if self.swapped else (width, height)
-
-    def point(self, r: float, o: float) -> Point:
-        return (o, r) if self.swapped else (r, o)
-
-    def box(self, r: float, o: float, r_extent: float, o_extent: float) -> Box:
-        if self.swapped:
-            return Box(o, r, o_extent, r_extent)
-        return Box(r, o, r_extent, o_extent)
-
-
-HORIZONTAL = Direction("horizontal")
-VERTICAL = Direction("vertical")
 
 
 @dataclass(slots=True)
