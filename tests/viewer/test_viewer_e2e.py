@@ -60,7 +60,7 @@ def test_first_open_signs_in_and_shows_the_process_house(viewer: Viewer) -> None
     viewer.sign_in()
     page.wait_for_selector(f"{DIAGRAM} > svg[data-layout=graphic][data-diagram-id='{PROCESS_HOUSE}']")
     assert f"#/demo/default/elements/{PROCESS_HOUSE}?" in page.url
-    assert page.text_content(PANEL_NAME) == "Contoso Fertigung process house"
+    page.wait_for_selector(f"{PANEL_NAME} >> text='Contoso Fertigung process house'")
     token = viewer.live.tokens["editor"]
     assert token not in page.url
     assert page.evaluate("sessionStorage.getItem('elrepo.token/demo/default')") == token
@@ -97,7 +97,9 @@ def test_tree_opens_a_diagram_and_a_click_on_a_task_shows_it(viewer: Viewer) -> 
     expected = name_of(viewer.live, task_id)
     page.wait_for_selector(f"{PANEL_NAME} >> text='{expected}'")
     assert f"diagram={ORDER_TO_CASH}" in page.url
-    assert page.get_attribute(f"{DIAGRAM} rect.overlay[data-guid='{task_id}']", "class") == "overlay selected"
+    # the panel may show the name before the drawing marks the selection: wait for both
+    selected = page.wait_for_selector(f"{DIAGRAM} rect.overlay.selected[data-guid='{task_id}']")
+    assert selected is not None and selected.get_attribute("class") == "overlay selected"
     viewer.shot("task-clicked")
 
     page.go_back()
@@ -121,7 +123,7 @@ def test_search_and_another_facet(viewer: Viewer) -> None:
     tree.locator("button.toggle").first.click()
     tree.get_by_role("link", name="Sales", exact=True).click()
     page.wait_for_selector(f"{PANEL_NAME} >> text='Sales'")
-    assert page.text_content("[data-testid=element-type]") == "Org unit"
+    page.wait_for_selector("[data-testid=element-type] >> text='Org unit'")
     viewer.shot("org-unit")
     assert viewer.problems == []
 
@@ -164,7 +166,7 @@ def test_release_from_the_panel_as_approver(viewer: Viewer) -> None:
     viewer.shot("transitions")
     release.click()
     page.wait_for_selector("[data-testid=release-result] >> text=/now released, version 3.0/")
-    assert page.text_content("[data-testid=element-state]") == "released"
+    page.wait_for_selector("[data-testid=element-state] >> text='released'")
     versions = page.locator("[data-testid=versions] li").all_text_contents()
     assert versions[-1] == "3.0 — released" and "2.0 — expired" in versions
     assert page.locator("button[data-transition=InProcessToReleased]").count() == 0
