@@ -5,15 +5,13 @@ importing again updates instead of duplicating; a bad file writes nothing and th
 go on; the HTTP BPMN export answers the same XML under the render endpoint's rules."""
 from __future__ import annotations
 
-import os
-import uuid
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 from lxml import etree
-from sqlalchemy import create_engine, func, select, text
+from sqlalchemy import func, select
 
 from interchange import BPMN_LAYOUT_KEYS, diagram_to_bpmn, read_bpmn
 from interchange.fixture import scope_nodes
@@ -27,9 +25,9 @@ from repository.store import Store
 from repository.store.db import create_schema, make_engine, session_factory
 from repository.store.models import Element
 from tests.conftest import FIXTURES
+from tests.repository.conftest import in_schema, postgres_schema
 
 BPMN_FILES = sorted((FIXTURES / "bpmn").glob("*.bpmn"))
-PG_ENV = "ELREPO_TEST_DATABASE_URL"
 TENANT = ["acme", "main"]
 INNER = ("nodes", "flows", "boundary events")  # what a sub-process's own diagram keeps
 
@@ -42,21 +40,10 @@ def db(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
         assert main(["tenant", "create", *TENANT, "--db", url]) == 0
         yield url
         return
-    server = os.environ.get(PG_ENV)
-    if not server:
-        pytest.skip(f"{PG_ENV} is not set; PostgreSQL runs are skipped")
-    schema = f"bpmn_{uuid.uuid4().hex[:12]}"
-    admin = create_engine(server, isolation_level="AUTOCOMMIT")
-    with admin.connect() as connection:
-        connection.execute(text(f'CREATE SCHEMA "{schema}"'))
-    url = f"{server}{'&' if '?' in server else '?'}options=-csearch_path%3D{schema}"
-    try:
+    with postgres_schema("bpmn") as (server, schema):
+        url = in_schema(server, schema)
         assert main(["tenant", "create", *TENANT, "--db", url]) == 0
         yield url
-    finally:
-        with admin.connect() as connection:
-            connection.execute(text(f'DROP SCHEMA "{schema}" CASCADE'))
-        admin.dispose()
 
 
 def summary(model: BpmnModel, scope: str | None) -> dict[str, set[tuple[Any, ...]]]:

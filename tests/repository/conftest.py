@@ -70,20 +70,33 @@ def prepared(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Prepare
         yield Prepared({"DATABASE_URL": f"sqlite:///{copy}"}, loaded.tokens,
                        loaded.other_tokens)
         return
+    with postgres_schema("t") as (url, schema):
+        yield prepare({"DATABASE_URL": url, "ENGINE_OPTIONS": {
+            "execution_options": {"schema_translate_map": {None: schema}}}})
+
+
+@contextmanager
+def postgres_schema(prefix: str) -> Iterator[tuple[str, str]]:
+    """(server URL, name) of an empty PostgreSQL schema of the test's own, dropped after
+    it; the test skips without ELREPO_TEST_DATABASE_URL."""
     url = os.environ.get(PG_ENV)
     if not url:
         pytest.skip(f"{PG_ENV} is not set; PostgreSQL runs are skipped")
-    schema = f"t_{uuid.uuid4().hex[:16]}"
+    schema = f"{prefix}_{uuid.uuid4().hex[:16]}"
     admin = create_engine(url, isolation_level="AUTOCOMMIT")
     with admin.connect() as connection:
         connection.execute(text(f'CREATE SCHEMA "{schema}"'))
     try:
-        yield prepare({"DATABASE_URL": url, "ENGINE_OPTIONS": {
-            "execution_options": {"schema_translate_map": {None: schema}}}})
+        yield url, schema
     finally:
         with admin.connect() as connection:
             connection.execute(text(f'DROP SCHEMA "{schema}" CASCADE'))
         admin.dispose()
+
+
+def in_schema(url: str, schema: str) -> str:
+    """`url` with `schema` as the search path: what a command-line `--db` can carry."""
+    return f"{url}{'&' if '?' in url else '?'}options=-csearch_path%3D{schema}"
 
 
 # For sweeps whose outcome cannot depend on the backend (auth checks before any query of

@@ -14,13 +14,11 @@ import threading
 import time
 import urllib.error
 import urllib.request
-import uuid
 from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Any
 
 import pytest
-from sqlalchemy import create_engine, text
 
 from layouts.keys import LAYOUT_KEYS
 from repository.app import create_app
@@ -28,7 +26,7 @@ from repository.cli import main
 from repository.demo import load_demo
 from repository.fixtures import diagram_fixture
 from repository.store import Store
-from tests.repository.conftest import PG_ENV
+from tests.repository.conftest import in_schema, postgres_schema
 from tests.repository.standin import ORDER, standin_tenant
 
 
@@ -378,25 +376,15 @@ def test_serve_maintenance_with_the_service_token(server: Server) -> None:
 
 
 def test_serve_on_postgresql(tmp_path: Path) -> None:
-    url = os.environ.get(PG_ENV)
-    if not url:
-        pytest.skip(f"{PG_ENV} is not set; PostgreSQL runs are skipped")
-    schema = f"serve_{uuid.uuid4().hex[:12]}"
-    admin = create_engine(url, isolation_level="AUTOCOMMIT")
-    with admin.connect() as connection:
-        connection.execute(text(f'CREATE SCHEMA "{schema}"'))
-    separator = "&" if "?" in url else "?"
-    running = Server(f"{url}{separator}options=-csearch_path%3D{schema}", tmp_path)
-    try:
-        status, _, body = running.request(DEMO + "/views/diagram/elements")
-        assert status == 200 and json.loads(body)["count"] >= 5
-        status, _, _ = running.request(DEMO + "/views/list/elements?api-version=1.0")
-        assert status == 400
-    finally:
-        running.stop()
-        with admin.connect() as connection:
-            connection.execute(text(f'DROP SCHEMA "{schema}" CASCADE'))
-        admin.dispose()
+    with postgres_schema("serve") as (url, schema):
+        running = Server(in_schema(url, schema), tmp_path)
+        try:
+            status, _, body = running.request(DEMO + "/views/diagram/elements")
+            assert status == 200 and json.loads(body)["count"] >= 5
+            status, _, _ = running.request(DEMO + "/views/list/elements?api-version=1.0")
+            assert status == 400
+        finally:
+            running.stop()
 
 
 def test_serve_on_a_taken_port_says_so_and_loads_nothing(tmp_path: Path,

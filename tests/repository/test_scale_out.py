@@ -11,14 +11,12 @@ import subprocess
 import sys
 import threading
 import urllib.request
-import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from sqlalchemy import create_engine, text
 
-from tests.repository.conftest import PG_ENV
+from tests.repository.conftest import in_schema, postgres_schema
 from tests.repository.test_cli import DEMO, Server, free_port
 from tests.repository.test_render_cache import REDIS_ENV
 
@@ -46,20 +44,8 @@ class JoiningServer(Server):
 @pytest.fixture
 def database(tmp_path: Path) -> Iterator[str]:
     """An empty PostgreSQL schema of its own, as a URL."""
-    url = os.environ.get(PG_ENV)
-    if not url:
-        pytest.skip(f"{PG_ENV} is not set; the scale-out check needs PostgreSQL")
-    schema = f"scale_{uuid.uuid4().hex[:12]}"
-    admin = create_engine(url, isolation_level="AUTOCOMMIT")
-    with admin.connect() as connection:
-        connection.execute(text(f'CREATE SCHEMA "{schema}"'))
-    separator = "&" if "?" in url else "?"
-    try:
-        yield f"{url}{separator}options=-csearch_path%3D{schema}"
-    finally:
-        with admin.connect() as connection:
-            connection.execute(text(f'DROP SCHEMA "{schema}" CASCADE'))
-        admin.dispose()
+    with postgres_schema("scale") as (url, schema):
+        yield in_schema(url, schema)
 
 
 @pytest.fixture
