@@ -8,19 +8,22 @@ Beside it, the same file laid out by bpmn-auto-layout, with what that drops (poo
 message flows). The two npm packages are used when node finds them in the folder given
 by ``--node-modules`` (else ``ELREPO_NODE_MODULES``, else ``~/.cache/elrepo/npm``: the folder
 holding ``node_modules``, as ``npm install --prefix FOLDER bpmn-moddle bpmn-auto-layout`` makes it);
-otherwise only our side is measured and the table says so.
+otherwise only our side is measured and the table says so. The tests install bpmn-moddle
+alone there with ``installed_bpmn_moddle`` (bpmn-auto-layout is for this benchmark only).
 
     python -m benchmarks.bpmn_quality CORPUS_DIR [--node-modules DIR]
 """
 from __future__ import annotations
 
 import argparse
+import contextlib
+import fcntl
 import json
 import os
 import shutil
 import subprocess
 import sys
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
@@ -40,6 +43,9 @@ INTERIOR_TOLERANCE = 1.0
 OVERLAP_TOLERANCE = 0.5
 NODE_TIMEOUT_SECONDS = 600
 DEFAULT_NODE_MODULES = "~/.cache/elrepo/npm"
+#: the version docs/interchange.md's figures were taken with
+BPMN_MODDLE_PACKAGE = "bpmn-moddle@10.3.1"
+NPM_INSTALL_TIMEOUT_SECONDS = 300
 
 # Reads each file given on standard input with bpmn-moddle, and with ``layout`` also lays it
 # out with bpmn-auto-layout; answers one JSON object per file.
@@ -219,13 +225,63 @@ def _properly_cross(p: Point, q: Point, r: Point, s: Point) -> bool:
     return side(p, q, r) * side(p, q, s) < -1e-9 and side(r, s, p) * side(r, s, q) < -1e-9
 
 
+class NodeUnavailable(Exception):
+    """node, npm or bpmn-moddle cannot be had here; the message says why."""
+
+
+def _node_modules_folder(given: str | None) -> Path:
+    return Path(given or os.environ.get("ELREPO_NODE_MODULES") or DEFAULT_NODE_MODULES).expanduser()
+
+
+def _has_bpmn_moddle(folder: Path) -> bool:
+    return (folder / "node_modules" / "bpmn-moddle").is_dir()
+
+
 def node_modules_dir(given: str | None = None) -> Path | None:
     """The folder whose ``node_modules`` holds bpmn-moddle, when node is installed too."""
-    folder = given or os.environ.get("ELREPO_NODE_MODULES") or DEFAULT_NODE_MODULES
     if shutil.which("node") is None:
         return None
-    path = Path(folder).expanduser()
-    return path if (path / "node_modules" / "bpmn-moddle").is_dir() else None
+    path = _node_modules_folder(given)
+    return path if _has_bpmn_moddle(path) else None
+
+
+def installed_bpmn_moddle() -> Path:
+    """``node_modules_dir()``, after installing bpmn-moddle there with npm when it is missing.
+    Concurrent callers (test processes) take turns on a lock file, so only the first installs.
+    Raises NodeUnavailable when node or npm is not on PATH or the install fails."""
+    for tool in ("node", "npm"):
+        if shutil.which(tool) is None:
+            raise NodeUnavailable(f"{tool} not found on PATH")
+    folder = _node_modules_folder(None)
+    if _has_bpmn_moddle(folder):
+        return folder
+    folder.mkdir(parents=True, exist_ok=True)
+    with _exclusive(folder / ".install.lock"):
+        if not _has_bpmn_moddle(folder):  # unless the process we waited for installed it
+            _npm_install(folder, BPMN_MODDLE_PACKAGE)
+    return folder
+
+
+@contextlib.contextmanager
+def _exclusive(lock_file: Path) -> Iterator[None]:
+    """Held until the block ends; a waiter waits at most one install's timeout."""
+    with lock_file.open("a") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        yield
+
+
+def _npm_install(folder: Path, package: str) -> None:
+    command = ["npm", "install", "--prefix", str(folder), "--no-audit", "--no-fund", "--loglevel=error", package]
+    try:
+        done = subprocess.run(command, capture_output=True, text=True, timeout=NPM_INSTALL_TIMEOUT_SECONDS,
+                              check=False)
+    except subprocess.TimeoutExpired:
+        raise NodeUnavailable(f"`{' '.join(command)}` took longer than {NPM_INSTALL_TIMEOUT_SECONDS} s") from None
+    if done.returncode != 0 or not _has_bpmn_moddle(folder):
+        # npm leads with the error code and message, then a stack and where its log is
+        lines = [line.strip() for line in (done.stderr or done.stdout).splitlines()]
+        said = " / ".join([line for line in lines if line and not line.startswith("npm error     at ")][:4])
+        raise NodeUnavailable(f"`{' '.join(command)}` failed (exit {done.returncode}): {said or 'no output'}")
 
 
 def run_node(folder: Path, files: Sequence[Path], auto_layout: bool) -> list[dict[str, Any]]:
