@@ -1,5 +1,7 @@
 """Renders in separate processes with a deadline, so that a runaway layout cannot take a
-request worker down (docs/contract.md, "Limits and robustness").
+request worker down (docs/contract.md, "Limits and robustness"). BPMN exports (a BPMN
+layout written as XML, `interchange.diagram_to_bpmn`) run the same way, in the same
+processes, under the same deadline and refusals: a render in all but its output.
 
 Each request worker (a gunicorn worker, or a test process) has one `RenderPool` of a few
 render processes, made after gunicorn's fork on first use: render processes are never
@@ -46,7 +48,7 @@ import time
 from collections import OrderedDict
 from collections.abc import Mapping
 from multiprocessing.connection import Connection
-from typing import Any
+from typing import Any, Literal
 
 from repository.errors import InvalidInput, ServiceUnavailable
 
@@ -58,6 +60,7 @@ __all__ = [
     "RenderBusy",
     "RenderPool",
     "RenderTimedOut",
+    "Work",
     "render_timeout",
     "shared_pool",
 ]
@@ -72,6 +75,8 @@ REFUSAL_SECONDS = 60
 #: Timed-out render keys remembered at most (oldest forgotten first).
 _REMEMBERED_KEYS = 1024
 _NICENESS = 10
+#: What a render process makes, as the refusals name it: an SVG, or BPMN 2.0 XML with DI.
+Work = Literal["render", "BPMN export"]
 
 
 class RenderTimedOut(ServiceUnavailable):
@@ -116,7 +121,7 @@ class _RenderProcess:
         self._connection: Connection | None = None
         self._ready = False
 
-    def render(self, request: tuple[Any, ...], deadline: float) -> tuple[str, str]:
+    def render(self, request: tuple[Any, ...], deadline: float) -> tuple[str, Any]:
         """The render process's answer by `deadline` (a `time.monotonic()` instant).
         Raises _Starting when the process was still loading the engine then (it goes on
         loading), _PastDeadline when the render ran past it, EOFError when the process
@@ -128,7 +133,7 @@ class _RenderProcess:
             if not connection.poll(max(0.0, deadline - sent)):
                 self.restart()
                 raise _PastDeadline(deadline - sent)
-            answer: tuple[str, str] = connection.recv()
+            answer: tuple[str, Any] = connection.recv()
         except (EOFError, OSError) as error:
             self.restart()
             raise EOFError("the render process stopped") from error
@@ -192,7 +197,22 @@ class RenderPool:
         refuse a repeat of one that timed out. Raises InvalidInput for the engine's
         input errors, RenderTimedOut, RenderBusy, ServiceUnavailable if the render
         process died, and RuntimeError for a bug in the engine."""
-        self._refuse_if_timed_out(key, timeout)
+        svg = self._run("render", key, (fixture, layout_key, culture, default_culture), timeout)
+        assert isinstance(svg, str)
+        return svg
+
+    def export_bpmn(self, key: str, fixture: Any, layout_key: str, culture: int,
+                    timeout: float, *, default_culture: int) -> bytes:
+        """`interchange.diagram_to_bpmn` of `fixture` in the BPMN layout `layout_key`, as
+        `render` draws: same deadline, refusals and errors (InvalidInput for what cannot
+        be written as BPMN). `key` must differ from every render's."""
+        xml = self._run("BPMN export", key, (fixture, layout_key, culture, default_culture),
+                        timeout)
+        assert isinstance(xml, bytes)
+        return xml
+
+    def _run(self, work: Work, key: str, arguments: tuple[Any, ...], timeout: float) -> Any:
+        self._refuse_if_timed_out(work, key, timeout)
         deadline = time.monotonic() + timeout
         retry = math.ceil(timeout)  # by then every render under way has ended
         try:
@@ -201,15 +221,14 @@ class RenderPool:
             raise RenderBusy(f"All {self._processes} render processes stayed busy for "
                              f"{timeout:g} s; try again after {retry} s", retry) from None
         try:
-            outcome, text = slot.render((fixture, layout_key, culture, default_culture),
-                                        deadline)
+            outcome, output = slot.render((work, *arguments), deadline)
         except _Starting:
             raise RenderBusy(f"The render processes are still starting; try again after "
                              f"{retry} s", retry) from None
         except _PastDeadline as past:
             self._remember_timed_out(key, past.seconds)
-            raise RenderTimedOut(f"Rendering took longer than the {timeout:g} s deadline "
-                                 f"and was stopped; this render is refused for "
+            raise RenderTimedOut(f"The {work} took longer than the {timeout:g} s deadline "
+                                 f"and was stopped; this {work} is refused for "
                                  f"{REFUSAL_SECONDS} s", REFUSAL_SECONDS) from None
         except EOFError:
             raise ServiceUnavailable("The render process stopped unexpectedly; try again",
@@ -217,10 +236,10 @@ class RenderPool:
         finally:
             self._idle.put(slot)
         if outcome == "input":
-            raise InvalidInput(text)
+            raise InvalidInput(output)
         if outcome == "error":
-            raise RuntimeError(f"the render process failed: {text}")
-        return text
+            raise RuntimeError(f"the render process failed: {output}")
+        return output
 
     def start(self) -> None:
         """Starts the idle slots' processes that are not running, without waiting: they
@@ -240,7 +259,7 @@ class RenderPool:
         for slot in self._slots:
             slot.stop()
 
-    def _refuse_if_timed_out(self, key: str, timeout: float) -> None:
+    def _refuse_if_timed_out(self, work: Work, key: str, timeout: float) -> None:
         """A render stopped shortly before after running at least this long."""
         with self._lock:
             remembered = self._timed_out.get(key)
@@ -252,7 +271,7 @@ class RenderPool:
                 del self._timed_out[key]
                 return
         if timeout <= ran:
-            raise RenderTimedOut(f"This render was stopped after {ran:.1f} s shortly before; "
+            raise RenderTimedOut(f"This {work} was stopped after {ran:.1f} s shortly before; "
                                  f"try again after {math.ceil(remaining)} s",
                                  math.ceil(remaining))
 
@@ -276,22 +295,34 @@ def _serve(connection: Connection) -> None:
     try:
         connection.send("ready")
         while True:
-            fixture, layout_key, culture, default_culture = connection.recv()
-            connection.send(_render_answer(fixture, layout_key, culture, default_culture))
+            connection.send(_answer(*connection.recv()))
     except (EOFError, OSError):  # the request worker is gone
         return
 
 
-def _render_answer(fixture: Any, layout_key: str, culture: int,
-                   default_culture: int) -> tuple[str, str]:
+def _answer(work: Work, fixture: Any, layout_key: str, culture: int,
+            default_culture: int) -> tuple[str, Any]:
     from renderer.api import RenderInputError, render
 
     try:
-        return ("svg", render(fixture, layout_key, culture, default_culture=default_culture))
+        if work == "BPMN export":
+            return _bpmn_answer(fixture, layout_key, culture, default_culture)
+        return ("output", render(fixture, layout_key, culture, default_culture=default_culture))
     except RenderInputError as error:
         return ("input", str(error))
     except Exception as error:  # an engine bug: the worker logs it, as in process
         return ("error", f"{type(error).__name__}: {error}")
+
+
+def _bpmn_answer(fixture: Any, layout_key: str, culture: int,
+                 default_culture: int) -> tuple[str, Any]:
+    # Imported by the first export: a render process that only renders never pays for it.
+    from interchange import BpmnError, diagram_to_bpmn
+
+    try:
+        return ("output", diagram_to_bpmn(fixture, layout_key, culture, default_culture))
+    except BpmnError as error:
+        return ("input", str(error))
 
 
 _pools: dict[int, RenderPool] = {}

@@ -3,42 +3,53 @@
 
 Declared like the render endpoint (repository/api/render.py): the same permission, the
 render error shape (its path is under `/_api/rest/diagram/`, which app.error_response
-answers in that shape) and the same headers that keep the answer from being run or
-sniffed as another type. The export runs in the request's thread: a BPMN layout has no
-render process of its own.
+answers in that shape) and the same headers on every answer, refusals included, that
+keep it from being run or sniffed as another type. The export runs in this worker's
+render processes under the render deadline (repository/render_pool.py): past it 503 with
+`Retry-After`, and a timed-out export is refused at once for a while, as a render is.
 """
 
 from __future__ import annotations
 
-from flask import Response
+from flask import Response, current_app
 
-from interchange import BPMN_LAYOUT_KEYS, BpmnError, diagram_to_bpmn
+from interchange import BPMN_LAYOUT_KEYS
 from repository.api.common import TenantRequest
 from repository.api.endpoint import Answer, Resource
-from repository.api.render import SECURITY_HEADERS
+from repository.api.render import SECURITY_HEADERS, add_security_headers
 from repository.api.routes import TENANT
 from repository.errors import InvalidInput
 from repository.fixtures import diagram_fixture
+from repository.render_cache import DrawnState, render_key
+from repository.render_pool import render_timeout, shared_pool
+from repository.store.base import current_version_pk
 from repository.wire import parse_culture_id
 
 resource = Resource("bpmn", __name__, error_schema="RenderError")
 BPMN_MEDIA_TYPE = "application/xml"
+resource.blueprint.after_request(add_security_headers)  # refusals included
 
 
 @resource.endpoint("GET", TENANT + "/_api/rest/diagram/<diagram_id>/bpmn/<culture_id>/<layout_key>",
                    summary="Export a diagram as BPMN 2.0 XML with diagram interchange "
                            f"(layout keys: {', '.join(BPMN_LAYOUT_KEYS)})",
-                   api_version="2.0", answer=Answer("BpmnXml", BPMN_MEDIA_TYPE, tuple(SECURITY_HEADERS)))
+                   api_version="2.0", answer=Answer("BpmnXml", BPMN_MEDIA_TYPE, tuple(SECURITY_HEADERS)),
+                   deadline=True)
 def export_bpmn(req: TenantRequest, diagram_id: str, culture_id: str, layout_key: str) -> Response:
     culture = parse_culture_id(culture_id, "cultureId")
     if layout_key not in BPMN_LAYOUT_KEYS:
         raise InvalidInput(f"Unknown BPMN layout key {layout_key!r}; BPMN layout keys: "
                            f"{', '.join(BPMN_LAYOUT_KEYS)}")
-    fixture = diagram_fixture(req.store, req.store.element(diagram_id))
+    diagram, tenant = req.store.element(diagram_id), req.store.tenant
+    # Names the export (not a render: "bpmn:" keys no render layout) for the pool to
+    # refuse a repeat of one that timed out.
+    key = render_key(tenant.collection_id, tenant.storage_id,
+                     DrawnState(diagram.id, current_version_pk(diagram), req.store.content_generation()),
+                     f"bpmn:{layout_key}", culture, default_culture=tenant.default_culture)
     try:
-        xml = diagram_to_bpmn(fixture, layout_key, culture, req.store.tenant.default_culture)
-    except BpmnError as error:
+        xml = shared_pool().export_bpmn(key, diagram_fixture(req.store, diagram), layout_key, culture,
+                                        render_timeout(current_app.config),
+                                        default_culture=tenant.default_culture)
+    except InvalidInput as error:
         raise InvalidInput(f"Diagram {diagram_id!r} cannot be exported as BPMN: {error}") from None
-    response = Response(xml, mimetype=BPMN_MEDIA_TYPE)
-    response.headers.update(SECURITY_HEADERS)
-    return response
+    return Response(xml, mimetype=BPMN_MEDIA_TYPE)
