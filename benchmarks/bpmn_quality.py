@@ -8,28 +8,26 @@ Beside it, the same file laid out by bpmn-auto-layout, with what that drops (poo
 message flows). The two npm packages are used when node finds them in the folder given
 by ``--node-modules`` (else ``ELREPO_NODE_MODULES``, else ``~/.cache/elrepo/npm``: the folder
 holding ``node_modules``, as ``npm install --prefix FOLDER bpmn-moddle bpmn-auto-layout`` makes it);
-otherwise only our side is measured and the table says so. The tests install bpmn-moddle
-alone there with ``installed_bpmn_moddle`` (bpmn-auto-layout is for this benchmark only).
+otherwise only our side is measured and the table says so (``benchmarks.bpmn_io``).
+Last, each file's crossings against our SVG of the same model (``benchmarks.bpmn_crossings``,
+with the checker's svgmetrics.py).
 
-    python -m benchmarks.bpmn_quality CORPUS_DIR [--node-modules DIR]
+    python -m benchmarks.bpmn_quality CORPUS_DIR [--node-modules DIR] [--svgmetrics FILE]
 """
 from __future__ import annotations
 
 import argparse
-import contextlib
-import fcntl
-import json
-import os
-import shutil
-import subprocess
 import sys
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
 
+# re-exported: tests import these two from here
+from benchmarks.bpmn_io import node_modules_dir as node_modules_dir
+from benchmarks.bpmn_io import run_node as run_node
 from interchange import BPMN_LAYOUT_KEYS, BpmnError, BpmnModel, layout_bpmn
-from interchange.model import ANNOTATION
+from interchange.model import ANNOTATION, BpmnFlow
 from interchange.parsing import BPMNDI_NS, DC_NS, DI_NS, parse_bpmn_xml
 from interchange.reader import read_model
 
@@ -41,36 +39,6 @@ Segment = tuple[Point, Point]
 INTERIOR_TOLERANCE = 1.0
 #: two shapes must overlap by more than this on both axes to count
 OVERLAP_TOLERANCE = 0.5
-NODE_TIMEOUT_SECONDS = 600
-DEFAULT_NODE_MODULES = "~/.cache/elrepo/npm"
-#: the version docs/interchange.md's figures were taken with
-BPMN_MODDLE_PACKAGE = "bpmn-moddle@10.3.1"
-NPM_INSTALL_TIMEOUT_SECONDS = 300
-
-# Reads each file given on standard input with bpmn-moddle, and with ``layout`` also lays it
-# out with bpmn-auto-layout; answers one JSON object per file.
-NODE_SCRIPT = """
-import { readFileSync } from 'node:fs';
-import { BpmnModdle } from 'bpmn-moddle';
-const request = JSON.parse(readFileSync(0, 'utf8'));
-const layoutProcess = request.layout ? (await import('bpmn-auto-layout')).layoutProcess : null;
-const answers = [];
-for (const file of request.files) {
-  const xml = readFileSync(file, 'utf8');
-  const answer = { file };
-  try {
-    const { warnings } = await new BpmnModdle().fromXML(xml);
-    answer.warnings = warnings.map(warning => warning.message);
-  } catch (error) {
-    answer.warnings = ['not read: ' + error.message];
-  }
-  if (layoutProcess) {
-    try { answer.autoLayout = await layoutProcess(xml); } catch (error) { answer.autoLayoutError = error.message; }
-  }
-  answers.push(answer);
-}
-process.stdout.write(JSON.stringify(answers));
-"""
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,16 +64,22 @@ class DiQuality:
 
 
 @dataclass(frozen=True, slots=True)
-class _Plane:
+class Plane:
+    """One BPMNPlane's bounds and waypoints, by BPMN id."""
+
     shapes: dict[str, Rect]
     edges: dict[str, list[Point]]
+
+
+#: the flows whose routes are measured (associations are not)
+MEASURED_FLOWS = ("sequenceFlow", "messageFlow")
 
 
 def measure_di(data: bytes) -> DiQuality:
     """The quality counts of a BPMN file's DI; a node, pool, lane or flow without DI is not drawn."""
     tree = parse_bpmn_xml(data)
     model = read_model(tree)
-    planes = [_plane(element) for element in tree.getroot().iter(f"{{{BPMNDI_NS}}}BPMNPlane")]
+    planes = planes_of(tree)
     drawn_shapes = {shape_id for plane in planes for shape_id in plane.shapes}
     drawn_edges = {edge_id for plane in planes for edge_id in plane.edges}
     message_flows = [flow for flow in model.flows if flow.tag == "messageFlow"]
@@ -121,7 +95,16 @@ def measure_di(data: bytes) -> DiQuality:
     return totals
 
 
-def _plane(element: Any) -> _Plane:
+def planes_of(tree: Any) -> list[Plane]:
+    return [_plane(element) for element in tree.getroot().iter(f"{{{BPMNDI_NS}}}BPMNPlane")]
+
+
+def measured_flows(model: BpmnModel, plane: Plane) -> list[BpmnFlow]:
+    """The sequence and message flows drawn in the plane, in document order."""
+    return [flow for flow in model.flows if flow.tag in MEASURED_FLOWS and plane.edges.get(flow.id)]
+
+
+def _plane(element: Any) -> Plane:
     shapes: dict[str, Rect] = {}
     for shape in element.iter(f"{{{BPMNDI_NS}}}BPMNShape"):
         bounds = shape.find(f"{{{DC_NS}}}Bounds")
@@ -131,10 +114,10 @@ def _plane(element: Any) -> _Plane:
     edges = {edge.get("bpmnElement"): [(float(point.get("x")), float(point.get("y")))
                                        for point in edge.findall(f"{{{DI_NS}}}waypoint")]
              for edge in element.iter(f"{{{BPMNDI_NS}}}BPMNEdge") if edge.get("bpmnElement")}
-    return _Plane(shapes, edges)
+    return Plane(shapes, edges)
 
 
-def _plane_quality(model: BpmnModel, plane: _Plane) -> DiQuality:
+def _plane_quality(model: BpmnModel, plane: Plane) -> DiQuality:
     nodes = [node for node in model.nodes if node.kind != ANNOTATION and node.id in plane.shapes]
 
     def around(node_id: str) -> set[str]:
@@ -151,20 +134,17 @@ def _plane_quality(model: BpmnModel, plane: _Plane) -> DiQuality:
     overlaps = sum(1 for index, a in enumerate(nodes) for b in nodes[index + 1:]
                    if b.id not in around(a.id) and a.id not in around(b.id)
                    and _overlap(plane.shapes[a.id], plane.shapes[b.id]))
-    through = {"sequenceFlow": 0, "messageFlow": 0}
-    routes: list[list[Point]] = []
-    for flow in model.flows:
-        route = plane.edges.get(flow.id)
-        if flow.tag not in through or not route:
-            continue
-        routes.append(route)
+    through = dict.fromkeys(MEASURED_FLOWS, 0)
+    flows = measured_flows(model, plane)
+    for flow in flows:
         ends = around(flow.source) | around(flow.target)
-        if any(_passes_through(route, plane.shapes[node.id]) for node in nodes if node.id not in ends):
+        if any(_passes_through(plane.edges[flow.id], plane.shapes[node.id]) for node in nodes if node.id not in ends):
             through[flow.tag] += 1
     lanes_outside = sum(1 for node in nodes
                         if node.lane and not node.attached_to and node.lane in plane.shapes
                         and not _inside(plane.shapes[node.id], plane.shapes[node.lane]))
-    return DiQuality(overlaps, through["sequenceFlow"], through["messageFlow"], lanes_outside, _crossings(routes),
+    crossings = len(crossing_pairs([plane.edges[flow.id] for flow in flows]))
+    return DiQuality(overlaps, through["sequenceFlow"], through["messageFlow"], lanes_outside, crossings,
                      0, 0, 0, 0, 0, 0, 0, 0)
 
 
@@ -203,19 +183,20 @@ def _segment_enters(p: Point, q: Point, box: Rect) -> bool:
     return high - low > 1e-9
 
 
-def _crossings(routes: Sequence[Sequence[Point]]) -> int:
-    """Proper crossings between segments of different routes (touching and collinear runs do not count)."""
+def crossing_pairs(routes: Sequence[Sequence[Point]]) -> list[tuple[int, int]]:
+    """The two routes' indexes of each proper crossing between segments of different routes
+    (touching and collinear runs do not count): svgmetrics's ``edge_crossings`` one by one."""
     segments = sorted(((min(p[0], q[0]), max(p[0], q[0]), min(p[1], q[1]), max(p[1], q[1]), index, p, q)
                        for index, route in enumerate(routes) for p, q in zip(route, route[1:])),
                       key=lambda item: item[0])
-    count = 0
+    pairs: list[tuple[int, int]] = []
     for position, (_, right, bottom, top, index, p, q) in enumerate(segments):
         for left, _, other_bottom, other_top, other, r, s in segments[position + 1:]:
             if left > right:
                 break
             if other != index and other_bottom <= top and bottom <= other_top and _properly_cross(p, q, r, s):
-                count += 1
-    return count
+                pairs.append((min(index, other), max(index, other)))
+    return pairs
 
 
 def _properly_cross(p: Point, q: Point, r: Point, s: Point) -> bool:
@@ -223,76 +204,6 @@ def _properly_cross(p: Point, q: Point, r: Point, s: Point) -> bool:
         return (b[0] - a[0]) * (c[1] - a[1]) - (b[1] - a[1]) * (c[0] - a[0])
 
     return side(p, q, r) * side(p, q, s) < -1e-9 and side(r, s, p) * side(r, s, q) < -1e-9
-
-
-class NodeUnavailable(Exception):
-    """node, npm or bpmn-moddle cannot be had here; the message says why."""
-
-
-def _node_modules_folder(given: str | None) -> Path:
-    return Path(given or os.environ.get("ELREPO_NODE_MODULES") or DEFAULT_NODE_MODULES).expanduser()
-
-
-def _has_bpmn_moddle(folder: Path) -> bool:
-    return (folder / "node_modules" / "bpmn-moddle").is_dir()
-
-
-def node_modules_dir(given: str | None = None) -> Path | None:
-    """The folder whose ``node_modules`` holds bpmn-moddle, when node is installed too."""
-    if shutil.which("node") is None:
-        return None
-    path = _node_modules_folder(given)
-    return path if _has_bpmn_moddle(path) else None
-
-
-def installed_bpmn_moddle() -> Path:
-    """``node_modules_dir()``, after installing bpmn-moddle there with npm when it is missing.
-    Concurrent callers (test processes) take turns on a lock file, so only the first installs.
-    Raises NodeUnavailable when node or npm is not on PATH or the install fails."""
-    for tool in ("node", "npm"):
-        if shutil.which(tool) is None:
-            raise NodeUnavailable(f"{tool} not found on PATH")
-    folder = _node_modules_folder(None)
-    if _has_bpmn_moddle(folder):
-        return folder
-    folder.mkdir(parents=True, exist_ok=True)
-    with _exclusive(folder / ".install.lock"):
-        if not _has_bpmn_moddle(folder):  # unless the process we waited for installed it
-            _npm_install(folder, BPMN_MODDLE_PACKAGE)
-    return folder
-
-
-@contextlib.contextmanager
-def _exclusive(lock_file: Path) -> Iterator[None]:
-    """Held until the block ends; a waiter waits at most one install's timeout."""
-    with lock_file.open("a") as handle:
-        fcntl.flock(handle, fcntl.LOCK_EX)
-        yield
-
-
-def _npm_install(folder: Path, package: str) -> None:
-    command = ["npm", "install", "--prefix", str(folder), "--no-audit", "--no-fund", "--loglevel=error", package]
-    try:
-        done = subprocess.run(command, capture_output=True, text=True, timeout=NPM_INSTALL_TIMEOUT_SECONDS,
-                              check=False)
-    except subprocess.TimeoutExpired:
-        raise NodeUnavailable(f"`{' '.join(command)}` took longer than {NPM_INSTALL_TIMEOUT_SECONDS} s") from None
-    if done.returncode != 0 or not _has_bpmn_moddle(folder):
-        # npm leads with the error code and message, then a stack and where its log is
-        lines = [line.strip() for line in (done.stderr or done.stdout).splitlines()]
-        said = " / ".join([line for line in lines if line and not line.startswith("npm error     at ")][:4])
-        raise NodeUnavailable(f"`{' '.join(command)}` failed (exit {done.returncode}): {said or 'no output'}")
-
-
-def run_node(folder: Path, files: Sequence[Path], auto_layout: bool) -> list[dict[str, Any]]:
-    """bpmn-moddle's warnings for each file and, with ``auto_layout``, bpmn-auto-layout's output."""
-    request = json.dumps({"files": [str(file.resolve()) for file in files], "layout": auto_layout})
-    done = subprocess.run(["node", "--input-type=module", "-e", NODE_SCRIPT], input=request, cwd=folder,
-                          capture_output=True, text=True, timeout=NODE_TIMEOUT_SECONDS, check=False)
-    if done.returncode != 0:
-        raise RuntimeError(f"node failed: {done.stderr.strip().splitlines()[-1:]}")
-    answers: list[dict[str, Any]] = json.loads(done.stdout)
-    return answers
 
 
 def bpmn_files(paths: Iterable[Path]) -> list[Path]:
@@ -317,24 +228,39 @@ def _row(label: str, quality: DiQuality, warnings: int | None) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    # here, not above: bpmn_crossings builds on this module's measures
+    from benchmarks.bpmn_crossings import (
+        DEFAULT_SVGMETRICS,
+        Crossings,
+        comparison_tables,
+        di_crossings,
+        load_svgmetrics,
+        svg_crossings,
+    )
+
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("paths", nargs="+", type=Path, help="BPMN files or folders holding them")
     parser.add_argument("--node-modules", help="folder whose node_modules holds bpmn-moddle and bpmn-auto-layout")
     parser.add_argument("--work", type=Path, default=Path("out/bpmn_quality"), help="where laid-out files are written")
+    parser.add_argument("--svgmetrics", type=Path, default=DEFAULT_SVGMETRICS,
+                        help="the checker's svgmetrics.py, to compare crossings with our SVG")
     arguments = parser.parse_args(argv)
     files = bpmn_files(arguments.paths)
     if not files:
         print("no .bpmn file found", file=sys.stderr)
         return 2
     folder = node_modules_dir(arguments.node_modules)
+    svgmetrics = load_svgmetrics(arguments.svgmetrics)
+    crossings: dict[tuple[Path, str], Crossings] = {}
     arguments.work.mkdir(parents=True, exist_ok=True)
     ours: dict[str, DiQuality] = {}
     written: dict[str, list[Path]] = {}
     refused: list[str] = []
     for key in BPMN_LAYOUT_KEYS:
         for index, file in enumerate(files):
+            data = file.read_bytes()
             try:
-                output = layout_bpmn(file.read_bytes(), key)
+                output = layout_bpmn(data, key)
             except BpmnError as error:
                 refused.append(f"{file.name} ({key}): {error}")
                 continue
@@ -342,6 +268,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             target.write_bytes(output)
             written.setdefault(key, []).append(target)
             ours[key] = ours.get(key, _ZERO) + measure_di(output)
+            if svgmetrics is not None:
+                crossings[(file, key)] = Crossings(di_crossings(output), svg_crossings(data, key, svgmetrics))
     print(f"{len(files)} BPMN files")
     print("| layout | " + " | ".join(COLUMNS) + " |")
     print("|---" * (len(COLUMNS) + 1) + "|")
@@ -361,6 +289,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             print("bpmn-auto-layout not found: elrepo only")
     for line in refused:
         print(f"refused: {line}")
+    print()
+    if svgmetrics is None:
+        print(f"{arguments.svgmetrics} not found: crossings not compared with our SVG")
+    else:
+        print("Crossings of the laid-out BPMN (DI) against our SVG of the same model (elrepo render --layout KEY)")
+        print("\n".join(comparison_tables(crossings, BPMN_LAYOUT_KEYS)))
     return 0
 
 

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from benchmarks.bpmn_quality import NodeUnavailable, installed_bpmn_moddle
+from benchmarks.bpmn_io import NodeUnavailable, installed_bpmn_moddle
 
 
 @pytest.fixture(scope="session")
