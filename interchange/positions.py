@@ -8,18 +8,27 @@ pools, message flows, associations and data associations as edges of the same gr
 and text annotations as boxes beside what they annotate.
 
 Guarantees: a box for every node, pool, lane and group, at least two waypoints for every flow
-and association between nodes, boundary events centred on their host's lower border,
-coordinates ≥ ``MARGIN``. Deterministic.
+and association between nodes, boundary events centred on their host's lower border and
+flows rerouted around the nodes they would pass through once the events sit there
+(``interchange.routing``), coordinates ≥ ``MARGIN``. Deterministic.
 """
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
-from typing import Any
 
 from interchange.fixture import lane_keys, scope_fixture, scope_nodes, uses_lanes
 from interchange.model import ANNOTATION, BpmnModel, BpmnNode
 from interchange.parsing import BpmnError
+from interchange.routing import (
+    clear_of_shapes,
+    from_boundary_event,
+    middle,
+    self_loop,
+    straight_between,
+    to_pool,
+    towards,
+)
 from layouts.base import LayoutError, LayoutOptions
 from layouts.geometry import Box, Layout, Point
 from layouts.graph import LayoutEdge, LayoutGraph, LayoutNode
@@ -89,6 +98,7 @@ class _Positions:
         bands = {lane.id: lane.box for lane in top.lanes}
         self._pools_and_lanes(top, bands, shapes)
         self._routes_outside_layout(shapes, edges)
+        clear_of_shapes(self.model, shapes, edges, self.options.edge_spacing)
         self._groups(shapes)
         self._flow_labels(edges, labels)
         return _shifted(BpmnGeometry(self.horizontal, shapes, labels, edges, frozenset(self.inner)))
@@ -185,12 +195,10 @@ class _Positions:
             if node.id in labels:
                 label = labels[node.id]
                 labels[node.id] = Box(cx - label.w / 2, box.bottom + 2, label.w, label.h)
-            below = box.bottom + self.options.edge_spacing
             for flow in self.model.flows:
                 route = edges.get(flow.id)
                 if route and flow.source == node.id:
-                    first = route[0]
-                    edges[flow.id] = _orthogonal(((cx, box.bottom), (cx, below), (first[0], below)) + route)
+                    edges[flow.id] = from_boundary_event(box, route, self.options.edge_spacing)
 
     def _pools_and_lanes(self, top: Layout, bands: dict[str, Box], shapes: dict[str, Box]) -> None:
         """Lanes as the bands the engine drew (a parent lane around its child lanes), each
@@ -244,8 +252,7 @@ class _Positions:
             box_end = flow.source if flow.source in shapes else flow.target
             flow_end = flow.target if box_end == flow.source else flow.source
             if box_end in shapes and edges.get(flow_end):
-                point = _middle(edges[flow_end])
-                edges[flow.id] = _towards(shapes[box_end], point, box_end == flow.source)
+                edges[flow.id] = towards(shapes[box_end], middle(edges[flow_end]), box_end == flow.source)
             if flow.source not in shapes or flow.target not in shapes:
                 continue
             source, target = shapes[flow.source], shapes[flow.target]
@@ -254,32 +261,15 @@ class _Positions:
                 route = self._to_pool(flow.source if pool_end == flow.target else flow.target, pool_end, shapes)
                 edges[flow.id] = route if pool_end == flow.target else tuple(reversed(route))
             elif flow.source == flow.target:
-                gap = self.options.edge_spacing * 2
-                edges[flow.id] = ((source.right, source.cy), (source.right + gap, source.cy),
-                                  (source.right + gap, source.y - gap), (source.cx, source.y - gap),
-                                  (source.cx, source.y))
+                edges[flow.id] = self_loop(source, self.options.edge_spacing)
             else:
-                edges[flow.id] = _straight_between(source, target, self.horizontal)
+                edges[flow.id] = straight_between(source, target, self.horizontal)
 
     def _to_pool(self, node_id: str, pool_id: str, shapes: Mapping[str, Box]) -> tuple[Point, ...]:
-        """From a node's border facing the pool to the pool's border: straight across
-        where nothing is in the way, else out to a channel beside the node, along it to the
-        nearest place from which the run across meets no flow node, and across from there.
-        Worked out for pools stacked top to bottom; columns are the same turned."""
-        turn = _transposed if not self.horizontal else _same
-        node, pool = turn(shapes[node_id]), turn(shapes[pool_id])
-        around = {node_id, *self._ancestors(node_id)}  # the route leaves the sub-processes it starts in
-        obstacles = [turn(shapes[n.id]) for n in self.model.nodes if n.id in shapes and n.id not in around]
-        down = pool.cy > node.cy
-        start_y, end_y = (node.bottom, pool.y) if down else (node.y, pool.bottom)
-        channel_y = start_y + (self.options.edge_spacing if down else -self.options.edge_spacing)
-        margin = self.options.edge_spacing
-        candidates = [node.cx, *(x for box in obstacles for x in (box.x - margin, box.right + margin))]
-        for x in sorted((x for x in candidates if pool.x < x < pool.right), key=lambda x: (abs(x - node.cx), x)):
-            route = _orthogonal(((node.cx, start_y), (node.cx, channel_y), (x, channel_y), (x, end_y)))
-            if not any(_enters(p, q, box) for p, q in zip(route, route[1:]) for box in obstacles):
-                return tuple(turn(point) for point in route)
-        return tuple(turn(point) for point in ((node.cx, start_y), (node.cx, end_y)))
+        """Around every flow node but the sub-processes the route starts in (``routing.to_pool``)."""
+        around = {node_id, *self._ancestors(node_id)}
+        obstacles = [shapes[n.id] for n in self.model.nodes if n.id in shapes and n.id not in around]
+        return to_pool(shapes[node_id], shapes[pool_id], obstacles, self.horizontal, self.options.edge_spacing)
 
     def _groups(self, shapes: dict[str, Box]) -> None:
         """Each group around its members; groups without members drawn, empty, in a row
@@ -313,67 +303,8 @@ class _Positions:
         for flow in self.model.flows:
             route = edges.get(flow.id)
             if route and flow.names:
-                x, y = _middle(route)
+                x, y = middle(route)
                 labels[flow.id] = Box(x + 4, y + 4, LABEL_WIDTH, LABEL_LINE)
-
-
-def _middle(route: tuple[Point, ...]) -> Point:
-    """The middle of a route's longest segment."""
-    (x1, y1), (x2, y2) = max(zip(route, route[1:]), key=lambda s: abs(s[0][0] - s[1][0]) + abs(s[0][1] - s[1][1]))
-    return ((x1 + x2) / 2, (y1 + y2) / 2)
-
-
-def _towards(box: Box, point: Point, outwards: bool) -> tuple[Point, ...]:
-    """An L from the box's upper or lower border to ``point`` (reversed when the box
-    is the route's end)."""
-    border_y = box.bottom if point[1] > box.bottom else box.y
-    route = _orthogonal(((box.cx, border_y), (box.cx, point[1]), point))
-    return route if outwards else tuple(reversed(route))
-
-
-def _straight_between(source: Box, target: Box, horizontal: bool) -> tuple[Point, ...]:
-    """A line across the flow from one box's border to the other's, where they overlap
-    along the flow (pools are stacked across it), else from centre to centre."""
-    if horizontal:
-        low, high = max(source.x, target.x), min(source.right, target.right)
-        x = (low + high) / 2 if low <= high else source.cx
-        down = target.cy > source.cy
-        return ((x, source.bottom if down else source.y), (x, target.y if down else target.bottom))
-    low, high = max(source.y, target.y), min(source.bottom, target.bottom)
-    y = (low + high) / 2 if low <= high else source.cy
-    right = target.cx > source.cx
-    return ((source.right if right else source.x, y), (target.x if right else target.right, y))
-
-
-def _enters(p: Point, q: Point, box: Box) -> bool:
-    """Whether the axis-parallel segment p-q passes through the inside of ``box``."""
-    inset = 1.0
-    return (min(p[0], q[0]) < box.right - inset and max(p[0], q[0]) > box.x + inset
-            and min(p[1], q[1]) < box.bottom - inset and max(p[1], q[1]) > box.y + inset)
-
-
-def _transposed(item: Any) -> Any:
-    """A box or point with x and y swapped (its own inverse)."""
-    if isinstance(item, Box):
-        return Box(item.y, item.x, item.h, item.w)
-    return (item[1], item[0])
-
-
-def _same(item: Any) -> Any:
-    return item
-
-
-def _orthogonal(points: tuple[Point, ...]) -> tuple[Point, ...]:
-    """The points without repeats and without middle points of straight runs."""
-    kept: list[Point] = []
-    for point in points:
-        if kept and kept[-1] == point:
-            continue
-        if len(kept) >= 2 and (kept[-2][0] == kept[-1][0] == point[0] or kept[-2][1] == kept[-1][1] == point[1]):
-            kept[-1] = point
-        else:
-            kept.append(point)
-    return tuple(kept)
 
 
 def _moved(box: Box, dx: float, dy: float) -> Box:

@@ -193,3 +193,54 @@ def test_groups_frame_the_members_their_old_box_held(key: str, laid_out: dict[tu
 
 def overlap(a: tuple[float, ...], b: tuple[float, ...]) -> bool:
     return a[0] < b[0] + b[2] and b[0] < a[0] + a[2] and a[1] < b[1] + b[3] and b[1] < a[1] + a[3]
+
+
+# A host with two boundary events on its lower border: a loop comes back into it from the lane
+# below, and its outflow leaves downwards in the vertical layouts, where the events sit.
+HOST_WITH_BOUNDARY_EVENTS = b"""<definitions xmlns="http://www.omg.org/spec/BPMN/20100524/MODEL"
+ id="d" targetNamespace="t">
+ <process id="p">
+  <laneSet id="ls">
+   <lane id="Desk"><flowNodeRef>Start</flowNodeRef><flowNodeRef>Host</flowNodeRef><flowNodeRef>Late</flowNodeRef>
+    <flowNodeRef>Fail</flowNodeRef><flowNodeRef>Again</flowNodeRef><flowNodeRef>Done</flowNodeRef>
+    <flowNodeRef>TooLate</flowNodeRef><flowNodeRef>Failed</flowNodeRef></lane>
+   <lane id="Store"><flowNodeRef>Retry</flowNodeRef></lane>
+  </laneSet>
+  <startEvent id="Start"/>
+  <task id="Host" name="Check stock"/>
+  <boundaryEvent id="Late" attachedToRef="Host"><timerEventDefinition/></boundaryEvent>
+  <boundaryEvent id="Fail" attachedToRef="Host"><errorEventDefinition/></boundaryEvent>
+  <exclusiveGateway id="Again"/>
+  <task id="Retry" name="Reorder"/>
+  <endEvent id="Done"/>
+  <endEvent id="TooLate"/>
+  <endEvent id="Failed"/>
+  <sequenceFlow id="In" sourceRef="Start" targetRef="Host"/>
+  <sequenceFlow id="Out" sourceRef="Host" targetRef="Again"/>
+  <sequenceFlow id="ToRetry" sourceRef="Again" targetRef="Retry"/>
+  <sequenceFlow id="Back" sourceRef="Retry" targetRef="Host"/>
+  <sequenceFlow id="ToDone" sourceRef="Again" targetRef="Done"/>
+  <sequenceFlow id="L" sourceRef="Late" targetRef="TooLate"/>
+  <sequenceFlow id="F" sourceRef="Fail" targetRef="Failed"/>
+ </process>
+</definitions>"""
+
+
+@pytest.mark.parametrize("key", BPMN_LAYOUT_KEYS)
+def test_flows_into_and_out_of_a_host_keep_clear_of_its_boundary_events(key: str) -> None:
+    """The engine draws its routes before the boundary events move onto their host's
+    border; a route into or out of the host then uses a port no event covers and runs
+    around the events, as every other route does."""
+    _, shapes, edges = di(layout_bpmn(HOST_WITH_BOUNDARY_EVENTS, key))
+    host = Box(*bounds(shapes["Host"]))
+    events = [Box(*bounds(shapes[event])) for event in ("Late", "Fail")]
+    for flow in ("In", "Out", "Back", "ToRetry", "ToDone", "L", "F"):
+        route = waypoints(edges[flow])
+        assert all(p[0] == q[0] or p[1] == q[1] for p, q in zip(route, route[1:])), (flow, route)
+        assert not any(segment_enters(p, q, event) for p, q in zip(route, route[1:]) for event in events), \
+            (flow, route)
+    for flow, at_host in (("In", -1), ("Back", -1), ("Out", 0)):
+        x, y = waypoints(edges[flow])[at_host]
+        on_side = min(abs(y - host.y), abs(y - host.bottom)) < 0.01 or min(abs(x - host.x), abs(x - host.right)) < 0.01
+        assert on_side and inside((x, y, 0.0, 0.0), (host.x, host.y, host.w, host.h)), (flow, (x, y))
+        assert not any(event.x < x < event.right and event.y < y < event.bottom for event in events), (flow, (x, y))

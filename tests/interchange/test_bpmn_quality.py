@@ -10,14 +10,7 @@ from interchange import BPMN_LAYOUT_KEYS, layout_bpmn
 
 BPMN = Path(__file__).parent.parent / "fixtures" / "bpmn"
 FILES = sorted(BPMN.glob("*.bpmn"))
-
-
-# Known defect: laid out horizontally, nested-lanes' Flow_6 enters Check through Check's own boundary event.
-KNOWN_FLOW_THROUGH_A_SHAPE = {("nested-lanes", "horizontal"), ("nested-lanes", "horizontalSwimlane")}
-CASES = [pytest.param(path, key, id=f"{path.stem}-{key}",
-                      marks=[pytest.mark.xfail(strict=True, reason="a sequence flow passes through a shape")]
-                      if (path.stem, key) in KNOWN_FLOW_THROUGH_A_SHAPE else [])
-         for path in FILES for key in BPMN_LAYOUT_KEYS]
+CASES = [pytest.param(path, key, id=f"{path.stem}-{key}") for path in FILES for key in BPMN_LAYOUT_KEYS]
 
 
 @pytest.mark.parametrize(("path", "key"), CASES)

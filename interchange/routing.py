@@ -1,0 +1,287 @@
+"""Routes of a laid-out BPMN drawing besides the engine's own, and their repair around
+boundary events.
+
+The engine lays a boundary event out as a node of its own beside its host; ``positions``
+then moves it onto the host's lower border, where it may lie across routes drawn for the
+nodes' old places. Here:
+
+- ``from_boundary_event``: a route out of a boundary event starts at the event's outer
+  (lower) side and joins the route the engine drew from its old place;
+- ``clear_of_shapes``: a flow whose route passes through a flow node other than its ends
+  (boundary events included, and for a route out of a boundary event its host) is
+  rerouted around them by ``detour``: from the corner before the first such segment to
+  the one after the last, or anew from end to end where that costs less (fewer
+  crossings); where the new stretch starts or ends at a node, the route may move to
+  another port of the node, one that no boundary event covers and no other route uses;
+- the routes the layout graph cannot hold: ``self_loop``, ``to_pool``, ``towards`` (an
+  association with a flow) and ``straight_between``.
+
+Routes are tuples of corners with axis-parallel segments; deterministic.
+"""
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from interchange.detour import Costs, Direction, Port, Segment, detour, route_cost
+from interchange.model import BpmnFlow, BpmnModel
+from layouts.geometry import Box, Point
+
+Route = tuple[Point, ...]
+BEND = 2.0  # a bend costs as much as this many edge spacings of length
+CROSSING = 20.0  # a crossing (or a run along another route) costs this many
+NEAR = 10.0  # a step close by a node or along its border costs this many
+PORT_CHANGE = 4.0  # leaving or entering a node elsewhere than the engine did costs this many
+SNAP_DIGITS = 6  # as interchange.detour snaps its grid
+
+
+def clear_of_shapes(model: BpmnModel, shapes: Mapping[str, Box], edges: dict[str, Route], spacing: float) -> None:
+    """Every flow between two drawn ends rerouted where it passes through a flow node
+    other than its ends (and the sub-processes around them), in document order; a route
+    still waiting for its turn is not in the way of those before it."""
+    costs = Costs(spacing, BEND * spacing, CROSSING * spacing, NEAR * spacing)
+    drawn = [node.id for node in model.nodes if node.id in shapes]
+    jobs = [job for flow in model.flows if (job := _job(model, flow, shapes, edges, drawn)) is not None]
+    waiting = {job.flow.id for job in jobs}
+    for job in jobs:
+        waiting.discard(job.flow.id)
+        others = [segment for key, other in edges.items() if key != job.flow.id and key not in waiting
+                  for segment in zip(_snapped(other), _snapped(other)[1:])]
+        rerouted = job.reroute(model, shapes, others, costs)
+        if rerouted is not None:
+            edges[job.flow.id] = rerouted
+
+
+@dataclass(frozen=True, slots=True)
+class _Job:
+    """A flow to reroute: its route, the boxes it must not enter (``own``: its ends',
+    which it may touch at its ports) and the first and last of its segments in the way."""
+
+    flow: BpmnFlow
+    route: Route
+    obstacles: list[Box]
+    own: list[Box]
+    stretch: tuple[int, int]
+
+    def reroute(self, model: BpmnModel, shapes: Mapping[str, Box], others: list[Segment],
+                costs: Costs) -> Route | None:
+        """From the corner before the first segment in the way to the one after the last,
+        or the whole route anew when that finds a cheaper one (fewer crossings)."""
+        route, last_point = self.route, len(self.route) - 1
+        around = _Around(self.obstacles, others, costs.clearance)
+        leaving = around.ports(model, self.flow.source, shapes, route)
+        arriving = [_arriving(port) for port in around.ports(model, self.flow.target, shapes, route[::-1])]
+        found: list[Route] = []
+        for first, last in dict.fromkeys(((max(self.stretch[0] - 1, 0), min(self.stretch[1] + 2, last_point)),
+                                          (0, last_point))):
+            starts = leaving if first == 0 else _corner(route[first - 1], route[first])
+            ends = arriving if last == last_point else _corner(route[last], route[last + 1])
+            path = detour(starts, ends, self.obstacles + self.own, others, costs)
+            if path is not None:
+                found.append(orthogonal(route[:first] + path + route[last + 1:]))
+        return min(found, key=lambda candidate: route_cost(candidate, others, costs)) if found else None
+
+
+def _job(model: BpmnModel, flow: BpmnFlow, shapes: Mapping[str, Box], edges: Mapping[str, Route],
+         drawn: list[str]) -> _Job | None:
+    """The flow as a job when its route passes through a node, else None."""
+    route = _snapped(edges.get(flow.id, ()))
+    if len(route) < 2 or flow.source not in shapes or flow.target not in shapes:
+        return None
+    source_around, target_around = _around(model, flow.source), _around(model, flow.target)
+    left, right = min(x for x, _ in route), max(x for x, _ in route)
+    top, bottom = min(y for _, y in route), max(y for _, y in route)
+    reached = [box for box in (shapes[node] for node in drawn)  # only these can be in the way
+               if box.x < right and left < box.right and box.y < bottom and top < box.bottom]
+    if not any(enters(p, q, box) for p, q in zip(route, route[1:]) for box in reached):
+        return None
+    obstacles = [shapes[node] for node in drawn if node not in source_around | target_around]
+    in_the_way = [index for index, (p, q) in enumerate(zip(route, route[1:]))
+                  if any(enters(p, q, box) for box in obstacles)]
+    if not in_the_way:
+        return None
+    own = [shapes[end] for end, other_side in ((flow.source, target_around), (flow.target, source_around))
+           if model.node(end) is not None and end not in other_side]
+    return _Job(flow, route, obstacles, own, (in_the_way[0], in_the_way[-1]))
+
+
+def _around(model: BpmnModel, node_id: str) -> set[str]:
+    """A flow's end and the sub-processes it lies in: what the flow may pass through."""
+    found = {node_id}
+    node = model.node(node_id)
+    while node is not None and node.parent and node.parent not in found:
+        found.add(node.parent)
+        node = model.node(node.parent)
+    return found
+
+
+@dataclass(frozen=True, slots=True)
+class _Around:
+    """What lies around a flow being rerouted: the nodes it must not pass through and
+    the other routes' segments."""
+
+    obstacles: list[Box]
+    others: list[Segment]
+    spacing: float
+
+    def ports(self, model: BpmnModel, node_id: str, shapes: Mapping[str, Box], route: Route) -> list[Port]:
+        """Where a route may leave a node (``route`` starts there): the engine's port unless
+        an obstacle covers it; and, for a flow node other than a boundary event (which a route
+        leaves at its outer side), the middle of each side and the places beside a boundary
+        event on the side, where free and on no other route."""
+        heading = _heading(route[0], route[1])
+        node = model.node(node_id)
+        candidates = [Port(route[0], heading)] if heading else []
+        if node is not None and not node.attached_to:
+            sides = dict(_side_points(shapes[node_id], self.obstacles, self.spacing))
+            candidates += [Port(point, direction, PORT_CHANGE * self.spacing) for point, direction in sides.items()
+                           if point != route[0] and not any(_on(point, p, q) for p, q in self.others)]
+        margin = self.spacing / 2
+        grown = [Box(b.x - margin, b.y - margin, b.w + 2 * margin, b.h + 2 * margin) for b in self.obstacles]
+        return [port for port in candidates if not any(_inside(port.point, box) for box in grown)]
+
+
+def _corner(before: Point, corner: Point) -> list[Port]:
+    """A corner kept of the old route, reached going from ``before``; none if the
+    segment is not axis-parallel."""
+    heading = _heading(before, corner)
+    return [Port(corner, heading, corner=True)] if heading else []
+
+
+def _arriving(port: Port) -> Port:
+    """An end port as the search sees it: the way the route arrives, not the way out of the box."""
+    if port.corner:
+        return port
+    return Port(port.point, (-port.direction[0], -port.direction[1]), port.cost)
+
+
+def _side_points(box: Box, obstacles: list[Box], spacing: float) -> Iterable[tuple[Point, Direction]]:
+    """The middle of each side of ``box`` and the places one spacing beside each obstacle
+    lying across that side, with the way out of the box there."""
+    sides = (((box.x, box.right), box.bottom, (0, 1), False), ((box.x, box.right), box.y, (0, -1), False),
+             ((box.y, box.bottom), box.right, (1, 0), True), ((box.y, box.bottom), box.x, (-1, 0), True))
+    for (low, high), level, direction, upright in sides:
+        spans = [(o.y, o.bottom, o.x, o.right) if upright else (o.x, o.right, o.y, o.bottom) for o in obstacles]
+        places = [(low + high) / 2]
+        places += [place for start, end, across_low, across_high in spans if across_low < level < across_high
+                   for place in (start - spacing, end + spacing)]
+        for place in places:
+            if low + spacing / 2 <= place <= high - spacing / 2:
+                yield _snapped(((level, place) if upright else (place, level),))[0], direction
+
+
+def _snapped(route: Iterable[Point]) -> Route:
+    """The points with float noise taken off (``box.y + box.h / 2`` and ``box.cy`` of the
+    same place can differ in the last bit), so equal places compare equal."""
+    return tuple((round(x, SNAP_DIGITS), round(y, SNAP_DIGITS)) for x, y in route)
+
+
+def _heading(p: Point, q: Point) -> Direction | None:
+    if p[0] == q[0] and p[1] != q[1]:
+        return (0, 1 if q[1] > p[1] else -1)
+    if p[1] == q[1] and p[0] != q[0]:
+        return (1 if q[0] > p[0] else -1, 0)
+    return None
+
+
+def _on(point: Point, p: Point, q: Point) -> bool:
+    """Whether ``point`` lies on the axis-parallel segment p-q, ends included."""
+    return (min(p[0], q[0]) <= point[0] <= max(p[0], q[0]) and min(p[1], q[1]) <= point[1] <= max(p[1], q[1])
+            and (p[0] == q[0] == point[0] or p[1] == q[1] == point[1]))
+
+
+def _inside(point: Point, box: Box) -> bool:
+    return box.x < point[0] < box.right and box.y < point[1] < box.bottom
+
+
+def from_boundary_event(event: Box, route: Route, spacing: float) -> Route:
+    """A route out of a boundary event: down from its lower side, across to where the
+    engine's route (drawn from the event's old place) began, and on along it."""
+    below = event.bottom + spacing
+    return orthogonal(((event.cx, event.bottom), (event.cx, below), (route[0][0], below)) + route)
+
+
+def self_loop(box: Box, spacing: float) -> Route:
+    """A flow from a node to itself, over the node's upper right corner."""
+    gap = spacing * 2
+    return ((box.right, box.cy), (box.right + gap, box.cy), (box.right + gap, box.y - gap),
+            (box.cx, box.y - gap), (box.cx, box.y))
+
+
+def to_pool(node: Box, pool: Box, obstacles: list[Box], horizontal: bool, spacing: float) -> Route:
+    """From a node's border facing the pool to the pool's border: straight across
+    where nothing is in the way, else out to a channel beside the node, along it to the
+    nearest place from which the run across meets no obstacle, and across from there.
+    Worked out for pools stacked top to bottom; columns are the same turned."""
+    turn = _same if horizontal else _transposed
+    node, pool = turn(node), turn(pool)
+    obstacles = [turn(box) for box in obstacles]
+    down = pool.cy > node.cy
+    start_y, end_y = (node.bottom, pool.y) if down else (node.y, pool.bottom)
+    channel_y = start_y + (spacing if down else -spacing)
+    candidates = [node.cx, *(x for box in obstacles for x in (box.x - spacing, box.right + spacing))]
+    for x in sorted((x for x in candidates if pool.x < x < pool.right), key=lambda x: (abs(x - node.cx), x)):
+        route = orthogonal(((node.cx, start_y), (node.cx, channel_y), (x, channel_y), (x, end_y)))
+        if not any(enters(p, q, box) for p, q in zip(route, route[1:]) for box in obstacles):
+            return tuple(turn(point) for point in route)
+    return tuple(turn(point) for point in ((node.cx, start_y), (node.cx, end_y)))
+
+
+def towards(box: Box, point: Point, outwards: bool) -> Route:
+    """An L from the box's upper or lower border to ``point`` (reversed when the box
+    is the route's end)."""
+    border_y = box.bottom if point[1] > box.bottom else box.y
+    route = orthogonal(((box.cx, border_y), (box.cx, point[1]), point))
+    return route if outwards else tuple(reversed(route))
+
+
+def straight_between(source: Box, target: Box, horizontal: bool) -> Route:
+    """A line across the flow from one box's border to the other's, where they overlap
+    along the flow (pools are stacked across it), else from centre to centre."""
+    if horizontal:
+        low, high = max(source.x, target.x), min(source.right, target.right)
+        x = (low + high) / 2 if low <= high else source.cx
+        down = target.cy > source.cy
+        return ((x, source.bottom if down else source.y), (x, target.y if down else target.bottom))
+    low, high = max(source.y, target.y), min(source.bottom, target.bottom)
+    y = (low + high) / 2 if low <= high else source.cy
+    right = target.cx > source.cx
+    return ((source.right if right else source.x, y), (target.x if right else target.right, y))
+
+
+def middle(route: Route) -> Point:
+    """The middle of a route's longest segment."""
+    (x1, y1), (x2, y2) = max(zip(route, route[1:]), key=lambda s: abs(s[0][0] - s[1][0]) + abs(s[0][1] - s[1][1]))
+    return ((x1 + x2) / 2, (y1 + y2) / 2)
+
+
+def enters(p: Point, q: Point, box: Box) -> bool:
+    """Whether the axis-parallel segment p-q passes through the inside of ``box``."""
+    inset = 1.0
+    return (min(p[0], q[0]) < box.right - inset and max(p[0], q[0]) > box.x + inset
+            and min(p[1], q[1]) < box.bottom - inset and max(p[1], q[1]) > box.y + inset)
+
+
+def orthogonal(points: Iterable[Point]) -> Route:
+    """The points without repeats and without middle points of straight runs."""
+    kept: list[Point] = []
+    for point in points:
+        if kept and kept[-1] == point:
+            continue
+        if len(kept) >= 2 and (kept[-2][0] == kept[-1][0] == point[0] or kept[-2][1] == kept[-1][1] == point[1]):
+            kept[-1] = point
+        else:
+            kept.append(point)
+    return tuple(kept)
+
+
+def _transposed(item: Any) -> Any:
+    """A box or point with x and y swapped (its own inverse)."""
+    if isinstance(item, Box):
+        return Box(item.y, item.x, item.h, item.w)
+    return (item[1], item[0])
+
+
+def _same(item: Any) -> Any:
+    return item
