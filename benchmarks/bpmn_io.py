@@ -96,7 +96,8 @@ def _exclusive(lock_file: Path) -> Iterator[None]:
 
 
 def _npm_install(folder: Path, package: str) -> None:
-    command = ["npm", "install", "--prefix", str(folder), "--no-audit", "--no-fund", "--loglevel=error", package]
+    command = ["npm", "install", "--prefix", str(folder), "--save-exact", "--no-audit", "--no-fund",
+               "--loglevel=error", package]
     try:
         done = subprocess.run(command, capture_output=True, text=True, timeout=NPM_INSTALL_TIMEOUT_SECONDS,
                               check=False)

@@ -40,6 +40,10 @@ def stand_ins(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, npm: str | None) 
     return folder
 
 
+def npm_arguments(folder: Path) -> str:
+    return f"install --prefix {folder} --save-exact --no-audit --no-fund --loglevel=error {BPMN_MODDLE_PACKAGE}"
+
+
 def test_a_missing_bpmn_moddle_is_installed_once_for_concurrent_callers(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     folder = stand_ins(tmp_path, monkeypatch, INSTALLING_NPM)
@@ -50,8 +54,7 @@ def test_a_missing_bpmn_moddle_is_installed_once_for_concurrent_callers(
     for caller in callers:
         caller.join()
     assert found == [folder] * 3
-    assert (tmp_path / "calls").read_text().splitlines() == [
-        f"install --prefix {folder} --no-audit --no-fund --loglevel=error {BPMN_MODDLE_PACKAGE}"]
+    assert (tmp_path / "calls").read_text().splitlines() == [npm_arguments(folder)]
     assert installed_bpmn_moddle() == folder  # found: npm is not asked again
     assert len((tmp_path / "calls").read_text().splitlines()) == 1
 
@@ -61,8 +64,8 @@ def test_a_failed_install_says_what_npm_said(tmp_path: Path, monkeypatch: pytest
     with pytest.raises(NodeUnavailable) as failed:
         installed_bpmn_moddle()
     assert str(failed.value) == (
-        f"`npm install --prefix {folder} --no-audit --no-fund --loglevel=error {BPMN_MODDLE_PACKAGE}` failed "
-        "(exit 1): npm error code E404 / npm error 404 Not Found - GET https://registry.npmjs.org/bpmn-moddle")
+        f"`npm {npm_arguments(folder)}` failed (exit 1): "
+        "npm error code E404 / npm error 404 Not Found - GET https://registry.npmjs.org/bpmn-moddle")
     assert not (folder / "node_modules").exists()
 
 
