@@ -5,7 +5,8 @@ from pathlib import Path
 
 import pytest
 
-from benchmarks.bpmn_quality import measure_di, node_modules_dir, run_node
+from benchmarks.bpmn_io import run_node
+from benchmarks.bpmn_quality import measure_di
 from interchange import BPMN_LAYOUT_KEYS, layout_bpmn
 
 BPMN = Path(__file__).parent.parent / "fixtures" / "bpmn"
@@ -23,15 +24,11 @@ def test_di_has_no_overlap_no_flow_through_a_shape_and_every_node_in_its_lane(pa
         quality.pools_total, quality.lanes_total, quality.message_flows_total)
 
 
-def test_bpmn_moddle_warns_about_nothing_the_input_did_not_have(tmp_path: Path) -> None:
+def test_bpmn_moddle_warns_about_nothing_the_input_did_not_have(tmp_path: Path, bpmn_moddle: Path) -> None:
     """bpmn-moddle warns about an unknown element of the input (kept on purpose), nothing else."""
-    folder = node_modules_dir()
-    if folder is None:
-        pytest.skip("node or bpmn-moddle not found (ELREPO_NODE_MODULES, else ~/.cache/elrepo/npm, "
-                    "as `npm install --prefix FOLDER bpmn-moddle` makes it)")
     written = []
     expected: dict[str, list[str]] = {}
-    for path, answer in zip(FILES, run_node(folder, FILES, auto_layout=False), strict=True):
+    for path, answer in zip(FILES, run_node(bpmn_moddle, FILES, auto_layout=False), strict=True):
         for key in BPMN_LAYOUT_KEYS:
             expected[f"{path.stem}.{key}.bpmn"] = _first_lines(answer["warnings"])
     for path in FILES:
@@ -39,7 +36,7 @@ def test_bpmn_moddle_warns_about_nothing_the_input_did_not_have(tmp_path: Path) 
             target = tmp_path / f"{path.stem}.{key}.bpmn"
             target.write_bytes(layout_bpmn(path.read_bytes(), key))
             written.append(target)
-    answers = run_node(folder, written, auto_layout=False)
+    answers = run_node(bpmn_moddle, written, auto_layout=False)
     assert {Path(answer["file"]).name: _first_lines(answer["warnings"]) for answer in answers} == expected
 
 
