@@ -1,5 +1,6 @@
 """A fresh app and database per test, on SQLite and (when ELREPO_TEST_DATABASE_URL is
-set) on PostgreSQL, each PostgreSQL test in its own schema."""
+set) on PostgreSQL, each PostgreSQL test in its own schema. Both backends load the
+stand-in tenants once per session and give each test a copy."""
 
 from __future__ import annotations
 
@@ -22,7 +23,7 @@ from werkzeug.test import TestResponse
 from repository.app import create_app
 from repository.demo import create_role_tokens, load_demo
 from repository.store import Store, find_tenant
-from repository.store.models import Tenant
+from repository.store.models import Base, Tenant
 from tests.repository.standin import standin_tenant
 
 PG_ENV = "ELREPO_TEST_DATABASE_URL"
@@ -70,9 +71,47 @@ def prepared(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Prepare
         yield Prepared({"DATABASE_URL": f"sqlite:///{copy}"}, loaded.tokens,
                        loaded.other_tokens)
         return
+    template_schema, loaded = request.getfixturevalue("postgres_template")
     with postgres_schema("t") as (url, schema):
-        yield prepare({"DATABASE_URL": url, "ENGINE_OPTIONS": {
-            "execution_options": {"schema_translate_map": {None: schema}}}})
+        config = schema_config(url, schema)
+        create_app(config).extensions["elrepo.engine"].dispose()  # the schema, migrated
+        copy_rows(url, template_schema, schema)
+        yield Prepared(config, loaded.tokens, loaded.other_tokens)
+
+
+@pytest.fixture(scope="session")
+def postgres_template() -> Iterator[tuple[str, Prepared]]:
+    """A schema loaded once, whose rows each PostgreSQL test copies (as SQLite copies its
+    template file): copying is a few statements, loading the stand-in tenant hundreds."""
+    with postgres_schema("template") as (url, schema):
+        yield schema, prepare(schema_config(url, schema))
+
+
+def schema_config(url: str, schema: str) -> dict[str, Any]:
+    """App config whose tables live in `schema` of the server at `url`."""
+    return {"DATABASE_URL": url, "ENGINE_OPTIONS": {
+        "execution_options": {"schema_translate_map": {None: schema}}}}
+
+
+def copy_rows(url: str, source: str, target: str) -> None:
+    """Every row of schema `source` into the same tables of the migrated schema `target`,
+    parents first, and each serial column's sequence moved past the copied ids."""
+    engine = create_engine(url)
+    with engine.begin() as connection:
+        for table in Base.metadata.sorted_tables:
+            connection.execute(text(f'INSERT INTO "{target}"."{table.name}" '
+                                    f'SELECT * FROM "{source}"."{table.name}"'))
+        serials = connection.execute(text(
+            "SELECT table_name, column_name FROM information_schema.columns "
+            "WHERE table_schema = :schema AND column_default LIKE 'nextval(%'"),
+            {"schema": target}).all()
+        for table_name, column in serials:
+            qualified = f'"{target}"."{table_name}"'
+            connection.execute(text(
+                f"SELECT setval(pg_get_serial_sequence(:table, :column), "
+                f'COALESCE(MAX("{column}"), 0) + 1, false) FROM {qualified}'),
+                {"table": qualified, "column": column})
+    engine.dispose()
 
 
 @contextmanager
