@@ -9,73 +9,26 @@ from pathlib import Path
 import pytest
 from lxml import etree
 
-from layouts.geometry import Box, Cell, EdgeRoute, LaneBand, Layout, NodeBox
-from renderer.markup import clean_text, fmt
-from renderer.scene import LaneView, Scene, ShapeView
+from layouts.geometry import Box, EdgeRoute, LaneBand, Layout, NodeBox
+from renderer.markup import fmt
+from renderer.scene import Scene, ShapeView
 from renderer.svg import ARROW_MARKER_ID, write_svg
 from renderer.symbols import Circle, Polygon, Rect, Stroke, symbol_for
 from renderer.text import FONT_FAMILY
 from tests.conftest import attribute
+from tests.renderer.svg_scenes import (
+    FLOW_TYPES,
+    ROLES,
+    SVG_NS,
+    by_class,
+    flow,
+    hostile,
+    matrix,
+    parse,
+    single,
+)
 
-SVG_NS = "{http://www.w3.org/2000/svg}"
 SHARED_TOOLS = Path(__file__).resolve().parents[3] / "shared" / "tools"
-HOSTILE = '<script>alert(1)</script>" onload="x\' &amp; ]]>'
-FLOW_TYPES = ("evStart", "task", "subProcess", "ruleXor", "ruleAnd", "condition",
-              "evIntermediate", "processInterfacePlaceholder", "evEnd", "mainProcess")
-ROLES = ("container", "leaf", "entity", "satellite", "row", "column")
-
-
-def parse(svg: str) -> etree._Element:
-    parser = etree.XMLParser(resolve_entities=False, no_network=True)
-    return etree.fromstring(svg.encode("utf-8"), parser)
-
-
-def by_class(root: etree._Element, tag: str, cls: str) -> list[etree._Element]:
-    return [e for e in root.iter(SVG_NS + tag) if cls in (e.get("class") or "").split()]
-
-
-def flow() -> tuple[Layout, Scene]:
-    """One node of every flow type in a row over two horizontal lanes, chained by
-    edges; the second edge has a label."""
-    nodes, shapes, edges = [], {}, []
-    for i, kind in enumerate(FLOW_TYPES):
-        small = kind.startswith(("ev", "rule"))
-        box = Box(60 + i * 140.25, 30, 40 if small else 110.5, 40 if small else 60)
-        label = Box(box.x - 10, box.bottom + 4, 60, 16) if small else None
-        node_id = f"n{i}"
-        lane = "L1" if i % 2 == 0 else "L2"
-        nodes.append(NodeBox(node_id, box, label))
-        shapes[node_id] = ShapeView(f"shape-{i}", f"guid-{i}", kind, (f"Step {i}",), lane)
-        if i:
-            prev = nodes[i - 1].box
-            points = ((prev.right, prev.cy), (prev.right + 10, prev.cy),
-                      (prev.right + 10, box.cy), (box.x, box.cy))
-            label_box = Box(prev.right + 2, prev.cy - 20, 30, 14) if i == 2 else None
-            edges.append(EdgeRoute(f"n{i - 1}", node_id, points, label_box, key=f"e{i}"))
-    lanes = (LaneBand("L1", Box(10, 10, 1450, 100), Box(10, 10, 30, 100)),
-             LaneBand("L2", Box(10, 110, 1450, 100), Box(10, 110, 30, 100)))
-    scene = Scene("diagram-1", "swimlaneHorizontal", shapes,
-                  {"L1": LaneView("L1", ("Sales",)), "L2": LaneView("L2", ("Back", "office"))},
-                  {"e2": ("yes",)})
-    return Layout(1470, 220, tuple(nodes), tuple(edges), lanes), scene
-
-
-def matrix() -> tuple[Layout, Scene]:
-    rows, cols = ("r1", "r2"), ("c1", "c2", "c3")
-    nodes = [NodeBox(r, Box(10, 50 + 30 * i, 100, 30)) for i, r in enumerate(rows)]
-    nodes += [NodeBox(c, Box(110 + 60 * j, 10, 60, 40)) for j, c in enumerate(cols)]
-    shapes = {r: ShapeView(r, r, "task", (r.upper(),), role="row") for r in rows}
-    shapes |= {c: ShapeView(c, c, "orgUnit", (c.upper(),), role="column") for c in cols}
-    cells = tuple(Cell(r, c, Box(110 + 60 * j, 50 + 30 * i, 60, 30))
-                  for i, r in enumerate(rows) for j, c in enumerate(cols))
-    scene = Scene("m-1", "processMatrix", shapes, cell_marks={("r1", "c2"): "E, R"},
-                  legend=(("E", "executed by"), ("R", "responsible")))
-    return Layout(300, 120, tuple(nodes), cells=cells), scene
-
-
-def single(kind: str, role: str = "shape") -> tuple[Layout, Scene]:
-    scene = Scene("d", "layered", {"n": ShapeView("n", "g", kind, ("A label",), role=role)})
-    return Layout(200, 100, (NodeBox("n", Box(20, 20, 120, 60)),)), scene
 
 
 # --------------------------------------------------------------------------- root
@@ -320,98 +273,6 @@ def test_containers_are_drawn_under_the_edges() -> None:
                     (EdgeRoute("a", "b", ((60, 65), (100, 65))),))
     groups = [g.get("class") for g in parse(write_svg(layout, scene)) if g.tag == SVG_NS + "g"]
     assert groups.index("containers") < groups.index("edges") < groups.index("nodes")
-
-
-# --------------------------------------------------------------------------- hostile text
-
-
-def hostile() -> tuple[Layout, Scene]:
-    view = ShapeView(HOSTILE, HOSTILE + "g", HOSTILE + "t", (HOSTILE,), HOSTILE)
-    other = ShapeView(HOSTILE + "2", "g2", "task", (HOSTILE,), HOSTILE)
-    scene = Scene(HOSTILE, HOSTILE, {"a": view, "b": other},
-                  {HOSTILE: LaneView(HOSTILE, (HOSTILE,))}, {"k": (HOSTILE,)},
-                  {(HOSTILE, HOSTILE): HOSTILE}, ((HOSTILE, HOSTILE),))
-    nodes = (NodeBox("a", Box(50, 10, 100, 60)), NodeBox("b", Box(200, 10, 100, 60)))
-    layout = Layout(400, 200, nodes,
-                    (EdgeRoute("a", "b", ((150, 40), (200, 40)), Box(160, 10, 30, 14), "k"),),
-                    (LaneBand(HOSTILE, Box(0, 0, 400, 100), Box(0, 0, 30, 100)),),
-                    (Cell(HOSTILE, HOSTILE, Box(0, 100, 50, 50)),))
-    return layout, scene
-
-
-def assert_no_active_content(root: etree._Element) -> None:
-    for element in root.iter():
-        forbidden = ("script", "foreignObject", "image", "a", "use")
-        assert etree.QName(element).localname not in forbidden
-        for name, value in element.attrib.items():
-            assert not name.lower().startswith("on")
-            assert "href" not in name
-            assert not re.match(r"\s*(url\()?\s*(https?:|javascript:|data:)", value, re.I)
-        assert "@import" not in (element.text or "")
-
-
-def test_hostile_labels_and_ids_stay_text_and_attribute_values() -> None:
-    root = parse(write_svg(*hostile()))
-    assert_no_active_content(root)
-    assert root.get("data-diagram-id") == HOSTILE
-    overlay = by_class(root, "rect", "overlay")[0]
-    assert overlay.get("data-shape-id") == HOSTILE
-    assert overlay.get("data-type") == HOSTILE + "t"
-    assert overlay.get("data-lane-id") == HOSTILE
-    connector = by_class(root, "path", "connector")[0]
-    assert connector.get("data-source-shape-id") == HOSTILE
-    assert by_class(root, "g", "lane")[0].get("data-lane-id") == HOSTILE
-    assert by_class(root, "rect", "matrix-cell")[0].get("data-row-id") == HOSTILE
-    texts = ["".join(t.itertext()) for t in root.iter(SVG_NS + "text")]
-    assert texts.count(HOSTILE) >= 4
-
-
-def test_control_characters_and_lone_surrogates_are_removed() -> None:
-    dirty = "a\x00b\x08c\x0bd\x0ce\x1ff\ud800g\udfffh\ufffei\uffffj\U0001F600"
-    assert clean_text(dirty) == "abcdefghij\U0001F600"
-    assert clean_text("tab\tnew\nline\r") == "tab\tnew\nline\r"
-    layout, _ = single("task")
-    scene = Scene("d\x00", "layered", {"n": ShapeView("n\x01", "g\x02", "task", (dirty,), "l\x03")})
-    svg = write_svg(layout, scene)
-    svg.encode("utf-8")
-    root = parse(svg)
-    assert root.get("data-diagram-id") == "d"
-    overlay = by_class(root, "rect", "overlay")[0]
-    ids = [overlay.get(f"data-{name}") for name in ("shape-id", "guid", "lane-id")]
-    assert ids == ["n", "g", "l"]
-    assert "abcdefghij\U0001F600" in [t.text for t in root.iter(SVG_NS + "text")]
-
-
-# --------------------------------------------------------------------------- refusals
-
-
-def test_node_without_view_is_refused() -> None:
-    layout, _ = single("task")
-    with pytest.raises(ValueError, match="no ShapeView"):
-        write_svg(layout, Scene("d", "layered", {}))
-
-
-def test_edge_to_unknown_node_is_refused() -> None:
-    layout, scene = single("task")
-    with pytest.raises(ValueError, match="edge end"):
-        write_svg(Layout(1, 1, layout.nodes, (EdgeRoute("n", "ghost", ((0, 0), (1, 1))),)), scene)
-
-
-def test_duplicate_shape_ids_are_refused() -> None:
-    twin = ShapeView("s", "g", "task")
-    scene = Scene("d", "layered", {"a": twin, "b": twin})
-    nodes = (NodeBox("a", Box(0, 0, 1, 1)), NodeBox("b", Box(2, 0, 1, 1)))
-    with pytest.raises(ValueError, match="share one shape id"):
-        write_svg(Layout(1, 1, nodes), scene)
-
-
-@pytest.mark.parametrize("field", ["shape_id", "guid", "type", "lane_id"])
-def test_empty_ids_are_refused(field: str) -> None:
-    values = {"shape_id": "s", "guid": "g", "type": "task", "lane_id": "l", field: "\x00"}
-    view = ShapeView(values["shape_id"], values["guid"], values["type"], lane_id=values["lane_id"])
-    scene = Scene("d", "layered", {"n": view})
-    with pytest.raises(ValueError, match="empty"):
-        write_svg(Layout(1, 1, (NodeBox("n", Box(0, 0, 1, 1)),)), scene)
 
 
 # --------------------------------------------------------------------------- shared checker
