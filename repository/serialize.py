@@ -2,6 +2,12 @@
 number of batched queries (attributes, links, children, shapes, referenced elements)
 rather than one query per element. Everything but the references comes from the version
 being shown, so a released version shows its own content and children.
+
+Attribute values keep the store's culture ids (numbers) as keys: the service's JSON
+encoder writes them as the strings of the wire (repository/jsonio.py, `OPT_NON_STR_KEYS`;
+the standard library's fallback does the same), so a page's 600 values are not copied
+into new dicts first. Dicts made here are shared (references, display names): nothing
+changes them after they are made.
 """
 
 from __future__ import annotations
@@ -13,8 +19,7 @@ from typing import Any, Protocol
 from repository import catalog
 from repository.jsonio import decode
 from repository.store import Link, Store
-from repository.store.models import Shape
-from repository.store.reads import ElementRef
+from repository.store.plain import ElementRef, ShapeRow
 
 RESOURCES = frozenset({"attributes", "related", "children", "content", "displayNames",
                        "rootPath", "stereotype"})
@@ -47,6 +52,9 @@ class VersionLike(Protocol):
 
 
 UriOf = Callable[[ElementLike], str]
+# Each known type's display names by culture, shared by every element of the type.
+_DISPLAY_NAMES = {name: {str(culture): text for culture, text in known.display_names.items()}
+                  for name, known in catalog.TYPES.items()}
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,6 +98,7 @@ class Serializer:
                  ) -> list[dict[str, Any]]:
         """Full elements; a None version means the element's newest version."""
         wants = self.shaping.resources
+        self._versions.update((v.pk, v) for _, v in pairs if v is not None)
         root_paths = (self.store.root_paths([e.pk for e, _ in pairs])
                       if "rootPath" in wants else {})
         # The path references name their newest versions: loaded with the page's own.
@@ -150,7 +159,7 @@ class Serializer:
 
     def _element(self, element: ElementLike, version: VersionLike,
                  attributes: dict[str, dict[int, Any]],
-                 links: dict[str, list[Link]], children: list[int], shapes: list[Shape],
+                 links: dict[str, list[Link]], children: list[int], shapes: list[ShapeRow],
                  root_path: Sequence[ElementLike], refs: dict[int, ElementRef],
                  expanded: dict[int, dict[str, Any]]) -> dict[str, Any]:
         wants = self.shaping.resources
@@ -161,19 +170,19 @@ class Serializer:
         body.update(type=element.type, facetName=element.facet,
                     expandUri=self.uri_of(element), setReadOnly=False)
         if "attributes" in wants:
-            body["attributes"] = _attribute_wire(
-                {n: v for n, v in attributes.items() if self.shaping.wants(n)})
+            body["attributes"] = (attributes if self.shaping.select is None else
+                                  {n: v for n, v in attributes.items() if n in self.shaping.select})
         if "related" in wants:
             body["related"] = {c: [self._linked(link, refs, expanded) for link in ls]
                                for c, ls in links.items() if self.shaping.wants(c)}
         if "children" in wants:
-            body["children"] = [self.reference(refs[pk]) for pk in children]
+            body["children"] = [self._reference_to(pk, None, refs) for pk in children]
         if "content" in wants:
-            body["content"] = [self._content_entry(s, refs) for s in shapes]
+            body["content"] = [{**self._reference_to(s.element_pk, None, refs),
+                                "shapeId": s.shape_id, "predecessors": decode(s.predecessors)}
+                               for s in shapes]
         if "displayNames" in wants:
-            known = catalog.TYPES.get(element.type)
-            body["displayNames"] = {str(k): v for k, v in
-                                    (known.display_names if known else {}).items()}
+            body["displayNames"] = _DISPLAY_NAMES.get(element.type, {})
         if "rootPath" in wants:
             body["rootPath"] = [self.reference(p) for p in root_path]
         if "stereotype" in wants:
@@ -183,17 +192,19 @@ class Serializer:
 
     def _linked(self, link: Link, refs: dict[int, ElementRef],
                 expanded: dict[int, dict[str, Any]]) -> dict[str, Any]:
-        target = refs[link.target_pk]
-        version = (self._version(link.target_version_pk)
-                   if link.target_version_pk is not None else None)
-        ref = self.reference(target, version)
+        ref = self._reference_to(link.target_pk, link.target_version_pk, refs)
         if link.context in self.shaping.expand and link.target_version_pk is None:
             return {**ref, **expanded.get(link.target_pk, {})}
         return ref
 
-    def _content_entry(self, shape: Shape, refs: dict[int, ElementRef]) -> dict[str, Any]:
-        return {**self.reference(refs[shape.element_pk]), "shapeId": shape.shape_id,
-                "predecessors": decode(shape.predecessors)}
+    def _reference_to(self, element_pk: int, version_pk: int | None,
+                      refs: dict[int, ElementRef]) -> dict[str, Any]:
+        """`reference` by pks (None: the newest version), found in one look-up once made."""
+        made = self._references_made.get((element_pk, version_pk))
+        if made is None:
+            made = self.reference(refs[element_pk],
+                                  None if version_pk is None else self._version(version_pk))
+        return made
 
     def _version_of(self, element: ElementLike) -> VersionLike:
         assert element.current_version_pk is not None, "every element has a version"
@@ -201,7 +212,7 @@ class Serializer:
 
     def _references(self, links: dict[int, dict[str, list[Link]]],
                     children: dict[int, list[int]],
-                    shapes: dict[int, list[Shape]]) -> dict[int, ElementRef]:
+                    shapes: dict[int, list[ShapeRow]]) -> dict[int, ElementRef]:
         pks = {link.target_pk for per_context in links.values()
                for ls in per_context.values() for link in ls}
         pks.update(pk for cs in children.values() for pk in cs)
@@ -239,13 +250,10 @@ class Serializer:
         for pk, element in elements.items():
             vpk = element.current_version_pk or 0
             result[pk] = {
-                "attributes": _attribute_wire(attributes.get(vpk, {})),
-                "related": {c: [self.reference(nested_refs[link.target_pk]) for link in ls]
+                "attributes": attributes.get(vpk, {}),
+                "related": {c: [self._reference_to(link.target_pk, None, nested_refs)
+                                for link in ls]
                             for c, ls in nested_links.get(vpk, {}).items()},
             }
         return result
 
-
-def _attribute_wire(attributes: dict[str, dict[int, Any]]) -> dict[str, dict[str, Any]]:
-    return {name: {str(c): v for c, v in per_culture.items()}
-            for name, per_culture in attributes.items()}

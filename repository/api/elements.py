@@ -10,7 +10,6 @@ only for a body of exactly one existing element (the header names one resource).
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import replace
 from typing import Any
 
 from flask import request
@@ -50,10 +49,8 @@ def entity_tag(element: Element, version: ElementVersion) -> str:
 def list_elements(req: TenantRequest, facet: catalog.Facet, view: str) -> dict[str, Any]:
     listing = page_request(facet.name, view)
     key = page_selection_key()
-    if key is not None:
-        listing = replace(listing, page=req.store.page_of(listing, key))
-    elements = req.store.page(listing)
-    return elements_envelope(serializer(req, shaping()).elements([(e, None) for e in elements]))
+    rows = req.store.page(listing) if key is None else req.store.page_holding(listing, key)
+    return elements_envelope(serializer(req, shaping()).elements([(e, e.version) for e in rows]))
 
 
 @resource.endpoint("GET", ELEMENT, summary="Get element", api_version="4.0",
