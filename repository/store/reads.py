@@ -13,6 +13,7 @@ from sqlalchemy import (
     ScalarSelect,
     Select,
     and_,
+    bindparam,
     exists,
     func,
     not_,
@@ -29,6 +30,7 @@ from repository.store.generation import content_generation
 from repository.store.models import AttributeValue, Child, Element, ElementVersion, Shape
 from repository.store.plain import (
     ELEMENT_REF_COLUMNS,
+    AnySelect,
     ElementRef,
     ListedElement,
     PlainReads,
@@ -39,6 +41,9 @@ from repository.store.values import Link, PageRequest, label
 from repository.wire import AttributeMap
 
 MAX_TREE_DEPTH = 256
+_LIST, _TREE, _DIAGRAM = "list", "tree", "diagram"
+# Parameters of the page statements.
+_TENANT, _FACET, _LIMIT, _OFFSET = "tenant_pk", "facet", "page_limit", "page_offset"
 _LISTED = (select(*ELEMENT_REF_COLUMNS, ElementVersion.version_id, ElementVersion.state)
            .join(ElementVersion, ElementVersion.pk == Element.current_version_pk))
 _LISTING_ORDER = (Element.sort_name, Element.id)
@@ -69,6 +74,37 @@ def _first_parent(
             .join(owner, and_(owner.pk == Child.parent_pk,
                               owner.current_version_pk == Child.version_pk))
             .where(Child.child_pk == child_pk).order_by(Child.pk).limit(1).scalar_subquery())
+
+
+def _in_view(view: str, tenant_pk: Any, facet: Any) -> ColumnElement[bool]:
+    """The elements of a tenant's facet that `view` lists (values or bound parameters)."""
+    conditions = [Element.tenant_pk == tenant_pk, Element.facet == facet]
+    if view == _TREE:
+        # Roots of the hierarchy: nobody's child and not merely a shape of a diagram.
+        conditions.append(not_(_listed_in_a_current_version(
+            Child.child_pk, Child.parent_pk, Child.version_pk)))
+        conditions.append(not_(_listed_in_a_current_version(
+            Shape.element_pk, Shape.diagram_pk, Shape.version_pk)))
+    elif view == _DIAGRAM:
+        conditions.append(with_content())
+    return and_(*conditions)
+
+
+def _page_query(condition: ColumnElement[bool]) -> AnySelect:
+    """A page of the elements matching `condition` (parameters `_LIMIT`, `_OFFSET`): its
+    pks first, from the listing index, so the OFFSET steps over the elements before the
+    page in the index alone (joined to their versions, it would read each of their rows
+    and versions too); then the page's rows."""
+    pks = (select(Element.pk).where(condition).order_by(*_LISTING_ORDER)
+           .limit(bindparam(_LIMIT)).offset(bindparam(_OFFSET)).correlate(None))
+    return _LISTED.where(Element.pk.in_(pks)).order_by(*_LISTING_ORDER)
+
+
+# A page without a `$filter`, per view (every other view lists as `list` does): built and
+# compiled once, the tenant and facet given when it runs; building the statement anew
+# cost more than running it.
+_PAGES = {view: _page_query(_in_view(view, bindparam(_TENANT), bindparam(_FACET)))
+          for view in (_LIST, _TREE, _DIAGRAM)}
 
 
 class Reads(PlainReads):
@@ -169,13 +205,16 @@ class Reads(PlainReads):
     # ---- listing pages -------------------------------------------------------------
 
     def page(self, request: PageRequest) -> list[ListedElement]:
-        """Page `request.page` of the listing, in listing order. The OFFSET steps over the
-        elements before the page in the listing index alone (their pks): joined to their
-        versions, it would read each of their rows and versions too."""
-        pks = (select(Element.pk).where(self._view_condition(request))
-               .order_by(*_LISTING_ORDER).limit(request.page_size)
-               .offset((request.page - 1) * request.page_size).correlate(None))
-        return self._listed(Element.pk.in_(pks), _LISTING_ORDER, request.page_size)
+        """Page `request.page` of the listing, in listing order. Without a `$filter`, the
+        view's statement is the one built at import, given the tenant and facet."""
+        parameters: dict[str, Any] = {_LIMIT: request.page_size,
+                                      _OFFSET: (request.page - 1) * request.page_size}
+        if request.condition is not None:
+            query = _page_query(self._view_condition(request))
+        else:
+            query = _PAGES.get(request.view, _PAGES[_LIST])
+            parameters.update({_TENANT: self.tenant.pk, _FACET: request.facet})
+        return [ListedElement(*row) for row in self._rows(query, **parameters).all()]
 
     def page_holding(self, request: PageRequest, element_id: str) -> list[ListedElement]:
         """The page of `request`'s listing that holds the element (404 if none): the same
@@ -220,18 +259,8 @@ class Reads(PlainReads):
             .order_by(Element.sort_name, Element.id)))
 
     def _view_condition(self, request: PageRequest) -> ColumnElement[bool]:
-        conditions = [Element.tenant_pk == self.tenant.pk, Element.facet == request.facet]
-        if request.view == "tree":
-            # Roots of the hierarchy: nobody's child and not merely a shape of a diagram.
-            conditions.append(not_(_listed_in_a_current_version(
-                Child.child_pk, Child.parent_pk, Child.version_pk)))
-            conditions.append(not_(_listed_in_a_current_version(
-                Shape.element_pk, Shape.diagram_pk, Shape.version_pk)))
-        elif request.view == "diagram":
-            conditions.append(with_content())
-        if request.condition is not None:
-            conditions.append(request.condition)
-        return and_(*conditions)
+        condition = _in_view(request.view, self.tenant.pk, request.facet)
+        return condition if request.condition is None else and_(condition, request.condition)
 
     # ---- hierarchy -----------------------------------------------------------------
 

@@ -172,9 +172,10 @@ def test_sqlite_seeks_the_listing_index_by_its_key(api: Api) -> None:
 
 @postgresql_only
 def test_postgresql_seeks_the_listing_index_by_its_key(api: Api) -> None:
-    _, count, head, rest = holding_plans(api)
-    # The planner picks the count's indexes by the test's few rows; it can use this one.
-    assert "ix_elements_page" in count and "Seq Scan" not in count
+    # The count's index is the planner's pick by the test's few rows (at 100,000 it reads
+    # the table when most of it is counted: docs/performance-service.md); the seeks are
+    # the listing index's whatever the rows.
+    _, _, head, rest = holding_plans(api)
     assert "Index Scan Backward using ix_elements_page" in head
     assert "Index Scan using ix_elements_page" in rest
     for plan in (head, rest):
