@@ -76,8 +76,12 @@ def route_cost(route: Sequence[Point], others: Sequence[Segment], costs: Costs) 
     """A whole route priced as ``detour`` prices its steps: length, bends, and crossings
     of (or runs along) other routes; closeness to boxes aside."""
     length = sum(abs(p[0] - q[0]) + abs(p[1] - q[1]) for p, q in zip(route, route[1:]))
-    crossed = sum(_meet(p, q, r, s) for p, q in zip(route, route[1:]) for r, s in others)
-    return length + max(len(route) - 2, 0) * costs.bend + crossed * costs.crossing
+    return length + max(len(route) - 2, 0) * costs.bend + crossings(route, others) * costs.crossing
+
+
+def crossings(route: Sequence[Point], others: Sequence[Segment]) -> int:
+    """How many of the other routes' segments the route's segments cross or run along."""
+    return sum(_meet(p, q, r, s) for p, q in zip(route, route[1:]) for r, s in others)
 
 
 def _meet(p: Point, q: Point, r: Point, s: Point) -> bool:

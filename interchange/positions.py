@@ -5,33 +5,41 @@ per scope: every sub-process with content first, so it enters its parent's layou
 box of the size of its own drawing and is expanded in place; then the process level,
 with a band per lane (or per pool without lanes) when the model has lanes or several
 pools, message flows, associations and data associations as edges of the same graph,
-and text annotations as boxes beside what they annotate.
+and text annotations as boxes beside what they annotate. The builder's edges keep the
+builder's order, the SVG's; a black-box pool gets a band of its own beside the nodes it
+exchanges messages with (``interchange.layout_graph``).
 
 Guarantees: a box for every node, pool, lane and group, at least two waypoints for every flow
 and association between nodes, boundary events centred on their host's lower border and
 flows rerouted around the nodes they would pass through once the events sit there
-(``interchange.routing``), coordinates ≥ ``MARGIN``. Deterministic.
+(``interchange.routing``), message flows to a pool routed last, each where it crosses
+the fewest flows (``interchange.pool_routes``), then the flows the engine did not weigh
+routed anew where that crosses fewer (``routing.fewer_crossings``); coordinates ≥
+``MARGIN``. Deterministic.
 """
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 
 from interchange.fixture import lane_keys, scope_fixture, scope_nodes, uses_lanes
+from interchange.layout_graph import is_drawn, keyed_edges, with_pool_ports
 from interchange.model import ANNOTATION, BpmnModel, BpmnNode
 from interchange.parsing import BpmnError
+from interchange.pool_routes import to_pool
 from interchange.routing import (
     clear_of_shapes,
+    fewer_crossings,
     from_boundary_event,
     middle,
     self_loop,
     straight_between,
-    to_pool,
     towards,
 )
 from layouts.base import LayoutError, LayoutOptions
 from layouts.geometry import Box, Layout, Point
 from layouts.graph import LayoutEdge, LayoutGraph, LayoutNode
+from layouts.layered import POINTED_KINDS
 from layouts.registry import get_strategy
 from renderer.contract import RenderInputError
 from renderer.culture import DEFAULT_CULTURE, Cultures
@@ -99,6 +107,7 @@ class _Positions:
         self._pools_and_lanes(top, bands, shapes)
         self._routes_outside_layout(shapes, edges)
         clear_of_shapes(self.model, shapes, edges, self.options.edge_spacing)
+        fewer_crossings(self.model, shapes, edges, self.options.edge_spacing)
         self._groups(shapes)
         self._flow_labels(edges, labels)
         return _shifted(BpmnGeometry(self.horizontal, shapes, labels, edges, frozenset(self.inner)))
@@ -124,7 +133,15 @@ class _Positions:
         layout_nodes += [self._annotation(node, bands.get(node.id), drawn_bands)
                          for node in nodes if node.kind == ANNOTATION]
         ids = {node.id for node in layout_nodes}
-        graph = LayoutGraph(tuple(layout_nodes), tuple(self._edges(nodes, ids)), graph.lanes)
+
+        def drawn(node_id: str) -> str | None:
+            return self._drawn(node_id, ids)
+
+        builder_edges = [LayoutEdge(by_shape[edge.source], by_shape[edge.target]) for edge in graph.edges]
+        graph = LayoutGraph(tuple(layout_nodes), tuple(keyed_edges(self.model, builder_edges, drawn)), graph.lanes)
+        if with_bands:
+            graph = with_pool_ports(self.model, graph, drawn, self.options.edge_spacing,
+                                    EMPTY_BAND - 2 * self.options.edge_spacing)
         try:
             return get_strategy(key).layout(graph, self.options)
         except LayoutError as error:
@@ -142,19 +159,6 @@ class _Positions:
         lane = (band if band in drawn_bands else drawn_bands[0]) if drawn_bands else None
         return LayoutNode(node.id, "textAnnotation", measured.width, measured.height, lane=lane)
 
-    def _edges(self, nodes: Iterable[BpmnNode], ids: set[str]) -> list[LayoutEdge]:
-        """Flows between two drawn nodes of this scope (a message flow's end inside a
-        sub-process counts as the sub-process), each keyed by its BPMN id, plus
-        host → boundary event links that keep events beside their host."""
-        edges: list[LayoutEdge] = []
-        for flow in self.model.flows:
-            source, target = self._drawn(flow.source, ids), self._drawn(flow.target, ids)
-            if source and target and source != target:
-                edges.append(LayoutEdge(source, target, key=flow.id))
-        edges += [LayoutEdge(str(node.attached_to), node.id, key=f"attached:{node.id}")
-                  for node in nodes if node.attached_to in ids]
-        return edges
-
     def _drawn(self, node_id: str, ids: set[str]) -> str | None:
         node = self.model.node(node_id)
         while node is not None and node.id not in ids:
@@ -165,6 +169,8 @@ class _Positions:
                labels: dict[str, Box], edges: dict[str, tuple[Point, ...]]) -> None:
         """Absolute positions of one scope's layout and, recursively, its sub-processes'."""
         for placed in layout.nodes:
+            if not is_drawn(placed.id):
+                continue
             box = _moved(placed.box, dx, dy)
             shapes[placed.id] = box
             if placed.label is not None:
@@ -174,7 +180,7 @@ class _Positions:
                 self._place(inner, box.x + (box.w - inner.width) / 2, box.y + SUBPROCESS_HEADER,
                             shapes, labels, edges)
         for route in layout.edges:
-            if not route.key.startswith("attached:"):
+            if is_drawn(route.key):
                 edges.setdefault(route.key, tuple((x + dx, y + dy) for x, y in route.points))
 
     def _attach_boundary_events(self, shapes: dict[str, Box], labels: dict[str, Box],
@@ -245,7 +251,9 @@ class _Positions:
         """Routes the layout graph cannot hold: a flow from a node to itself loops over
         its upper right corner; a message flow to a pool runs across to its border, around
         the shapes in between (``_to_pool``); an association with a flow runs to the
-        middle of that flow."""
+        middle of that flow. The routes to pools are drawn twice: the second time each
+        knows all the others."""
+        to_pools: list[tuple[str, str, str]] = []
         for flow in self.model.flows:
             if flow.id in edges:
                 continue
@@ -258,18 +266,29 @@ class _Positions:
             source, target = shapes[flow.source], shapes[flow.target]
             pool_end = flow.target if self.model.node(flow.target) is None else flow.source
             if flow.tag == "messageFlow" and self.model.node(pool_end) is None:
-                route = self._to_pool(flow.source if pool_end == flow.target else flow.target, pool_end, shapes)
-                edges[flow.id] = route if pool_end == flow.target else tuple(reversed(route))
+                to_pools.append((flow.id, flow.source if pool_end == flow.target else flow.target, pool_end))
+                edges[flow.id] = self._to_pool(*to_pools[-1], shapes, edges)
             elif flow.source == flow.target:
                 edges[flow.id] = self_loop(source, self.options.edge_spacing)
             else:
                 edges[flow.id] = straight_between(source, target, self.horizontal)
+        for flow_id, node_id, pool_id in to_pools:
+            del edges[flow_id]
+            edges[flow_id] = self._to_pool(flow_id, node_id, pool_id, shapes, edges)
 
-    def _to_pool(self, node_id: str, pool_id: str, shapes: Mapping[str, Box]) -> tuple[Point, ...]:
-        """Around every flow node but the sub-processes the route starts in (``routing.to_pool``)."""
+    def _to_pool(self, flow_id: str, node_id: str, pool_id: str, shapes: Mapping[str, Box],
+                 edges: Mapping[str, tuple[Point, ...]]) -> tuple[Point, ...]:
+        """Around every flow node but the sub-processes the route starts in, crossing as
+        few of the other routes as it can (``pool_routes.to_pool``); from the pool when
+        the pool is the flow's source."""
         around = {node_id, *self._ancestors(node_id)}
         obstacles = [shapes[n.id] for n in self.model.nodes if n.id in shapes and n.id not in around]
-        return to_pool(shapes[node_id], shapes[pool_id], obstacles, self.horizontal, self.options.edge_spacing)
+        node = self.model.node(node_id)
+        flat = node is not None and node.shape_type not in POINTED_KINDS
+        route = to_pool(shapes[node_id], shapes[pool_id], obstacles, edges.values(), self.horizontal,
+                        self.options.edge_spacing, flat)
+        return route if any(flow.id == flow_id and flow.target == pool_id for flow in self.model.flows) \
+            else route[::-1]
 
     def _groups(self, shapes: dict[str, Box]) -> None:
         """Each group around its members; groups without members drawn, empty, in a row
@@ -333,3 +352,4 @@ def _shifted(geometry: BpmnGeometry) -> BpmnGeometry:
         {key: box(b) for key, b in geometry.labels.items()},
         {key: tuple((round(x + dx, 2), round(y + dy, 2)) for x, y in route) for key, route in geometry.edges.items()},
         geometry.expanded)
+

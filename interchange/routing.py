@@ -13,8 +13,11 @@ nodes' old places. Here:
   the one after the last, or anew from end to end where that costs less (fewer
   crossings); where the new stretch starts or ends at a node, the route may move to
   another port of the node, one that no boundary event covers and no other route uses;
-- the routes the layout graph cannot hold: ``self_loop``, ``to_pool``, ``towards`` (an
-  association with a flow) and ``straight_between``.
+- ``fewer_crossings``: the flows whose crossings the engine did not weigh (message
+  flows between nodes, the flows out of a boundary event and out of its host) routed
+  anew by ``detour``, from any free port to any, where that crosses fewer flows;
+- the routes the layout graph cannot hold: ``self_loop``, ``towards`` (an association
+  with a flow) and ``straight_between`` (a message flow to a pool: ``pool_routes``).
 
 Routes are tuples of corners with axis-parallel segments; deterministic.
 """
@@ -22,9 +25,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any
 
-from interchange.detour import Costs, Direction, Port, Segment, detour, route_cost
+from interchange.detour import Costs, Direction, Port, Segment, crossings, detour, route_cost
 from interchange.model import BpmnFlow, BpmnModel
 from layouts.geometry import Box, Point
 
@@ -89,21 +91,61 @@ def _job(model: BpmnModel, flow: BpmnFlow, shapes: Mapping[str, Box], edges: Map
     route = _snapped(edges.get(flow.id, ()))
     if len(route) < 2 or flow.source not in shapes or flow.target not in shapes:
         return None
-    source_around, target_around = _around(model, flow.source), _around(model, flow.target)
     left, right = min(x for x, _ in route), max(x for x, _ in route)
     top, bottom = min(y for _, y in route), max(y for _, y in route)
     reached = [box for box in (shapes[node] for node in drawn)  # only these can be in the way
                if box.x < right and left < box.right and box.y < bottom and top < box.bottom]
     if not any(enters(p, q, box) for p, q in zip(route, route[1:]) for box in reached):
         return None
-    obstacles = [shapes[node] for node in drawn if node not in source_around | target_around]
+    obstacles, own = _boxes(model, flow, shapes, drawn)
     in_the_way = [index for index, (p, q) in enumerate(zip(route, route[1:]))
                   if any(enters(p, q, box) for box in obstacles)]
     if not in_the_way:
         return None
+    return _Job(flow, route, obstacles, own, (in_the_way[0], in_the_way[-1]))
+
+
+def _boxes(model: BpmnModel, flow: BpmnFlow, shapes: Mapping[str, Box],
+           drawn: list[str]) -> tuple[list[Box], list[Box]]:
+    """The boxes a flow's route must not pass through: every drawn node but its ends and
+    the sub-processes around them; and its ends' own boxes, which it touches at its ports."""
+    source_around, target_around = _around(model, flow.source), _around(model, flow.target)
+    obstacles = [shapes[node] for node in drawn if node not in source_around | target_around]
     own = [shapes[end] for end, other_side in ((flow.source, target_around), (flow.target, source_around))
            if model.node(end) is not None and end not in other_side]
-    return _Job(flow, route, obstacles, own, (in_the_way[0], in_the_way[-1]))
+    return obstacles, own
+
+
+def fewer_crossings(model: BpmnModel, shapes: Mapping[str, Box], edges: dict[str, Route], spacing: float) -> None:
+    """The flows whose crossings the engine's layout did not weigh, each routed anew from
+    any free port of its source to any of its target (``detour``) where that crosses
+    fewer sequence and message flows (then fewer routes of any kind) than its route does:
+    the message flows between two nodes (their nodes lie in different bands), the sequence
+    flows out of a boundary event or out of its host (the event moved onto the host's
+    border after the layout). In document order."""
+    costs = Costs(spacing, BEND * spacing, CROSSING * spacing, NEAR * spacing)
+    events = {node.id for node in model.nodes if node.attached_to}
+    hosts = {str(node.attached_to) for node in model.nodes if node.attached_to}
+    wanted = {flow.id for flow in model.flows if flow.tag == "messageFlow"
+              or (flow.tag == "sequenceFlow" and (flow.source in events or flow.source in hosts))}
+    drawn = [node.id for node in model.nodes if node.id in shapes]
+    measured = {flow.id for flow in model.flows if flow.tag in ("sequenceFlow", "messageFlow")}
+    segments = {key: list(zip(_snapped(route), _snapped(route)[1:])) for key, route in edges.items()}
+    for flow in model.flows:
+        if flow.id not in wanted or not segments.get(flow.id) \
+                or None in (model.node(flow.source), model.node(flow.target)):
+            continue
+        route = _snapped(edges[flow.id])
+        every = [segment for key, mine in segments.items() if key != flow.id for segment in mine]
+        flows = [segment for key, mine in segments.items() if key != flow.id and key in measured for segment in mine]
+        before = (crossings(route, flows), crossings(route, every))
+        if before == (0, 0):
+            continue
+        obstacles, own = _boxes(model, flow, shapes, drawn)
+        rerouted = _Job(flow, route, obstacles, own, (0, len(route) - 2)).reroute(model, shapes, every, costs)
+        if rerouted is not None and (crossings(rerouted, flows), crossings(rerouted, every)) < before:
+            edges[flow.id] = rerouted
+            segments[flow.id] = list(zip(rerouted, rerouted[1:]))
 
 
 def _around(model: BpmnModel, node_id: str) -> set[str]:
@@ -209,25 +251,6 @@ def self_loop(box: Box, spacing: float) -> Route:
             (box.cx, box.y - gap), (box.cx, box.y))
 
 
-def to_pool(node: Box, pool: Box, obstacles: list[Box], horizontal: bool, spacing: float) -> Route:
-    """From a node's border facing the pool to the pool's border: straight across
-    where nothing is in the way, else out to a channel beside the node, along it to the
-    nearest place from which the run across meets no obstacle, and across from there.
-    Worked out for pools stacked top to bottom; columns are the same turned."""
-    turn = _same if horizontal else _transposed
-    node, pool = turn(node), turn(pool)
-    obstacles = [turn(box) for box in obstacles]
-    down = pool.cy > node.cy
-    start_y, end_y = (node.bottom, pool.y) if down else (node.y, pool.bottom)
-    channel_y = start_y + (spacing if down else -spacing)
-    candidates = [node.cx, *(x for box in obstacles for x in (box.x - spacing, box.right + spacing))]
-    for x in sorted((x for x in candidates if pool.x < x < pool.right), key=lambda x: (abs(x - node.cx), x)):
-        route = orthogonal(((node.cx, start_y), (node.cx, channel_y), (x, channel_y), (x, end_y)))
-        if not any(enters(p, q, box) for p, q in zip(route, route[1:]) for box in obstacles):
-            return tuple(turn(point) for point in route)
-    return tuple(turn(point) for point in ((node.cx, start_y), (node.cx, end_y)))
-
-
 def towards(box: Box, point: Point, outwards: bool) -> Route:
     """An L from the box's upper or lower border to ``point`` (reversed when the box
     is the route's end)."""
@@ -274,14 +297,3 @@ def orthogonal(points: Iterable[Point]) -> Route:
         else:
             kept.append(point)
     return tuple(kept)
-
-
-def _transposed(item: Any) -> Any:
-    """A box or point with x and y swapped (its own inverse)."""
-    if isinstance(item, Box):
-        return Box(item.y, item.x, item.h, item.w)
-    return (item[1], item[0])
-
-
-def _same(item: Any) -> Any:
-    return item
