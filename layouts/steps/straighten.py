@@ -48,10 +48,20 @@ def straighten(placement: Placement, spacing: Spacing, vertex_count: int,
         a, b, _ = links[link_index]
         return ALIGNED < abs(position[a] - position[b]) < STEP_LIMIT
 
-    def block_of(start: int) -> set[int]:
+    # Blocks hold until a move: remembered for each of their vertices, forgotten by `apply`.
+    known_blocks: dict[int, set[int] | None] = {}
+
+    def block_of(start: int) -> set[int] | None:
+        """``start`` with every vertex aligned with it; None past ``PUSH_LIMIT`` vertices
+        (no move could take such a block along, and long aligned chains are common)."""
+        if start in known_blocks:
+            return known_blocks[start]
         block = {start}
         stack = [start]
         while stack:
+            if len(block) > PUSH_LIMIT:
+                known_blocks[start] = None
+                return None
             v = stack.pop()
             others = [w for link_index in incident[v] for w in links[link_index][:2]
                       if abs(position[links[link_index][0]] - position[links[link_index][1]]) <= ALIGNED]
@@ -59,6 +69,8 @@ def straighten(placement: Placement, spacing: Spacing, vertex_count: int,
                 if w not in block:
                     block.add(w)
                     stack.append(w)
+        for v in block:
+            known_blocks[v] = block
         return block
 
     boundaries = list(placement.boundaries)
@@ -90,6 +102,8 @@ def straighten(placement: Placement, spacing: Spacing, vertex_count: int,
                             if w not in moving:
                                 moving.add(w)
                                 queue.append(w)
+                    if len(moving) > PUSH_LIMIT:
+                        return None
             layer = spacing.layers[layer_of[v]]
             neighbour_index = index_in_layer[v] + step
             if not 0 <= neighbour_index < len(layer) or layer[neighbour_index] in moving:
@@ -99,7 +113,7 @@ def straighten(placement: Placement, spacing: Spacing, vertex_count: int,
                                                      else spacing.least_distance(w, v))
             if room < abs(shift) - 1e-6:
                 ahead = block_of(w)
-                if anchor in ahead or len(moving) + len(ahead) > PUSH_LIMIT:
+                if ahead is None or anchor in ahead or len(moving) + len(ahead) > PUSH_LIMIT:
                     return None
                 moving |= ahead
                 queue += list(ahead)
@@ -117,6 +131,7 @@ def straighten(placement: Placement, spacing: Spacing, vertex_count: int,
         return count
 
     def apply(vertices: set[int], lane_boundaries: set[int], shift: float) -> None:
+        known_blocks.clear()
         for v in vertices:
             position[v] = round(position[v] + shift, 3)
         for k in lane_boundaries:
@@ -132,7 +147,7 @@ def straighten(placement: Placement, spacing: Spacing, vertex_count: int,
             best: tuple[int, set[int], set[int], float] | None = None
             for mover, anchor in ((a, b), (b, a)):
                 block = block_of(mover)
-                if anchor in block:
+                if block is None or anchor in block:
                     continue
                 offset = position[mover] - position[anchor]
                 away = math.copysign(STEP_LIMIT + 1.0, offset) - offset
@@ -152,6 +167,8 @@ def straighten(placement: Placement, spacing: Spacing, vertex_count: int,
     # of either off its line, where that adds no small step
     def nudge(v: int, anchor: int) -> bool:
         block = block_of(v)
+        if block is None:
+            return False
         for shift in (SWAP_NUDGE, -SWAP_NUDGE):
             push = pushed(block, shift, anchor)
             if push is not None and steps_around(push[0], shift) <= steps_around(push[0], 0.0):
