@@ -15,6 +15,9 @@ that applies:
 On the SVG side, ``elrepo render MODEL.bpmn --layout KEY`` measured by the checker's
 ``svgmetrics.py`` (``../shared/tools``), which also counts the host → boundary event
 connectors the SVG draws.
+
+``crossing_record``: each file's DI crossings per layout, the ceilings that
+``tests/interchange/test_bpmn_crossings.py`` holds every file to.
 """
 from __future__ import annotations
 
@@ -117,6 +120,21 @@ def comparison_tables(results: Mapping[tuple[Path, str], Crossings], layout_keys
         lines += ["| " + " | ".join([label, ", ".join(keys), *map(str, figures)]) + " |"
                   for figures, keys in rows.items()]
     return lines
+
+
+def crossing_label(path: Path) -> str:
+    """A BPMN file's name in the record of crossings: the folder above its ``bpmn`` folder
+    (the corpus's source, or ``fixtures``) and its stem."""
+    return f"{path.parent.parent.name}/{path.stem}"
+
+
+def crossing_record(found: Mapping[tuple[Path, str], Counter[str]]) -> dict[str, dict[str, int]]:
+    """Each file's DI crossings per layout key, for the files that have some."""
+    record: dict[str, dict[str, int]] = {}
+    for (path, key), causes in found.items():
+        if sum(causes.values()):
+            record.setdefault(crossing_label(path), {})[key] = sum(causes.values())
+    return record
 
 
 def file_labels(files: Sequence[Path]) -> dict[Path, str]:

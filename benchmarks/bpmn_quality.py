@@ -13,11 +13,14 @@ Last, each file's crossings against our SVG of the same model (``benchmarks.bpmn
 with the checker's svgmetrics.py).
 
     python -m benchmarks.bpmn_quality CORPUS_DIR [--node-modules DIR] [--svgmetrics FILE]
+                                      [--record-crossings FILE]
 """
 from __future__ import annotations
 
 import argparse
+import json
 import sys
+import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, fields
 from pathlib import Path
@@ -233,6 +236,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         DEFAULT_SVGMETRICS,
         Crossings,
         comparison_tables,
+        crossing_record,
         di_crossings,
         load_svgmetrics,
         svg_crossings,
@@ -244,6 +248,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--work", type=Path, default=Path("out/bpmn_quality"), help="where laid-out files are written")
     parser.add_argument("--svgmetrics", type=Path, default=DEFAULT_SVGMETRICS,
                         help="the checker's svgmetrics.py, to compare crossings with our SVG")
+    parser.add_argument("--record-crossings", type=Path, metavar="FILE",
+                        help="write each file's DI crossings per layout there, as JSON (the regression "
+                             "test's ceilings, tests/interchange/bpmn_crossings.json)")
     arguments = parser.parse_args(argv)
     files = bpmn_files(arguments.paths)
     if not files:
@@ -256,20 +263,23 @@ def main(argv: Sequence[str] | None = None) -> int:
     ours: dict[str, DiQuality] = {}
     written: dict[str, list[Path]] = {}
     refused: list[str] = []
+    seconds: dict[tuple[Path, str], float] = {}
     for key in BPMN_LAYOUT_KEYS:
         for index, file in enumerate(files):
             data = file.read_bytes()
+            started = time.process_time()
             try:
                 output = layout_bpmn(data, key)
             except BpmnError as error:
                 refused.append(f"{file.name} ({key}): {error}")
                 continue
+            seconds[(file, key)] = time.process_time() - started
             target = arguments.work / f"{index:03d}.{key}.bpmn"
             target.write_bytes(output)
             written.setdefault(key, []).append(target)
             ours[key] = ours.get(key, _ZERO) + measure_di(output)
-            if svgmetrics is not None:
-                crossings[(file, key)] = Crossings(di_crossings(output), svg_crossings(data, key, svgmetrics))
+            crossings[(file, key)] = Crossings(di_crossings(output),
+                                               None if svgmetrics is None else svg_crossings(data, key, svgmetrics))
     print(f"{len(files)} BPMN files")
     print("| layout | " + " | ".join(COLUMNS) + " |")
     print("|---" * (len(COLUMNS) + 1) + "|")
@@ -289,6 +299,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             print("bpmn-auto-layout not found: elrepo only")
     for line in refused:
         print(f"refused: {line}")
+    print(_times_line(seconds))
+    if arguments.record_crossings:
+        record = crossing_record({place: found.di for place, found in crossings.items()})
+        arguments.record_crossings.write_text(json.dumps(record, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+        print(f"DI crossings of {len(record)} files written to {arguments.record_crossings}")
     print()
     if svgmetrics is None:
         print(f"{arguments.svgmetrics} not found: crossings not compared with our SVG")
@@ -296,6 +311,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("Crossings of the laid-out BPMN (DI) against our SVG of the same model (elrepo render --layout KEY)")
         print("\n".join(comparison_tables(crossings, BPMN_LAYOUT_KEYS)))
     return 0
+
+
+def _times_line(seconds: dict[tuple[Path, str], float]) -> str:
+    """CPU seconds of ``layout_bpmn`` per layout, and the slowest file's."""
+    per_key = {key: sum(spent for (_, layout), spent in seconds.items() if layout == key) for key in BPMN_LAYOUT_KEYS}
+    slowest = max(seconds, key=lambda place: seconds[place], default=None)
+    return ("layout CPU seconds: " + ", ".join(f"{key} {spent:.1f}" for key, spent in per_key.items())
+            + ("" if slowest is None else f"; slowest {slowest[0].name} ({slowest[1]}, {seconds[slowest]:.2f})"))
 
 
 def _auto_layout_row(folder: Path, files: Sequence[Path]) -> str:

@@ -1,16 +1,21 @@
 """The benchmark's crossings of laid-out BPMN against our SVG (benchmarks/bpmn_crossings.py):
-every DI crossing counted once under one cause, the SVG side as `elrepo render` draws it."""
+every DI crossing counted once under one cause, the SVG side as `elrepo render` draws it;
+and no BPMN file of the corpus or the fixtures crossing more than recorded."""
 from __future__ import annotations
 
+import json
 from collections import Counter
 from pathlib import Path
 
 import pytest
 
+from benchmarks import bpmn_quality
 from benchmarks.bpmn_crossings import (
     CAUSES,
     Crossings,
     comparison_tables,
+    crossing_label,
+    crossing_record,
     di_crossings,
     file_labels,
     load_svgmetrics,
@@ -19,9 +24,14 @@ from benchmarks.bpmn_crossings import (
 from benchmarks.bpmn_quality import measure_di
 from interchange import BPMN_LAYOUT_KEYS, layout_bpmn, read_bpmn
 from repository.cli import main
+from tests.conftest import SHARED
 
 BPMN = Path(__file__).parent.parent / "fixtures" / "bpmn"
 FILES = sorted(BPMN.glob("*.bpmn"))
+#: the DI crossings of each file that has some, per layout key (``benchmarks.bpmn_quality
+#: --record-crossings``): the most a file may have; a file not named has none
+RECORD = Path(__file__).with_name("bpmn_crossings.json")
+CORPUS = sorted((SHARED / "corpus").glob("*/bpmn/*.bpmn"))
 
 
 @pytest.mark.parametrize("path", FILES, ids=[path.stem for path in FILES])
@@ -76,3 +86,36 @@ def test_the_tables_total_each_layout_and_list_files_crossing_more_than_their_sv
 def test_file_labels_are_the_shortest_tails_nobody_else_has() -> None:
     files = [Path("corpus/x/bpmn/a.bpmn"), Path("fixtures/bpmn/a.bpmn"), Path("corpus/x/bpmn/b.bpmn")]
     assert file_labels(files) == {files[0]: "x/bpmn/a", files[1]: "fixtures/bpmn/a", files[2]: "b"}
+
+
+@pytest.mark.parametrize("path", CORPUS + FILES, ids=crossing_label)
+def test_no_bpmn_file_crosses_more_than_its_record(path: Path) -> None:
+    """A regression guard for issue 11's "crossings no higher than our SVG": the figures
+    recorded are at or below the SVG's but where docs/interchange.md says why not."""
+    recorded = json.loads(RECORD.read_text(encoding="utf-8")).get(crossing_label(path), {})
+    found = {key: measure_di(layout_bpmn(path.read_bytes(), key)).crossings for key in BPMN_LAYOUT_KEYS}
+    assert {key: count for key, count in found.items() if count > recorded.get(key, 0)} == {}
+
+
+def test_the_record_names_only_files_that_are_there(shared_dir: Path) -> None:
+    assert set(json.loads(RECORD.read_text(encoding="utf-8"))) <= {crossing_label(path) for path in CORPUS + FILES}
+
+
+def test_the_record_holds_the_files_with_crossings_under_their_source_and_stem() -> None:
+    found = {(Path("corpus/simod/bpmn/a.bpmn"), "horizontal"): Counter(sequence=2, message=1),
+             (Path("corpus/simod/bpmn/a.bpmn"), "vertical"): Counter(),
+             (Path("tests/fixtures/bpmn/a.bpmn"), "vertical"): Counter(boundary=1),
+             (Path("tests/fixtures/bpmn/b.bpmn"), "vertical"): Counter()}
+    assert crossing_record(found) == {"simod/a": {"horizontal": 3}, "fixtures/a": {"vertical": 1}}
+
+
+def test_the_benchmark_records_the_crossings_it_measured(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    record = tmp_path / "record.json"
+    assert bpmn_quality.main([str(BPMN / "nested-lanes.bpmn"), "--work", str(tmp_path / "work"),
+                              "--node-modules", str(tmp_path), "--svgmetrics", str(tmp_path / "none.py"),
+                              "--record-crossings", str(record)]) == 0
+    expected = {key: measure_di(layout_bpmn((BPMN / "nested-lanes.bpmn").read_bytes(), key)).crossings
+                for key in BPMN_LAYOUT_KEYS}
+    assert json.loads(record.read_text(encoding="utf-8")) == {
+        "fixtures/nested-lanes": {key: count for key, count in expected.items() if count}}
+    assert "layout CPU seconds: horizontal" in capsys.readouterr().out
