@@ -1,20 +1,22 @@
 """``render()``: the whole pipeline from a diagram fixture to SVG text, read top-down.
 
-The CLI, the render endpoint and batch export all call this one function.
+The CLI, the render endpoint and batch export all call this one function; ``lay_out``
+is its part before the SVG writer (what tests check geometry and text on).
 """
 from __future__ import annotations
 
 from collections.abc import Callable
 from typing import Any
 
-from layouts.base import LayoutError, LayoutOptions
+from layouts.base import LayoutError, LayoutOptions, LayoutStrategy
+from layouts.geometry import Layout
 from layouts.graph import LayoutGraph
 from layouts.registry import LAYOUT_KEYS, UnknownLayoutKey, get_strategy
 from renderer.contract import RenderInputError, UnknownLayoutError, culture_id
 from renderer.culture import DEFAULT_CULTURE, Cultures
 from renderer.detailed import detailed_graph
 from renderer.entity_relationship import entity_graph
-from renderer.flow import flow_graph, swimlane_graph
+from renderer.flow import fit_lane_names, flow_graph, swimlane_graph
 from renderer.graphic import graphic_graph
 from renderer.matrix import customer_matrix_graph, process_matrix_graph
 from renderer.model import Diagram, parse_diagram
@@ -22,7 +24,7 @@ from renderer.scene import Scene
 from renderer.svg import write_svg
 from renderer.text import FontMetrics, load_font
 
-__all__ = ["render", "RenderInputError", "UnknownLayoutError", "LAYOUT_KEYS"]
+__all__ = ["render", "lay_out", "RenderInputError", "UnknownLayoutError", "LAYOUT_KEYS"]
 
 GraphBuilder = Callable[[Diagram, Cultures, FontMetrics, str], tuple[LayoutGraph, Scene]]
 
@@ -49,15 +51,28 @@ def render(fixture: Any, layout_key: str, culture: int | str = DEFAULT_CULTURE,
     ``default_culture`` (the service passes its tenant's). Culture ids are integers or
     digit strings. Raises ``RenderInputError`` with a one-line message for anything in
     the input or request that cannot be drawn."""
-    try:
-        strategy = get_strategy(layout_key)
-    except UnknownLayoutKey as error:
-        raise UnknownLayoutError(str(error)) from None
+    _strategy(layout_key)  # an unknown key is refused before the input is read
     cultures = Cultures(culture_id(culture, "culture"), culture_id(default_culture, "default culture"))
-    diagram = parse_diagram(fixture)
-    graph, scene = BUILDERS[layout_key](diagram, cultures, font or load_font(), layout_key)
+    _, scene, layout = lay_out(parse_diagram(fixture), layout_key, cultures, options or LayoutOptions(),
+                               font or load_font())
+    return write_svg(layout, scene)
+
+
+def lay_out(diagram: Diagram, layout_key: str, cultures: Cultures, options: LayoutOptions,
+            font: FontMetrics) -> tuple[LayoutGraph, Scene, Layout]:
+    """The graph the ``layout_key`` builder made of ``diagram``, the scene with the text
+    fitted to the drawn layout (lane names to their lanes' final length), and the layout."""
+    strategy = _strategy(layout_key)
+    graph, scene = BUILDERS[layout_key](diagram, cultures, font, layout_key)
     try:
-        layout = strategy.layout(graph, options or LayoutOptions())
+        layout = strategy.layout(graph, options)
     except LayoutError as error:
         raise RenderInputError(str(error)) from error
-    return write_svg(layout, scene)
+    return graph, fit_lane_names(scene, layout, diagram, cultures, font, options.edge_spacing), layout
+
+
+def _strategy(layout_key: str) -> LayoutStrategy:
+    try:
+        return get_strategy(layout_key)
+    except UnknownLayoutKey as error:
+        raise UnknownLayoutError(str(error)) from None

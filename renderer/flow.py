@@ -1,11 +1,13 @@
 """Builders of the flow layouts (``horizontal``, ``vertical``) and the swimlane layouts
 (``horizontalSwimlane``, ``verticalSwimlane``): diagram → layout graph with measured
-sizes, plus the scene the SVG writer needs.
+sizes, plus the scene the SVG writer needs; and ``fit_lane_names``, which re-wraps the
+lane names to the headers the layout drew.
 """
 from __future__ import annotations
 
 from dataclasses import replace
 
+from layouts.geometry import Layout
 from layouts.graph import LaneSpec, LayoutEdge, LayoutGraph, LayoutNode
 from layouts.steps.lanes import UNASSIGNED_LANE
 from renderer.culture import Cultures
@@ -15,10 +17,13 @@ from renderer.names import UNASSIGNED_NAMES
 from renderer.scene import LaneView, Scene, ShapeView
 from renderer.text import FontMetrics
 
-#: Lengths a lane name may take along its lane, shortest first: the lane grows to the
-#: name rather than cutting it.
+#: Lengths a lane name may take along its lane before layout, shortest first: the lane
+#: grows to the name rather than cutting it (``fit_lane_names`` re-wraps it afterwards
+#: to the lane's final length).
 LANE_NAME_WIDTHS = (120.0, 180.0, 240.0)
 LANE_NAME_LINES = 3
+#: What rounding to 0.01 may take off a lane's length or thickness.
+ROUNDING = 0.05
 #: The only shapes that go to "Unassigned" when no org unit executes them; the others
 #: (events, gateways, conditions, process interfaces) join a neighbour's lane.
 WORK_TYPES = frozenset(("task", "subProcess"))
@@ -57,12 +62,8 @@ def swimlane_graph(diagram: Diagram, cultures: Cultures, font: FontMetrics,
     along its lane."""
     graph, scene = flow_graph(diagram, cultures, font, layout_key)
     lane_of = shape_lanes(diagram, cultures)
-    lane_names: dict[str, str] = {}
-    for lane_id in sorted(lane_of.values(), key=lambda lane: lane == UNASSIGNED_LANE):
-        if lane_id not in lane_names:
-            unit = diagram.lookup(lane_id)
-            lane_names[lane_id] = (unit.text("name", cultures) or lane_id) if unit else \
-                cultures.pick(UNASSIGNED_NAMES) or ""
+    lane_names = {lane_id: lane_name(diagram, lane_id, cultures)
+                  for lane_id in sorted(lane_of.values(), key=lambda lane: lane == UNASSIGNED_LANE)}
     line_height = font.line_height(FONT_SIZE)
     lanes: list[LaneSpec] = []
     lane_views: dict[str, LaneView] = {}
@@ -75,6 +76,39 @@ def swimlane_graph(diagram: Diagram, cultures: Cultures, font: FontMetrics,
     shapes = {shape_id: replace(view, lane_id=lane_of[shape_id]) for shape_id, view in scene.shapes.items()}
     return (LayoutGraph(nodes, graph.edges, tuple(lanes)),
             replace(scene, shapes=shapes, lanes=lane_views))
+
+
+def lane_name(diagram: Diagram, lane_id: str, cultures: Cultures) -> str:
+    """The name of the org unit ``lane_id`` (its id when it has none), else of "Unassigned"."""
+    unit = diagram.lookup(lane_id)
+    if unit is None:
+        return cultures.pick(UNASSIGNED_NAMES) or ""
+    return unit.text("name", cultures) or lane_id
+
+
+def fit_lane_names(scene: Scene, layout: Layout, diagram: Diagram, cultures: Cultures, font: FontMetrics,
+                   padding: float) -> Scene:
+    """``scene`` with every lane name wrapped again (``fit_lines``) to the header the
+    layout drew, once its length is known: along the name, the header's longer side
+    less ``padding`` at both ends (the lane's length: a name the builder broke for
+    the shortest lane it allowed goes on one line when the lane grew); in at most as
+    many lines as the header's thickness less ``padding`` on both sides holds (never
+    fewer than the builder's wrap has: the thickness was made for those)."""
+    if not layout.lanes:
+        return scene
+    line_height = font.line_height(FONT_SIZE)
+    lanes = dict(scene.lanes)
+    for band in layout.lanes:
+        built = lanes.get(band.id)
+        if built is None:
+            continue
+        along, across = max(band.header.w, band.header.h), min(band.header.w, band.header.h)
+        # the allowances: the layout rounds coordinates, and the builder widths, to 0.01
+        max_lines = max(len(built.lines), int((across - 2 * padding + ROUNDING) / line_height))
+        _, lines = fit_lines(lane_name(diagram, band.id, cultures), font, (along - 2 * padding + ROUNDING,),
+                             max_lines, cultures.requested)
+        lanes[band.id] = LaneView(band.id, lines or ("",))
+    return replace(scene, lanes=lanes)
 
 
 def shape_lanes(diagram: Diagram, cultures: Cultures) -> dict[str, str]:

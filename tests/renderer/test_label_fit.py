@@ -2,7 +2,8 @@
 over the corpus (ours, and the shared one when it is beside the project) and the demo,
 in the flow, swimlane and matrix layouts, every label line measured with the font fits
 the label area of the symbol drawn (or the label box beside an event or gateway), the
-lines fit its height, and every lane name fits its header strip."""
+lines fit its height, and every lane name fits its header strip, on one line wherever
+the lane's length holds it."""
 from __future__ import annotations
 
 import json
@@ -14,9 +15,9 @@ import pytest
 
 from layouts.base import LayoutOptions
 from layouts.geometry import Box, Layout
-from layouts.registry import get_strategy
-from renderer.api import BUILDERS
+from renderer.api import lay_out
 from renderer.culture import ENGLISH, GERMAN, Cultures
+from renderer.flow import lane_name
 from renderer.model import parse_diagram
 from renderer.scene import Scene
 from renderer.symbols import symbol_for
@@ -35,8 +36,8 @@ def corpus_paths() -> list[Path]:
 
 
 def laid_out(fixture: Any, key: str, culture: int) -> tuple[Scene, Layout]:
-    graph, scene = BUILDERS[key](parse_diagram(fixture), Cultures(culture, ENGLISH), load_font(), key)
-    return scene, get_strategy(key).layout(graph, LayoutOptions())
+    _, scene, layout = lay_out(parse_diagram(fixture), key, Cultures(culture, ENGLISH), LayoutOptions(), load_font())
+    return scene, layout
 
 
 def overflows(scene: Scene, layout: Layout, font: FontMetrics) -> Iterator[str]:
@@ -64,6 +65,18 @@ def overflows(scene: Scene, layout: Layout, font: FontMetrics) -> Iterator[str]:
         yield from check(f"lane {lane.id}", scene.lanes[lane.id].lines, Box(0, 0, along, across))
 
 
+def broken_lane_names(fixture: Any, culture: int, scene: Scene, layout: Layout, font: FontMetrics) -> Iterator[str]:
+    """Every lane name not shown as it is (on several lines, or cut) although its lane
+    holds it on one line."""
+    diagram = parse_diagram(fixture)
+    padding = LayoutOptions().edge_spacing
+    for lane in layout.lanes:
+        name = lane_name(diagram, lane.id, Cultures(culture, ENGLISH))
+        along = max(lane.header.w, lane.header.h) - 2 * padding
+        if scene.lanes[lane.id].lines != (name,) and font.text_width(name, scene.font_size) <= along:
+            yield f"lane {lane.id}: {scene.lanes[lane.id].lines} in {along:.1f}"
+
+
 @pytest.mark.parametrize("culture", [GERMAN, ENGLISH])
 @pytest.mark.parametrize("key", LAYOUTS)
 def test_every_label_fits_its_shape(key: str, culture: int) -> None:
@@ -75,6 +88,7 @@ def test_every_label_fits_its_shape(key: str, culture: int) -> None:
     for name, fixture in fixtures:
         scene, layout = laid_out(fixture, key, culture)
         problems += [f"{name}: {problem}" for problem in overflows(scene, layout, font)]
+        problems += [f"{name}: {problem}" for problem in broken_lane_names(fixture, culture, scene, layout, font)]
     assert problems == []
 
 

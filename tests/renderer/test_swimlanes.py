@@ -10,9 +10,10 @@ from pytest_regressions.file_regression import FileRegressionFixture
 from layouts.base import LayoutOptions
 from layouts.registry import get_strategy
 from layouts.steps.lanes import UNASSIGNED_LANE, order_lanes, reached_lanes
-from renderer.api import render
+from renderer.api import lay_out, render
 from renderer.culture import ENGLISH, Cultures
 from renderer.flow import swimlane_graph
+from renderer.measure import FONT_SIZE
 from renderer.model import parse_diagram
 from renderer.text import load_font
 from tests.conftest import FIXTURES, ROOT, load_fixture
@@ -28,9 +29,7 @@ PAIRS = [("horizontal", "horizontalSwimlane"), ("vertical", "verticalSwimlane")]
 
 
 def laid_out(fixture: Any, key: str) -> Any:
-    graph, scene = swimlane_graph(parse_diagram(fixture), IN_ENGLISH, load_font(), key)
-    strategy = get_strategy(key)
-    return graph, scene, strategy.layout(graph, LayoutOptions())
+    return lay_out(parse_diagram(fixture), key, IN_ENGLISH, LayoutOptions(), load_font())
 
 
 @pytest.mark.parametrize(("flow_key", "key"), PAIRS)
@@ -120,12 +119,49 @@ def test_many_lanes_keep_the_main_path_order() -> None:
     assert order_lanes(count, node_lane, edges) == list(reversed(range(count)))
 
 
-def test_lane_names_grow_along_the_lane_before_they_are_cut() -> None:
-    name = "Customer service and after-sales support for key accounts"
+def parallel_fixture(lane_name: str, branches: int) -> dict[str, Any]:
+    """Start → AND split → ``branches`` tasks side by side → AND join → end, all in one lane."""
+    unit = {"id": "u-1", "type": "orgUnit", "attributes": {"name": {"1033": lane_name}}}
+    join = branches + 2
+    steps = [("evStart", []), ("ruleAnd", [0]), *[("task", [1])] * branches, ("ruleAnd", list(range(2, join))),
+             ("evEnd", [join])]
+    values = [{"shapeInfo": {"index": i, "predecessors": predecessors},
+               "element": {"type": kind, "attributes": {"name": {"1033": f"Step {i}"}},
+                           "related": {"executedBy": [{"id": "u-1"}]}}}
+              for i, (kind, predecessors) in enumerate(steps)]
+    return {"diagram": {"id": "d", "type": "mainProcess"}, "elements": [unit], "values": values}
+
+
+def lane_name_room(key: str, fixture: dict[str, Any], lane_id: str) -> tuple[tuple[str, ...], float, float]:
+    """The lane's name lines as drawn, the length along its header less the padding at
+    both ends, and the header's thickness."""
+    _, scene, layout = laid_out(fixture, key)
+    header = next(lane.header for lane in layout.lanes if lane.id == lane_id)
+    padding = LayoutOptions().edge_spacing
+    return scene.lanes[lane_id].lines, max(header.w, header.h) - 2 * padding, min(header.w, header.h)
+
+
+@pytest.mark.parametrize("key", ["horizontalSwimlane", "verticalSwimlane"])
+def test_a_long_lane_name_in_a_long_lane_is_one_line(key: str) -> None:
+    name = "Customer service and after-sales support"
+    fixture = parallel_fixture(name, 3)
+    _, built = swimlane_graph(parse_diagram(fixture), IN_ENGLISH, load_font(), key)
+    assert len(built.lanes["u-1"].lines) > 1  # wrapped before layout for the shortest lane
+    lines, along, _ = lane_name_room(key, fixture, "u-1")
+    assert lines == (name,)
+    assert load_font().text_width(name, FONT_SIZE) <= along
+
+
+@pytest.mark.parametrize("key", ["horizontalSwimlane", "verticalSwimlane"])
+def test_a_lane_name_too_long_for_its_lane_wraps_within_it(key: str) -> None:
+    name = "Customer service and after-sales support for key accounts in the northern region"
     fixture = unassigned_fixture()
     fixture["elements"][0]["attributes"]["name"]["1033"] = name
-    _, scene, _ = laid_out(fixture, "horizontalSwimlane")
-    assert " ".join(scene.lanes["u-Sales"].lines) == name
+    lines, along, across = lane_name_room(key, fixture, "u-Sales")
+    font = load_font()
+    assert len(lines) > 1 and " ".join(lines) == name  # whole: the lane grew along the name
+    assert all(font.text_width(line, FONT_SIZE) <= along for line in lines)
+    assert len(lines) * font.line_height(FONT_SIZE) <= across
 
 
 def test_lane_ids_and_bodies_follow_the_svg_contract() -> None:
