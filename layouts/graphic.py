@@ -11,12 +11,17 @@ Edges are ignored.
 A process house is one root whose children are bands and exactly one chain: the bands
 before the chain in graph order are stacked above it, the others below, all as wide as
 the house. The chain's chevrons stand in one row, as tall as the tallest and widened
-alike to fill the row; everything under a chevron is listed inside it, one box a line,
-indented by depth. A band's children are wrapped into the fewest rows that fit the
-house's width, balanced so that no row is left half empty, and widened to fill their
-row. Any other hierarchy is nested boxes: children (and roots) wrapped into rows near
-``aspect`` (``layouts.packing``), containers of a row stretched to its height and
-sharing the width left at its end, so frames line up.
+alike to fill the row, while that row is no wider than ``CHAIN_MAX_WIDTH`` (or than the
+house is anyway for its bands); a longer chain wraps into the fewest rows that fit, read
+left to right and top to bottom, their lengths differing by at most one chevron (the
+longer rows first), every chevron as wide as the widest widened to fill the longest
+row, so the chevrons line up in columns, each row as tall as its tallest. Everything
+under a chevron is listed inside it, one box a line, indented by depth. A band's
+children are wrapped into the fewest rows that fit the house's width, balanced so that
+no row is left half empty, and widened to fill their row. Any other hierarchy is
+nested boxes: children (and roots) wrapped into rows near ``aspect``
+(``layouts.packing``), containers of a row stretched to its height and sharing the
+width left at its end, so frames line up.
 
 Guarantees: every node gets one box, its whole area (a container's header strip is its
 top ``height``), at least its size (leaves of nested boxes exactly their size); a child's
@@ -37,6 +42,10 @@ from layouts.packing import Packing, balanced_rows, pack_rows
 
 #: How far a chevron's point reaches beyond its body (and its notch into it).
 CHEVRON_TIP = 16.0
+#: The widest one row of the value chain may be before the chain wraps: with the house's
+#: frames and margins (88 units) the drawing stays within 1,088 units, narrower than an
+#: A4 landscape page at 96 dpi (1,123).
+CHAIN_MAX_WIDTH = 1000.0
 Size = tuple[float, float]
 
 
@@ -112,10 +121,15 @@ class GraphicLayout:
         lists = {chevron.id: _listed(chevron, children) for chevron in chevrons}
         header = max((chevron.height for chevron in chevrons), default=0.0)
         chevron_sizes = [self._chevron_size(chevron, header, lists[chevron.id]) for chevron in chevrons]
-        chain_width = sum(w for w, _ in chevron_sizes) + self.gap * max(len(chevrons) - 1, 0)
         widest_child = max((sizes[kid.id][0] for part in parts if part.role == "band"
                             for kid in children.get(part.id, [])), default=0.0)
-        inner = max(chain_width, widest_child, *(part.width - 2 * self.padding for part in parts))
+        needed = max(widest_child, root.width - 4 * self.padding,
+                     *(part.width - 2 * self.padding for part in parts))
+        rows = self._chain_rows([w for w, _ in chevron_sizes], max(CHAIN_MAX_WIDTH, needed))
+        if len(rows) > 1:  # equal chevrons, so that the rows line up in columns
+            widest = max(w for w, _ in chevron_sizes)
+            chevron_sizes = [(widest, h) for _, h in chevron_sizes]
+        inner = max(needed, max((self._row_width(row, chevron_sizes) for row in rows), default=0.0))
         house_width = max(root.width, inner + 4 * self.padding)
         x = margin + 2 * self.padding
         y = margin + root.height + self.padding
@@ -123,7 +137,7 @@ class GraphicLayout:
             top = y
             y += part.height + self.padding
             if part is chain:
-                y = self._chain(chevrons, chevron_sizes, header, lists, x, y, inner, boxes)
+                y = self._chain(chevrons, rows, chevron_sizes, header, lists, x, y, inner, boxes)
             else:
                 y = self._band(children.get(part.id, []), sizes, x, y, inner, boxes)
             boxes[part.id] = Box(round(x - self.padding, 2), round(top, 2), round(inner + 2 * self.padding, 2),
@@ -142,28 +156,54 @@ class GraphicLayout:
         height = header + (list_height + self.padding if listed else self.padding)
         return max(chevron.width, list_width + body), height
 
-    def _chain(self, chevrons: list[LayoutNode], chevron_sizes: list[Size], header: float,
-               lists: dict[str, list[tuple[LayoutNode, int]]], x: float, y: float, inner: float,
-               boxes: dict[str, Box]) -> float:
-        """The chevrons in one row filling ``inner``, each listing what lies under it
-        below the chain's name strip ``header``, so the lists start level; returns the
-        row's bottom."""
-        used = sum(w for w, _ in chevron_sizes) + self.gap * max(len(chevrons) - 1, 0)
-        grow = (inner - used) / len(chevrons) if chevrons else 0.0
-        height = max((h for _, h in chevron_sizes), default=0.0)
-        left = x
-        for chevron, (w, _) in zip(chevrons, chevron_sizes):
-            box = Box(round(left, 2), round(y, 2), round(w + grow, 2), round(height, 2))
-            boxes[chevron.id] = box
-            body_x = box.x + CHEVRON_TIP + self.padding
-            body_w = box.w - 2 * (CHEVRON_TIP + self.padding)
-            top = box.y + header
-            for node, depth in lists[chevron.id]:
-                boxes[node.id] = Box(round(body_x + depth * self.indent, 2), round(top, 2),
-                                     round(body_w - depth * self.indent, 2), node.height)
-                top += node.height + self.gap
-            left += w + grow + self.gap
-        return y + height
+    def _chain_rows(self, widths: list[float], limit: float) -> list[list[int]]:
+        """Indices of the chevrons per row: one row when they fit ``limit`` side by side,
+        else the fewest rows of chevrons as wide as the widest that fit, their lengths
+        differing by at most one, the longer rows first."""
+        count = len(widths)
+        if sum(widths) + self.gap * max(count - 1, 0) <= limit:
+            return [list(range(count))]
+        per_row = max(1, int((limit + self.gap) // (max(widths) + self.gap)))
+        row_count = -(-count // per_row)
+        rows: list[list[int]] = []
+        start = 0
+        for row in range(row_count):
+            length = count // row_count + (1 if row < count % row_count else 0)
+            rows.append(list(range(start, start + length)))
+            start += length
+        return rows
+
+    def _row_width(self, row: list[int], chevron_sizes: list[Size]) -> float:
+        return sum(chevron_sizes[index][0] for index in row) + self.gap * max(len(row) - 1, 0)
+
+    def _chain(self, chevrons: list[LayoutNode], rows: list[list[int]], chevron_sizes: list[Size],
+               header: float, lists: dict[str, list[tuple[LayoutNode, int]]], x: float, y: float,
+               inner: float, boxes: dict[str, Box]) -> float:
+        """The chevrons in ``rows`` from (x, y), the longest row filling ``inner`` and the
+        others widened alike, each chevron listing what lies under it below the chain's
+        name strip ``header``, so the lists of a row start level; returns the bottom of
+        the last row."""
+        if not chevrons:
+            return y
+        longest = max(rows, key=len)
+        grow = (inner - self._row_width(longest, chevron_sizes)) / len(longest)
+        for row in rows:
+            height = max((chevron_sizes[index][1] for index in row), default=0.0)
+            left = x
+            for index in row:
+                chevron, width = chevrons[index], chevron_sizes[index][0] + grow
+                box = Box(round(left, 2), round(y, 2), round(width, 2), round(height, 2))
+                boxes[chevron.id] = box
+                body_x = box.x + CHEVRON_TIP + self.padding
+                body_w = box.w - 2 * (CHEVRON_TIP + self.padding)
+                top = box.y + header
+                for node, depth in lists[chevron.id]:
+                    boxes[node.id] = Box(round(body_x + depth * self.indent, 2), round(top, 2),
+                                         round(body_w - depth * self.indent, 2), node.height)
+                    top += node.height + self.gap
+                left += width + self.gap
+            y += height + self.gap
+        return y - self.gap
 
     def _band(self, kids: list[LayoutNode], sizes: dict[str, Size], x: float, y: float, inner: float,
               boxes: dict[str, Box]) -> float:

@@ -15,10 +15,11 @@ import pytest
 from lxml import etree
 from pytest_regressions.file_regression import FileRegressionFixture
 
+from layouts.graphic import CHAIN_MAX_WIDTH
 from renderer.api import render
 from renderer.culture import ENGLISH, GERMAN, Cultures
 from renderer.detailed import detailed_graph
-from renderer.model import parse_diagram
+from renderer.model import Diagram, parse_diagram
 from renderer.relations import children_of, hierarchy
 from renderer.text import load_font
 from tests.conftest import FIXTURES, ROOT, SHARED, load_fixture
@@ -27,10 +28,26 @@ from tests.renderer.test_golden import same_svg
 
 IN_ENGLISH = Cultures(requested=ENGLISH, default=ENGLISH)
 SVG = "{http://www.w3.org/2000/svg}"
+Box = tuple[float, float, float, float]
 LAYOUTS = ("detailed", "graphic", "processMatrix", "customerMatrix", "entityRelationship")
 CORPUS = sorted((FIXTURES / "corpus").glob("*.json"))
+
+
+def wide_house(core_processes: int) -> dict[str, Any]:
+    """The demo process house with core processes added up to ``core_processes``."""
+    fixture = demo_fixture("house")
+    core = next(e for e in fixture["elements"] if e["attributes"]["name"]["1033"] == "Core processes")
+    for number in range(len(core["children"]) + 1, core_processes + 1):
+        core["children"].append({"id": f"core-{number}"})
+        fixture["elements"].append({"id": f"core-{number}", "type": "mainProcess", "related": {}, "children": [],
+                                    "attributes": {"name": {"1033": f"Core process number {number}",
+                                                            "1031": f"Kernprozess Nummer {number}"}}})
+    return fixture
+
+
 CASES: dict[str, Any] = {**{f"demo/{k}": v for k, v in demo_fixtures().items()},
-                         **{f"corpus/{p.stem}": load_fixture(p) for p in CORPUS}}
+                         **{f"corpus/{p.stem}": load_fixture(p) for p in CORPUS},
+                         "wide-house": wide_house(14)}
 GOLDEN = ROOT / "golden"
 GOLDEN_CASES = {
     "detailed": ("credit-check", "order-to-cash"),
@@ -136,7 +153,7 @@ def test_detailed_spreads_the_arrowheads_of_inputs_over_their_tasks_side() -> No
         assert all(b - a >= 10 for a, b in zip(ys, ys[1:]))  # an arrowhead is 7 high
 
 
-def overlay_boxes(root: Any) -> list[tuple[str, tuple[float, float, float, float]]]:
+def overlay_boxes(root: Any) -> list[tuple[str, Box]]:
     """(data-guid, (x, y, right, bottom)) of every overlay, in document order."""
     boxes = []
     for rect in root[-1]:
@@ -145,18 +162,26 @@ def overlay_boxes(root: Any) -> list[tuple[str, tuple[float, float, float, float
     return boxes
 
 
+def nested_parents_first(diagram: Diagram, overlays: list[tuple[str, Box]]) -> bool:
+    """Whether every child's overlay lies inside its parent's and comes after it."""
+    place = {guid: index for index, (guid, _) in enumerate(overlays)}
+    box = dict(overlays)
+    for element, parent in hierarchy(diagram):
+        if parent is not None:
+            (x, y, right, bottom), (px, py, pright, pbottom) = box[element.id], box[parent]
+            if place[parent] > place[element.id] or not (px <= x and py <= y and right <= pright
+                                                         and bottom <= pbottom):
+                return False
+    return True
+
+
 def test_graphic_draws_the_demo_process_house_with_whole_box_overlays_parents_first() -> None:
     fixture = demo_fixture("house")
     diagram = parse_diagram(fixture)
     root = parse(render(fixture, "graphic"))
     overlays = overlay_boxes(root)
-    place = {guid: index for index, (guid, _) in enumerate(overlays)}
     box = dict(overlays)
-    for element, parent in hierarchy(diagram):
-        if parent is not None:  # a child's overlay lies inside its parent's and comes after it
-            assert place[parent] < place[element.id]
-            (x, y, right, bottom), (px, py, pright, pbottom) = box[element.id], box[parent]
-            assert px <= x and py <= y and right <= pright and bottom <= pbottom
+    assert nested_parents_first(diagram, overlays)
     management, core, support = children_of(diagram, diagram.element)
     assert box[management.id][3] < box[core.id][1] and box[core.id][3] < box[support.id][1]  # bands, chain, bands
     chevrons = [g for g in root.iter(f"{SVG}g") if g.get("class") == "node symbol-chevron"]
@@ -165,6 +190,28 @@ def test_graphic_draws_the_demo_process_house_with_whole_box_overlays_parents_fi
         kids = [box[kid.id] for kid in children_of(diagram, band)]
         assert max(right for _, _, right, _ in kids) - min(x for x, _, _, _ in kids) > 0.9 * (
             box[band.id][2] - box[band.id][0])
+
+
+@pytest.mark.parametrize(("culture", "row_lengths"), [(GERMAN, [4, 4, 3, 3]), (ENGLISH, [5, 5, 4])])
+def test_a_long_value_chain_wraps_into_rows_of_equal_chevrons_in_reading_order(culture: int,
+                                                                               row_lengths: list[int]) -> None:
+    fixture = wide_house(14)
+    diagram = parse_diagram(fixture)
+    root = parse(render(fixture, "graphic", culture=culture))
+    overlays = overlay_boxes(root)
+    assert nested_parents_first(diagram, overlays)
+    box = dict(overlays)
+    _, core, _ = children_of(diagram, diagram.element)
+    chevrons = [box[element.id] for element in children_of(diagram, core)]
+    tops = sorted({y for _, y, _, _ in chevrons})
+    rows = [[chevron for chevron in chevrons if chevron[1] == top] for top in tops]
+    assert [chevron for row in rows for chevron in sorted(row)] == chevrons  # left to right, top to bottom
+    assert [len(row) for row in rows] == row_lengths  # the fewest rows within the width, as even as can be
+    assert len({round(right - x, 2) for x, _, right, _ in chevrons}) == 1  # equal, so they line up in columns
+    assert all(row[-1][2] - row[0][0] <= CHAIN_MAX_WIDTH for row in rows)
+    assert all(upper[0][3] < lower[0][1] for upper, lower in zip(rows, rows[1:]))  # rows apart
+    assert float(root.get("width")) <= CHAIN_MAX_WIDTH + 100
+    assert box[core.id][3] < box[children_of(diagram, diagram.element)[2].id][1]  # the chain above support
 
 
 def test_graphic_of_other_hierarchies_is_nested_boxes() -> None:
