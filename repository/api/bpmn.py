@@ -20,10 +20,10 @@ from repository.api.render import SECURITY_HEADERS, add_security_headers
 from repository.api.routes import TENANT
 from repository.errors import InvalidInput
 from repository.fixtures import diagram_fixture
+from repository.input_rules import parse_culture_id
 from repository.render_cache import DrawnState, render_key
 from repository.render_pool import render_timeout, shared_pool
 from repository.store.base import current_version_pk
-from repository.wire import parse_culture_id
 
 resource = Resource("bpmn", __name__, error_schema="RenderError")
 BPMN_MEDIA_TYPE = "application/xml"

@@ -17,11 +17,11 @@ from repository import auth, catalog
 from repository.api import parameters
 from repository.api.parameters import Parameter
 from repository.errors import InvalidInput, NotFound, RepositoryError
+from repository.input_rules import check_text, load_json, parse_integer
 from repository.serialize import DEFAULT_RESOURCES, RESOURCES, Shaping
 from repository.store import PageRequest, Store
 from repository.store.db import open_session
 from repository.store.filters import compile_filter
-from repository.wire import check_text, load_json, parse_integer
 
 _ENTITY_TAG = r'(?:W/)?"[\x21\x23-\x7e]*"'
 _ENTITY_TAGS = re.compile(rf"{_ENTITY_TAG}(?:[ \t]*,[ \t]*{_ENTITY_TAG})*")

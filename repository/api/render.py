@@ -31,10 +31,10 @@ from repository.api.routes import TENANT
 from repository.app import RENDER_BLUEPRINT
 from repository.errors import InvalidInput
 from repository.fixtures import diagram_fixture
+from repository.input_rules import parse_culture_id
 from repository.render_cache import DrawnState, RenderCache, render_key
 from repository.render_pool import render_timeout, shared_pool
 from repository.store.base import current_version_pk
-from repository.wire import parse_culture_id
 
 resource = Resource(RENDER_BLUEPRINT, __name__, error_schema="RenderError")
 

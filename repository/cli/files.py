@@ -106,7 +106,7 @@ def _fixture_of(path: Path) -> Any:
 
 
 def _render(args: argparse.Namespace) -> int:
-    from repository.wire import parse_culture_id
+    from repository.input_rules import parse_culture_id
 
     culture = parse_culture_id(args.culture, "--culture")
     fixture = _fixture_of(args.model)
@@ -142,8 +142,8 @@ def _layout(args: argparse.Namespace) -> int:
 def _export(args: argparse.Namespace) -> int:
     from renderer.export import ExportJob, export_many
     from repository.fixtures import diagram_fixture
+    from repository.input_rules import parse_culture_id
     from repository.store import Store, find_tenant
-    from repository.wire import parse_culture_id
 
     culture = parse_culture_id(args.culture, "--culture")
     layouts = args.layouts or list(DEFAULT_EXPORT_LAYOUTS)

@@ -26,6 +26,7 @@ from sqlalchemy.sql.compiler import SQLCompiler
 from sqlalchemy.sql.visitors import InternalTraversal
 
 from repository.errors import InvalidInput
+from repository.input_rules import parse_culture_id, parse_finite, parse_integer
 from repository.store.models import (
     DIALECTS_WITH_TEXT_SEARCH,
     TRIGRAM,
@@ -34,7 +35,6 @@ from repository.store.models import (
     ElementVersion,
     text_search,
 )
-from repository.wire import parse_culture_id, parse_finite, parse_integer
 
 GRAMMAR = r"""
 ?start: disjunction

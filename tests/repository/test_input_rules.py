@@ -18,15 +18,12 @@ from sqlalchemy import func, select
 from renderer.contract import MAX_CULTURE_ID, RenderInputError
 from renderer.model import parse_diagram
 from repository.errors import InvalidInput, TooLarge
+from repository.input_rules import MAX_INTEGER, MIN_INTEGER, load_json, parse_culture_id
 from repository.store.models import AttributeValue, Element, Shape
 from repository.wire import (
     MAX_ATTRIBUTE_VALUE_LENGTH,
-    MAX_INTEGER,
     MAX_PREDECESSOR_LINKS,
-    MIN_INTEGER,
-    load_json,
     parse_content_body,
-    parse_culture_id,
     parse_update_body,
 )
 from tests.repository.conftest import FACETS, TENANT, Api, assert_error
