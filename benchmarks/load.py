@@ -8,7 +8,10 @@ docs/performance-service.md, "Load benchmark".
     python -m benchmarks.load --url http://127.0.0.1:8080 --token TOKEN   # a running one
 
 Without ``--url`` it starts ``elrepo serve`` (SQLite in a temporary directory, the demo
-tenant, ``--workers``) on a free port of 127.0.0.1 and stops it afterwards. Needs wrk
+tenant, ``--workers``) on a free port of 127.0.0.1 and stops it afterwards, and then also
+prints the server's CPU time per request (all its processes, from /proc): on a machine
+shared with other work, requests per second follow the CPU the others leave, while CPU
+per request stays the service's own figure. Needs wrk
 (``apt-get install wrk``). Point it only at a server of your own: the write scenario
 creates elements in its demo tenant. Uncached renders ask for a new culture id on every
 request: labels fall back to the tenant's default culture, so each one is a full render
@@ -95,6 +98,7 @@ class Measured:
     requests_per_second: float
     latency_ms: dict[str, float]
     failed: int
+    requests: int
 
 
 def run_wrk(url: str, token: str, scenario: Scenario, threads: int, connections: int,
@@ -128,7 +132,30 @@ def parse_wrk(output: str) -> Measured:
     errors = re.search(r"Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)", output)
     failed = (int(non_2xx.group(1)) if non_2xx else 0) + (
         sum(int(n) for n in errors.groups()) if errors else 0)
-    return Measured(float(rate.group(1)), latency, failed)
+    done = re.search(r"^\s*(\d+) requests in ", output, re.MULTILINE)
+    return Measured(float(rate.group(1)), latency, failed, int(done.group(1)) if done else 0)
+
+
+def process_tree_cpu_seconds(root: int) -> float:
+    """User and system CPU seconds of `root` and its descendants, from /proc (Linux)."""
+    parents: dict[int, int] = {}
+    times: dict[int, float] = {}
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            text = stat.read_text()
+        except OSError:  # the process ended meanwhile
+            continue
+        fields = text[text.rindex(")") + 2:].split()  # after the command, which may hold spaces
+        pid = int(stat.parent.name)
+        parents[pid] = int(fields[1])
+        times[pid] = (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    tree, frontier = {root}, [root]
+    while frontier:
+        parent = frontier.pop()
+        children = [pid for pid, ppid in parents.items() if ppid == parent and pid not in tree]
+        tree.update(children)
+        frontier.extend(children)
+    return sum(times.get(pid, 0.0) for pid in tree)
 
 
 def largest_diagram(url: str, token: str) -> str:
@@ -143,8 +170,9 @@ def largest_diagram(url: str, token: str) -> str:
 
 
 @contextmanager
-def started_server(workers: int) -> Iterator[tuple[str, str]]:
-    """`elrepo serve` on a fresh SQLite demo and a free port: (base URL, editor token)."""
+def started_server(workers: int) -> Iterator[tuple[str, str, int]]:
+    """`elrepo serve` on a fresh SQLite demo and a free port: (base URL, editor token,
+    the server's pid)."""
     with tempfile.TemporaryDirectory(prefix="elrepo-load-") as directory:
         with socket.socket() as probe:
             probe.bind(("127.0.0.1", 0))
@@ -158,7 +186,7 @@ def started_server(workers: int) -> Iterator[tuple[str, str]]:
                 stdout=stdout, stderr=stderr)
         try:
             token = _wait_until_serving(server, port, token_file, log)
-            yield f"http://127.0.0.1:{port}", token
+            yield f"http://127.0.0.1:{port}", token, server.pid
         finally:
             server.terminate()
             server.wait(timeout=30)
@@ -210,13 +238,15 @@ def main() -> None:
         parser.error(f"--threads must be 1 to {MAX_THREADS}, --connections at least --threads, "
                      "--duration and --workers at least 1")
     if args.url is not None:
-        measure(args, args.url.rstrip("/"), args.token, "given")
+        measure(args, args.url.rstrip("/"), args.token, "given", None)
     else:
-        with started_server(args.workers) as (url, token):
-            measure(args, url, token, f"started, --workers {args.workers}, SQLite, in-memory render cache")
+        with started_server(args.workers) as (url, token, pid):
+            measure(args, url, token, f"started, --workers {args.workers}, SQLite, in-memory render cache",
+                    pid)
 
 
-def measure(args: argparse.Namespace, url: str, token: str, server: str) -> None:
+def measure(args: argparse.Namespace, url: str, token: str, server: str, pid: int | None) -> None:
+    """Each chosen scenario through wrk; with the server's `pid`, its CPU per request too."""
     diagram = largest_diagram(url, token)
     chosen = scenarios(diagram, random.randrange(1_000_000, CULTURE_RANGE))
     unknown = set(args.chosen or ()) - {s.name for s in chosen}
@@ -226,18 +256,22 @@ def measure(args: argparse.Namespace, url: str, token: str, server: str) -> None
     print(f"{datetime.date.today()}, {machine()}")
     print(f"server {url} ({server}); wrk {args.threads} threads, {args.connections} connections, "
           f"{args.duration} s per scenario")
-    print(f"{'scenario':<20} {'req/s':>9} {'p50 ms':>8} {'p90 ms':>8} {'p99 ms':>8} {'failed':>7}  what")
+    print(f"{'scenario':<20} {'req/s':>9} {'p50 ms':>8} {'p90 ms':>8} {'p99 ms':>8} {'failed':>7} "
+          f"{'CPU ms':>7}  what")
     with tempfile.TemporaryDirectory(prefix="elrepo-wrk-") as scripts:
         # Untimed: every worker loads the engine and draws the cached picture once.
         run_wrk(url, token, chosen[0], args.threads, args.connections, WARM_UP_SECONDS, Path(scripts))
         for scenario in chosen:
             if args.chosen and scenario.name not in args.chosen:
                 continue
+            cpu_before = process_tree_cpu_seconds(pid) if pid is not None else 0.0
             result = run_wrk(url, token, scenario, args.threads, args.connections, args.duration,
                              Path(scripts))
+            cpu = (f"{(process_tree_cpu_seconds(pid) - cpu_before) * 1000 / result.requests:.2f}"
+                   if pid is not None and result.requests else "-")
             p50, p90, p99 = (result.latency_ms[p] for p in PERCENTILES)
             print(f"{scenario.name:<20} {result.requests_per_second:>9.1f} {p50:>8.1f} {p90:>8.1f} "
-                  f"{p99:>8.1f} {result.failed:>7}  {scenario.what}", flush=True)
+                  f"{p99:>8.1f} {result.failed:>7} {cpu:>7}  {scenario.what}", flush=True)
 
 
 if __name__ == "__main__":
