@@ -1,5 +1,7 @@
-"""Message flows between a flow node and a pool (a black box, usually): routed after every
-other flow, each across at the column where it crosses the fewest routes drawn so far.
+"""Message flows between a flow node and a pool (a black box, usually), or between two
+pools: routed after every other flow, each across at the column where it crosses the
+fewest routes drawn so far (``to_pool``); between two pools that touch, round their side
+(``between_pools``).
 
 Worked out for pools stacked top to bottom (flow left to right); columns of pools are
 the same turned. A route leaves the node's border facing the pool, turns into a channel
@@ -60,6 +62,26 @@ def to_pool(node: Box, pool: Box, obstacles: Sequence[Box], routed: Iterable[Rou
         return tuple(turn(point) for point in best[1])
     start_y = node.bottom if down else node.y
     return tuple(turn(point) for point in ((node.cx, start_y), (node.cx, end_y)))
+
+
+def between_pools(source: Box, target: Box, obstacles: Sequence[Box], routed: Iterable[Route], horizontal: bool,
+                  spacing: float, nth: int = 0, count: int = 1) -> Route:
+    """From one pool's border to the other's. Pools at least a spacing apart: straight
+    across at a column as ``to_pool`` picks it. Pools that touch (bands side by side) leave
+    no room between them: the route runs round their header side (left of horizontal
+    bands, above columns), out of the source a little before their common border and into
+    the target a little after it; the ``nth`` of the ``count`` flows between the same two
+    pools lies outside the ones before it, so that none crosses or runs along another."""
+    turn = _same if horizontal else _transposed
+    one, other = turn(source), turn(target)
+    upper, lower = (one, other) if one.cy <= other.cy else (other, one)
+    if lower.y - upper.bottom >= spacing:
+        return to_pool(source, target, obstacles, routed, horizontal, spacing)
+    offset = (nth + 1) * min(spacing, min(upper.h, lower.h) / (2 * (count + 1)))
+    side = min(upper.x, lower.x) - offset
+    route = ((upper.x, upper.bottom - offset), (side, upper.bottom - offset),
+             (side, lower.y + offset), (lower.x, lower.y + offset))
+    return tuple(turn(point) for point in (route if upper is one else route[::-1]))
 
 
 @dataclass(frozen=True, slots=True)

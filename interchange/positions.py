@@ -13,20 +13,22 @@ Guarantees: a box for every node, pool, lane and group, at least two waypoints f
 and association between nodes, boundary events centred on their host's lower border and
 flows rerouted around the nodes they would pass through once the events sit there
 (``interchange.routing``), message flows to a pool routed last, each where it crosses
-the fewest flows (``interchange.pool_routes``), then the flows the engine did not weigh
+the fewest flows, and between two pools that touch round their side
+(``interchange.pool_routes``), then the flows the engine did not weigh
 routed anew where that crosses fewer (``routing.fewer_crossings``); coordinates ≥
 ``MARGIN``. Deterministic.
 """
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 
 from interchange.fixture import lane_keys, scope_fixture, scope_nodes, uses_lanes
 from interchange.layout_graph import is_drawn, keyed_edges, with_pool_ports
-from interchange.model import ANNOTATION, BpmnModel, BpmnNode
+from interchange.model import ANNOTATION, BpmnFlow, BpmnModel, BpmnNode
 from interchange.parsing import BpmnError
-from interchange.pool_routes import to_pool
+from interchange.pool_routes import between_pools, to_pool
 from interchange.routing import (
     clear_of_shapes,
     fewer_crossings,
@@ -250,10 +252,12 @@ class _Positions:
     def _routes_outside_layout(self, shapes: dict[str, Box], edges: dict[str, tuple[Point, ...]]) -> None:
         """Routes the layout graph cannot hold: a flow from a node to itself loops over
         its upper right corner; a message flow to a pool runs across to its border, around
-        the shapes in between (``_to_pool``); an association with a flow runs to the
-        middle of that flow. The routes to pools are drawn twice: the second time each
-        knows all the others."""
+        the shapes in between (``_to_pool``), one between two pools after those
+        (``_between_pools``); an association with a flow runs to the middle of that flow.
+        The routes from a node to a pool are drawn twice: the second time each knows all
+        the others."""
         to_pools: list[tuple[str, str, str]] = []
+        pool_to_pool: list[BpmnFlow] = []
         for flow in self.model.flows:
             if flow.id in edges:
                 continue
@@ -264,14 +268,17 @@ class _Positions:
             if flow.source not in shapes or flow.target not in shapes:
                 continue
             source, target = shapes[flow.source], shapes[flow.target]
-            pool_end = flow.target if self.model.node(flow.target) is None else flow.source
-            if flow.tag == "messageFlow" and self.model.node(pool_end) is None:
-                to_pools.append((flow.id, flow.source if pool_end == flow.target else flow.target, pool_end))
-                edges[flow.id] = self._to_pool(*to_pools[-1], shapes, edges)
-            elif flow.source == flow.target:
+            pools = [end for end in (flow.source, flow.target) if self.model.node(end) is None]
+            if flow.source == flow.target:
                 edges[flow.id] = self_loop(source, self.options.edge_spacing)
+            elif flow.tag == "messageFlow" and len(pools) == 2:
+                pool_to_pool.append(flow)
+            elif flow.tag == "messageFlow" and pools:
+                to_pools.append((flow.id, flow.source if pools[0] == flow.target else flow.target, pools[0]))
+                edges[flow.id] = self._to_pool(*to_pools[-1], shapes, edges)
             else:
                 edges[flow.id] = straight_between(source, target, self.horizontal)
+        self._between_pools(pool_to_pool, shapes, edges)
         for flow_id, node_id, pool_id in to_pools:
             del edges[flow_id]
             edges[flow_id] = self._to_pool(flow_id, node_id, pool_id, shapes, edges)
@@ -289,6 +296,19 @@ class _Positions:
                         self.options.edge_spacing, flat)
         return route if any(flow.id == flow_id and flow.target == pool_id for flow in self.model.flows) \
             else route[::-1]
+
+    def _between_pools(self, flows: list[BpmnFlow], shapes: Mapping[str, Box],
+                       edges: dict[str, tuple[Point, ...]]) -> None:
+        """The message flows from a pool to another, around every flow node, numbered in
+        document order among the flows between the same two pools (``pool_routes.between_pools``)."""
+        pairs = Counter(frozenset((flow.source, flow.target)) for flow in flows)
+        numbered: Counter[frozenset[str]] = Counter()
+        obstacles = [shapes[node.id] for node in self.model.nodes if node.id in shapes]
+        for flow in flows:
+            pair = frozenset((flow.source, flow.target))
+            edges[flow.id] = between_pools(shapes[flow.source], shapes[flow.target], obstacles, edges.values(),
+                                           self.horizontal, self.options.edge_spacing, numbered[pair], pairs[pair])
+            numbered[pair] += 1
 
     def _groups(self, shapes: dict[str, Box]) -> None:
         """Each group around its members; groups without members drawn, empty, in a row
