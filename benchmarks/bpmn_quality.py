@@ -2,8 +2,9 @@
 
 For every BPMN file given (files or folders, searched for ``*.bpmn``) and every BPMN layout
 key, ``elrepo layout`` output is measured: overlaps among flow-node shapes, sequence and
-message flows whose waypoints pass through a shape other than their ends, nodes outside
-their lane's band, crossings between flows, and bpmn-moddle's warnings on reading it.
+message flows whose waypoints pass through a shape other than their ends, that have no
+length or do not start and end on their ends' borders, nodes outside their lane's band,
+crossings between flows, and bpmn-moddle's warnings on reading it.
 Beside it, the same file laid out by bpmn-auto-layout, with what that drops (pools, lanes,
 message flows). The two npm packages are used when node finds them in the folder given
 by ``--node-modules`` (else ``ELREPO_NODE_MODULES``, else ``~/.cache/elrepo/npm``: the folder
@@ -19,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 import time
 from collections.abc import Iterable, Sequence
@@ -42,25 +44,33 @@ Segment = tuple[Point, Point]
 INTERIOR_TOLERANCE = 1.0
 #: two shapes must overlap by more than this on both axes to count
 OVERLAP_TOLERANCE = 0.5
+#: a flow whose waypoints are less than this long end to end is drawn as a dot
+ZERO_LENGTH = 1.0
+#: how far from its end's border a flow's first or last waypoint may lie
+BORDER_TOLERANCE = 1.0
 
 
 @dataclass(frozen=True, slots=True)
 class DiQuality:
-    """Counts over one file's DI (all its planes); ``*_drawn`` against ``*_total`` shows what a layout dropped."""
+    """Counts over one file's DI (all its planes); ``*_drawn`` against ``*_total`` shows what a
+    layout dropped. ``zero_length_flows`` and ``flows_off_their_ends`` count sequence and
+    message flows: shorter than ``ZERO_LENGTH``, or starting or ending off their end's border."""
 
-    overlaps: int
-    sequence_flows_through_shapes: int
-    message_flows_through_shapes: int
-    lane_violations: int
-    crossings: int
-    nodes_drawn: int
-    nodes_total: int
-    pools_drawn: int
-    pools_total: int
-    lanes_drawn: int
-    lanes_total: int
-    message_flows_drawn: int
-    message_flows_total: int
+    overlaps: int = 0
+    sequence_flows_through_shapes: int = 0
+    message_flows_through_shapes: int = 0
+    lane_violations: int = 0
+    zero_length_flows: int = 0
+    flows_off_their_ends: int = 0
+    crossings: int = 0
+    nodes_drawn: int = 0
+    nodes_total: int = 0
+    pools_drawn: int = 0
+    pools_total: int = 0
+    lanes_drawn: int = 0
+    lanes_total: int = 0
+    message_flows_drawn: int = 0
+    message_flows_total: int = 0
 
     def __add__(self, other: DiQuality) -> DiQuality:
         return DiQuality(*(getattr(self, f.name) + getattr(other, f.name) for f in fields(self)))
@@ -88,11 +98,11 @@ def measure_di(data: bytes) -> DiQuality:
     message_flows = [flow for flow in model.flows if flow.tag == "messageFlow"]
     nodes = [node for node in model.nodes if node.kind != ANNOTATION]
     totals = DiQuality(
-        0, 0, 0, 0, 0,
-        sum(node.id in drawn_shapes for node in nodes), len(nodes),
-        sum(pool.id in drawn_shapes for pool in model.pools), len(model.pools),
-        sum(lane.id in drawn_shapes for lane in model.lanes), len(model.lanes),
-        sum(flow.id in drawn_edges for flow in message_flows), len(message_flows))
+        nodes_drawn=sum(node.id in drawn_shapes for node in nodes), nodes_total=len(nodes),
+        pools_drawn=sum(pool.id in drawn_shapes for pool in model.pools), pools_total=len(model.pools),
+        lanes_drawn=sum(lane.id in drawn_shapes for lane in model.lanes), lanes_total=len(model.lanes),
+        message_flows_drawn=sum(flow.id in drawn_edges for flow in message_flows),
+        message_flows_total=len(message_flows))
     for plane in planes:
         totals += _plane_quality(model, plane)
     return totals
@@ -146,9 +156,28 @@ def _plane_quality(model: BpmnModel, plane: Plane) -> DiQuality:
     lanes_outside = sum(1 for node in nodes
                         if node.lane and not node.attached_to and node.lane in plane.shapes
                         and not _inside(plane.shapes[node.id], plane.shapes[node.lane]))
-    crossings = len(crossing_pairs([plane.edges[flow.id] for flow in flows]))
-    return DiQuality(overlaps, through["sequenceFlow"], through["messageFlow"], lanes_outside, crossings,
-                     0, 0, 0, 0, 0, 0, 0, 0)
+    off_ends = sum(1 for flow in flows
+                   if any(end in plane.shapes and not _on_border(point, plane.shapes[end])
+                          for end, point in ((flow.source, plane.edges[flow.id][0]),
+                                             (flow.target, plane.edges[flow.id][-1]))))
+    return DiQuality(overlaps=overlaps, sequence_flows_through_shapes=through["sequenceFlow"],
+                     message_flows_through_shapes=through["messageFlow"], lane_violations=lanes_outside,
+                     zero_length_flows=sum(_length(plane.edges[flow.id]) < ZERO_LENGTH for flow in flows),
+                     flows_off_their_ends=off_ends,
+                     crossings=len(crossing_pairs([plane.edges[flow.id] for flow in flows])))
+
+
+def _length(route: Sequence[Point]) -> float:
+    return sum(math.dist(p, q) for p, q in zip(route, route[1:]))
+
+
+def _on_border(point: Point, box: Rect) -> bool:
+    """Within ``BORDER_TOLERANCE`` of the box's outline."""
+    x, y = point
+    near = (box[0] - BORDER_TOLERANCE <= x <= box[0] + box[2] + BORDER_TOLERANCE
+            and box[1] - BORDER_TOLERANCE <= y <= box[1] + box[3] + BORDER_TOLERANCE)
+    return near and not (box[0] + BORDER_TOLERANCE < x < box[0] + box[2] - BORDER_TOLERANCE
+                         and box[1] + BORDER_TOLERANCE < y < box[1] + box[3] - BORDER_TOLERANCE)
 
 
 def _overlap(a: Rect, b: Rect) -> bool:
@@ -216,13 +245,13 @@ def bpmn_files(paths: Iterable[Path]) -> list[Path]:
     return found
 
 
-COLUMNS = ("overlaps", "seq. through", "msg. through", "lane viol.", "crossings",
+COLUMNS = ("overlaps", "seq. through", "msg. through", "lane viol.", "zero-length", "off their ends", "crossings",
            "nodes", "pools", "lanes", "msg. flows", "moddle warn.")
 
 
 def _row(label: str, quality: DiQuality, warnings: int | None) -> str:
     cells = [quality.overlaps, quality.sequence_flows_through_shapes, quality.message_flows_through_shapes,
-             quality.lane_violations, quality.crossings,
+             quality.lane_violations, quality.zero_length_flows, quality.flows_off_their_ends, quality.crossings,
              f"{quality.nodes_drawn}/{quality.nodes_total}", f"{quality.pools_drawn}/{quality.pools_total}",
              f"{quality.lanes_drawn}/{quality.lanes_total}",
              f"{quality.message_flows_drawn}/{quality.message_flows_total}",
@@ -331,7 +360,7 @@ def _auto_layout_row(folder: Path, files: Sequence[Path]) -> str:
     return _row("bpmn-auto-layout", quality, None) + (f" ({failed} files failed)" if failed else "")
 
 
-_ZERO = DiQuality(*(0 for _ in fields(DiQuality)))
+_ZERO = DiQuality()
 
 if __name__ == "__main__":
     raise SystemExit(main())

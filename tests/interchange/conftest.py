@@ -1,19 +1,39 @@
-"""Fixtures of the interchange tests: bpmn-moddle, the BPMN reader nobody here wrote."""
+"""Fixtures of the interchange tests: the BPMN files they lay out, and bpmn-moddle, the BPMN
+reader nobody here wrote."""
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from benchmarks.bpmn_io import NodeUnavailable, installed_bpmn_moddle
+from benchmarks.bpmn_io import ModdleReader, NodeUnavailable, installed_bpmn_moddle
+from tests.conftest import FIXTURES, SHARED
+
+#: the BPMN files of ../shared/corpus (none when ../shared is not beside the project)
+CORPUS = sorted((SHARED / "corpus").glob("*/bpmn/*.bpmn"))
+#: the BPMN files of tests/fixtures/bpmn
+FIXTURE_FILES = sorted((FIXTURES / "bpmn").glob("*.bpmn"))
+
+#: bpmn-moddle's answer for each file read: ``{"file": ..., "warnings": [...]}``
+ReadWithModdle = Callable[[Sequence[Path]], list[dict[str, Any]]]
 
 
 @pytest.fixture(scope="session")
-def bpmn_moddle() -> Path:
-    """The folder whose ``node_modules`` holds bpmn-moddle (for ``run_node``), installed with
-    npm on first use (ELREPO_NODE_MODULES, else ~/.cache/elrepo/npm); the test is skipped,
-    with the reason, only when node or npm is missing or the install fails."""
+def read_with_moddle() -> Iterator[ReadWithModdle]:
+    """Reads files with bpmn-moddle, installed with npm on first use (ELREPO_NODE_MODULES,
+    else ~/.cache/elrepo/npm), in one node process per test process. When node or npm is
+    missing or the install fails, a call skips the test (or subtest) calling it, with the reason."""
     try:
-        return installed_bpmn_moddle()
+        folder = installed_bpmn_moddle()
     except NodeUnavailable as reason:
-        pytest.skip(f"bpmn-moddle not available: {reason}")
+        missing = f"bpmn-moddle not available: {reason}"
+
+        def skip(_: Sequence[Path]) -> list[dict[str, Any]]:
+            pytest.skip(missing)
+
+        yield skip
+        return
+    with ModdleReader(folder) as reader:
+        yield reader.read

@@ -1,6 +1,6 @@
 """The benchmark's crossings of laid-out BPMN against our SVG (benchmarks/bpmn_crossings.py):
 every DI crossing counted once under one cause, the SVG side as `elrepo render` draws it;
-and no BPMN file of the corpus or the fixtures crossing more than recorded."""
+the record of crossings that test_bpmn_quality holds every BPMN file to."""
 from __future__ import annotations
 
 import json
@@ -24,14 +24,11 @@ from benchmarks.bpmn_crossings import (
 from benchmarks.bpmn_quality import measure_di
 from interchange import BPMN_LAYOUT_KEYS, layout_bpmn, read_bpmn
 from repository.cli import main
-from tests.conftest import SHARED
+from tests.interchange.conftest import CORPUS
+from tests.interchange.test_bpmn_quality import RECORD
 
 BPMN = Path(__file__).parent.parent / "fixtures" / "bpmn"
 FILES = sorted(BPMN.glob("*.bpmn"))
-#: the DI crossings of each file that has some, per layout key (``benchmarks.bpmn_quality
-#: --record-crossings``): the most a file may have; a file not named has none
-RECORD = Path(__file__).with_name("bpmn_crossings.json")
-CORPUS = sorted((SHARED / "corpus").glob("*/bpmn/*.bpmn"))
 
 
 @pytest.mark.parametrize("path", FILES, ids=[path.stem for path in FILES])
@@ -86,15 +83,6 @@ def test_the_tables_total_each_layout_and_list_files_crossing_more_than_their_sv
 def test_file_labels_are_the_shortest_tails_nobody_else_has() -> None:
     files = [Path("corpus/x/bpmn/a.bpmn"), Path("fixtures/bpmn/a.bpmn"), Path("corpus/x/bpmn/b.bpmn")]
     assert file_labels(files) == {files[0]: "x/bpmn/a", files[1]: "fixtures/bpmn/a", files[2]: "b"}
-
-
-@pytest.mark.parametrize("path", CORPUS + FILES, ids=crossing_label)
-def test_no_bpmn_file_crosses_more_than_its_record(path: Path) -> None:
-    """A regression guard for issue 11's "crossings no higher than our SVG": the figures
-    recorded are at or below the SVG's but where docs/interchange.md says why not."""
-    recorded = json.loads(RECORD.read_text(encoding="utf-8")).get(crossing_label(path), {})
-    found = {key: measure_di(layout_bpmn(path.read_bytes(), key)).crossings for key in BPMN_LAYOUT_KEYS}
-    assert {key: count for key, count in found.items() if count > recorded.get(key, 0)} == {}
 
 
 def test_the_record_names_only_files_that_are_there(shared_dir: Path) -> None:
