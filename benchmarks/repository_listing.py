@@ -126,6 +126,10 @@ def main() -> None:
     timed(client, token, "page 500 (100)", {"$page": "500"})
     timed(client, token, f"$pageSelectionKey of element {deep:,}",
           {"$pageSelectionKey": f"el-{deep:06d}"})
+    if elements > 94_242:
+        timed(client, token, "$pageSelectionKey of the last of contains(name, '4242')",
+              {"$pageSelectionKey": "el-094242", "$filter": "contains(name, '4242')",
+               "$pageSize": "5"})
     timed(client, token, "filter type eq 'mainProcess' (first page)",
           {"$filter": "type eq 'mainProcess'"})
     timed(client, token, "filter name -eq 'Process 042000'",

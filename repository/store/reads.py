@@ -224,26 +224,30 @@ class Reads(PlainReads):
         alone; the page is then read by seeking the listing order from the element's key
         (sort name, id), its elements before the element backwards and the rest forwards:
         two index ranges of at most a page each, however deep the element lies, where an
-        OFFSET reads every element before the page."""
+        OFFSET reads every element before the page. The element's key is read by its id
+        alone; whether the view and `$filter` list it shows in the forward read, which
+        starts with it if they do (each statement evaluates a `$filter` anew)."""
         condition = self._view_condition(request)
-        key = self._rows(select(*_LISTING_ORDER).where(condition, Element.id == element_id)
-                         ).first()
-        if key is None:
+        key = self._rows(select(*_LISTING_ORDER).where(
+            Element.tenant_pk == self.tenant.pk, Element.facet == request.facet,
+            Element.id == element_id)).first()
+        rest = [] if key is None else self._listed(
+            and_(condition, _LISTING_KEY >= tuple_(*key)), _LISTING_ORDER, request.page_size)
+        if key is None or not rest or rest[0].id != element_id:
             raise NotFound(f"$pageSelectionKey {element_id!r} is not in this listing")
         sort_name, key_id = key
-        # Two ranges of the index (names before its name, then its ties) rather than one
-        # on (sort name, id): SQLite then compares the name alone per entry, 1.7 times as
-        # fast at 100,000 elements.
-        before = self._rows(select(
-            _count(condition, Element.sort_name < sort_name)
-            + _count(condition, Element.sort_name == sort_name, Element.id < key_id))
-        ).scalar_one()
-        earlier = before % request.page_size
+        if request.condition is None:
+            # Two ranges of the index (names before its name, then its ties) rather than
+            # one on (sort name, id): SQLite then compares the name alone per entry, 1.7
+            # times as fast at 100,000 elements.
+            counted = (_count(condition, Element.sort_name < sort_name)
+                       + _count(condition, Element.sort_name == sort_name, Element.id < key_id))
+        else:  # one range: the `$filter` evaluated once
+            counted = _count(condition, _LISTING_KEY < tuple_(*key))
+        earlier = self._rows(select(counted)).scalar_one() % request.page_size
         head = self._listed(and_(condition, _LISTING_KEY < tuple_(*key)),
                             tuple(column.desc() for column in _LISTING_ORDER), earlier)
-        rest = self._listed(and_(condition, _LISTING_KEY >= tuple_(*key)), _LISTING_ORDER,
-                            request.page_size - earlier)
-        return head[::-1] + rest
+        return head[::-1] + rest[:request.page_size - earlier]
 
     def _listed(self, condition: ColumnElement[bool], order: Sequence[Any],
                 limit: int) -> list[ListedElement]:

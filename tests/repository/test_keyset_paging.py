@@ -14,8 +14,10 @@ import pytest
 from sqlalchemy import delete, event
 
 from repository.store import PageRequest
+from repository.store.filters import compile_filter
 from repository.store.models import Element
 from tests.repository.conftest import FACETS, Api, assert_error, sqlite_only
+from tests.repository.standin import SALES
 from tests.repository.test_query_plans import load_big_tenant_statistics, postgresql_only
 
 VIEWS = FACETS + "/processes/views"
@@ -103,6 +105,7 @@ def test_a_key_that_left_the_listing_gets_the_error_envelope(api: Api) -> None:
         store.session.execute(delete(Element).where(Element.id == gone))
         store.session.commit()
     assert_error(api.get(LIST, **{"$pageSelectionKey": gone}), 404)
+    assert_error(api.get(LIST, **{"$pageSelectionKey": SALES}), 404)  # another facet's
 
 
 @pytest.mark.parametrize("key", [
@@ -140,9 +143,10 @@ def captured(api: Api) -> Iterator[list[tuple[str, Any]]]:
         event.remove(engine, "before_cursor_execute", record)
 
 
-def holding_plans(api: Api, *, big: bool = False) -> list[str]:
+def holding_plans(api: Api, *, big: bool = False, filter_text: str | None = None) -> list[str]:
     """The plan of each statement of `page_holding` for an element in the middle."""
-    request = PageRequest("processes", "list", None, 1, 3)
+    request = PageRequest("processes", "list",
+                          compile_filter(filter_text) if filter_text else None, 1, 3)
     middle = ids(api.get(LIST, **{"$pageSize": "1000"}))[5]
     with api.store() as store:
         connection = store.session.connection()
@@ -161,13 +165,16 @@ def holding_plans(api: Api, *, big: bool = False) -> list[str]:
 
 @sqlite_only
 def test_sqlite_seeks_the_listing_index_by_its_key(api: Api) -> None:
-    key, count, head, rest = holding_plans(api, big=True)
-    assert "(tenant_pk=? AND id=?)" in key
+    key, rest, count, head = holding_plans(api, big=True)
+    assert "(tenant_pk=? AND id=?)" in key  # by its id alone
     assert count.count("COVERING INDEX ix_elements_page") == 2  # before it, and its ties
     assert "sort_name<?" in count and "sort_name=? AND id<?" in count
     assert "ix_elements_page (tenant_pk=? AND facet=? AND (sort_name,id)<(?,?))" in head
     assert "ix_elements_page (tenant_pk=? AND facet=? AND (sort_name,id)>(?,?))" in rest
     assert all("TEMP B-TREE" not in plan for plan in (count, head, rest))
+    _, _, filtered, _ = holding_plans(api, big=True, filter_text="contains(name, 'e')")
+    # With a `$filter`, one count: each would evaluate the filter's sub-query anew.
+    assert filtered.count("SCALAR SUBQUERY") == filtered.count("LIST SUBQUERY") == 1
 
 
 @postgresql_only
@@ -175,7 +182,7 @@ def test_postgresql_seeks_the_listing_index_by_its_key(api: Api) -> None:
     # The count's index is the planner's pick by the test's few rows (at 100,000 it reads
     # the table when most of it is counted: docs/performance-service.md); the seeks are
     # the listing index's whatever the rows.
-    _, _, head, rest = holding_plans(api)
+    _, rest, _, head = holding_plans(api)
     assert "Index Scan Backward using ix_elements_page" in head
     assert "Index Scan using ix_elements_page" in rest
     for plan in (head, rest):
