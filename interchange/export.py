@@ -8,7 +8,10 @@ flow per predecessor link (an association where a data object is an end; the lin
 a boundary event's host becomes ``attachedToRef``); pools and lanes from the org units
 the shapes are ``executedBy`` (and the diagram's own ``executedBy``, where an import
 lists every pool and lane); the message flows, associations and data associations kept
-at import whose ends are still drawn. The semantic XML is then laid out by
+at import whose ends are still drawn. A sub-process whose element has a fixture under
+``inner`` (``repository.fixtures.nested_fixture``) is written expanded, that fixture's
+nodes and flows inside it, and the message flows kept at any level whose ends are drawn
+at any level go into the collaboration. The semantic XML is then laid out by
 ``layout_bpmn``, so the DI is exactly what ``elrepo layout`` writes. Deterministic.
 """
 from __future__ import annotations
@@ -22,7 +25,7 @@ from lxml import etree
 from interchange.ids import UniqueIds
 from interchange.kept import BPMN_FLOWS, BPMN_ID, BPMN_PROCESS, BPMN_TYPE
 from interchange.parsing import MODEL_NS, one_line, qname
-from interchange.reader import DATA_TAGS, SHAPE_TYPES
+from interchange.reader import DATA_TAGS, SCOPES, SHAPE_TYPES
 from renderer.culture import LANGUAGE_NEUTRAL
 
 #: Our element type → the BPMN tag it is written as when no tag was kept.
@@ -54,6 +57,17 @@ class _Node:
     tag: str
     name: str
     lane: str | None  # unit id
+    element: str  # our element id
+
+
+@dataclass(frozen=True, slots=True)
+class _Inside:
+    """An expanded sub-process's content: its exporter, nodes, flows and boundary events."""
+
+    exporter: _Exporter
+    nodes: list[_Node]
+    flows: list[dict[str, Any]]
+    attached: dict[str, str]
 
 
 def fixture_to_bpmn_xml(fixture: Mapping[str, Any], culture: int, default_culture: int) -> bytes:
@@ -75,13 +89,17 @@ def _flow_key(flow: Mapping[str, Any]) -> tuple[str, str, str]:
 
 
 class _Exporter:
-    def __init__(self, fixture: Mapping[str, Any], culture: int, default_culture: int) -> None:
+    def __init__(self, fixture: Mapping[str, Any], culture: int, default_culture: int,
+                 ids: UniqueIds | None = None) -> None:
+        self.culture, self.default_culture = culture, default_culture
         self.cultures = (str(culture), str(LANGUAGE_NEUTRAL), str(default_culture))
         self.diagram: Mapping[str, Any] = fixture["diagram"]
         self.elements: dict[str, Mapping[str, Any]] = {e["id"]: e for e in fixture.get("elements", [])}
         self.values: Sequence[Mapping[str, Any]] = fixture.get("values", [])
-        self.ids = UniqueIds()
+        self.ids = ids or UniqueIds()
         self.bpmn_of_unit: dict[str, str] = {}
+        self.inner_fixtures: Mapping[str, Any] = fixture.get("inner") or {}
+        self.inside: dict[str, _Inside] = {}  # sub-process node id → its content
 
     # ---- reading the fixture ---------------------------------------------------------
 
@@ -150,6 +168,7 @@ class _Exporter:
         nodes = self._nodes()
         for node in nodes:
             process_of(node.lane).nodes.append(node)
+        self._expand(nodes)
         return self._write(collaboration_id, pools, processes, default, nodes, parent_of)
 
     def _nodes(self) -> list[_Node]:
@@ -158,8 +177,26 @@ class _Exporter:
             element = value["element"]
             units = self._units_of(element)
             nodes.append(_Node(self.ids.take(self._kept(element, BPMN_ID), f"Node_{element['id']}"),
-                               self._tag(element), self._element_name(element), units[0] if units else None))
+                               self._tag(element), self._element_name(element), units[0] if units else None,
+                               element["id"]))
         return nodes
+
+    def _expand(self, nodes: Sequence[_Node]) -> None:
+        """The content of each sub-process whose own fixture came with this one."""
+        for node in nodes:
+            fixture = self.inner_fixtures.get(node.element)
+            if node.tag in SCOPES and isinstance(fixture, Mapping):
+                exporter = _Exporter(fixture, self.culture, self.default_culture, self.ids)
+                inner_nodes = exporter._nodes()
+                exporter._expand(inner_nodes)
+                self.inside[node.id] = _Inside(exporter, inner_nodes, *exporter._flows(inner_nodes, []))
+
+    def _nested(self) -> list[_Inside]:
+        """Every sub-process content below this level, outer ones first."""
+        found = list(self.inside.values())
+        for inside in list(found):
+            found.extend(inside.exporter._nested())
+        return found
 
     def _flows(self, nodes: Sequence[_Node], pools: Sequence[str]) -> tuple[list[dict[str, Any]], dict[str, str]]:
         """Every flow to write ({id, type, source, target, name}) and the boundary events'
@@ -181,12 +218,18 @@ class _Exporter:
                 matches = next((kept[key] for tag in candidates if (key := (source.id, node.id, tag)) in kept),
                                [{"id": None, "type": candidates[0], "source": source.id, "target": node.id}])
                 flows.extend(dict(match) for match in matches)
+        nested = self._nested()
         drawn = {node.id for node in nodes} | {self.bpmn_of_unit[pool] for pool in pools}
+        drawn |= {node.id for inside in nested for node in inside.nodes}
         written = {flow["id"] for flow in flows}
-        for flow in self._kept_flows():  # what links cannot hold: other flows, and loops
+        # what links cannot hold: other flows, and loops; message flows of the levels
+        # below too (the collaboration holds them), and only where there are pools
+        nested_messages = [flow for inside in nested for flow in inside.exporter._kept_flows()
+                           if flow["type"] == "messageFlow"]
+        for flow in [*self._kept_flows(), *nested_messages]:
             source, target, tag = _flow_key(flow)
             if flow["id"] not in written and source in drawn and target in drawn \
-                    and (tag != "sequenceFlow" or source == target):
+                    and (tag != "sequenceFlow" or source == target) and (tag != "messageFlow" or pools):
                 flows.append(dict(flow))
                 written.add(flow["id"])
         for number, flow in enumerate(flows, start=1):
@@ -236,8 +279,7 @@ class _Exporter:
                 self._name_element(element, self._element_name(self.diagram))  # never imported: it is the diagram
             if process.lanes:
                 self._lane_set(element, process.lanes, children_of, nodes_in)
-            for node in process.nodes:
-                self._node(element, node, attached.get(node.id), flows)
+            self._nodes_into(element, process.nodes, attached, flows)
             for flow in flows:
                 source, target = process_of_node.get(flow["source"]), process_of_node.get(flow["target"])
                 if flow["type"] in ("sequenceFlow", "association") and source is process and target is process:
@@ -256,7 +298,18 @@ class _Exporter:
             if children_of.get(unit):
                 self._lane_set(lane, children_of[unit], children_of, nodes_in)
 
-    def _node(self, process: Any, node: _Node, host: str | None, flows: Sequence[Mapping[str, Any]]) -> None:
+    def _nodes_into(self, parent: Any, nodes: Sequence[_Node], attached: Mapping[str, str],
+                    flows: Sequence[Mapping[str, Any]]) -> None:
+        for node in nodes:
+            element = self._node(parent, node, attached.get(node.id), flows)
+            inside = self.inside.get(node.id)
+            if inside is not None:
+                inside.exporter._nodes_into(element, inside.nodes, inside.attached, inside.flows)
+                for flow in inside.flows:
+                    if flow["type"] in ("sequenceFlow", "association"):
+                        self._flow(element, flow)
+
+    def _node(self, process: Any, node: _Node, host: str | None, flows: Sequence[Mapping[str, Any]]) -> Any:
         tag = node.tag if node.tag != "boundaryEvent" or host else "intermediateCatchEvent"
         element = self._named(process, tag, node.id, node.name)
         if host:
@@ -272,6 +325,7 @@ class _Exporter:
             elif flow["type"] == "dataOutputAssociation" and flow["source"] == node.id:
                 association = self._named(element, "dataOutputAssociation", flow["id"], "")
                 etree.SubElement(association, qname("targetRef")).text = flow["target"]
+        return element
 
     def _flow(self, parent: Any, flow: Mapping[str, Any]) -> None:
         if flow["type"] in DATA_ASSOCIATIONS:

@@ -15,11 +15,15 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from renderer.contract import MAX_SHAPES
+from repository.errors import InvalidInput, TooLarge
 from repository.store import Link, Store
 from repository.store.base import current_version_pk
 from repository.store.models import Element
 
 MAX_DESCENDANTS = 20000
+#: How deep expanded sub-processes may sit inside each other in a BPMN export.
+MAX_NESTING = 10
 
 
 def diagram_fixture(store: Store, diagram: Element) -> dict[str, Any]:
@@ -54,6 +58,43 @@ def diagram_fixture(store: Store, diagram: Element) -> dict[str, Any]:
         "elements": [details.describe(e) for e in listed.values()],
         "values": values,
     }
+
+
+def nested_fixture(store: Store, diagram: Element, max_depth: int | None = None,
+                   max_shapes: int | None = None) -> dict[str, Any]:
+    """`diagram_fixture` with, under `inner`, the nested fixture of each shape's element
+    that is a sub-process with content of its own, by element id: what the BPMN export
+    draws inside the expanded sub-process. A sub-process inside itself (at any depth) is
+    drawn collapsed there. More than `max_depth` levels of them is InvalidInput, more than
+    `max_shapes` shapes in the fixtures gathered TooLarge (by default MAX_NESTING and the render
+    contract's MAX_SHAPES): the export stays bounded."""
+    max_depth = MAX_NESTING if max_depth is None else max_depth
+    max_shapes = MAX_SHAPES if max_shapes is None else max_shapes
+    drawn = 0
+
+    def gather(element: Element, path: tuple[str, ...]) -> dict[str, Any]:
+        nonlocal drawn
+        fixture = diagram_fixture(store, element)
+        drawn += len(fixture["values"])
+        if drawn > max_shapes:
+            raise TooLarge(f"diagram {diagram.id!r} with its sub-processes' content draws more than "
+                           f"{max_shapes} shapes")
+        sub_processes = [value["element"]["id"] for value in fixture["values"]
+                         if value["element"]["type"] == "subProcess" and value["element"]["id"] not in path]
+        inner: dict[str, Any] = {}
+        for element_id in dict.fromkeys(sub_processes):
+            sub_process = store.element(element_id)
+            if not store.shapes(store.current_version(sub_process)):
+                continue
+            if len(path) > max_depth:
+                raise InvalidInput(f"sub-processes with content nest more than {max_depth} deep in "
+                                   f"diagram {diagram.id!r} (at {element_id!r})")
+            inner[element_id] = gather(sub_process, (*path, element_id))
+        if inner:
+            fixture["inner"] = inner
+        return fixture
+
+    return gather(diagram, (diagram.id,))
 
 
 def _descendants(store: Store, root: Element) -> list[Element]:

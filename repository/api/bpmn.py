@@ -7,6 +7,8 @@ answers in that shape) and the same headers on every answer, refusals included, 
 keep it from being run or sniffed as another type. The export runs in this worker's
 render processes under the render deadline (repository/render_pool.py): past it 503 with
 `Retry-After`, and a timed-out export is refused at once for a while, as a render is.
+Expanded sub-processes are drawn with their content (`repository.fixtures.nested_fixture`):
+nested too deep 400, more than the render contract's shapes in all 413.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from repository.api.endpoint import Answer, Resource
 from repository.api.render import SECURITY_HEADERS, add_security_headers
 from repository.api.routes import TENANT
 from repository.errors import InvalidInput
-from repository.fixtures import diagram_fixture
+from repository.fixtures import nested_fixture
 from repository.input_rules import parse_culture_id
 from repository.render_cache import DrawnState, render_key
 from repository.render_pool import render_timeout, shared_pool
@@ -47,7 +49,7 @@ def export_bpmn(req: TenantRequest, diagram_id: str, culture_id: str, layout_key
                      DrawnState(diagram.id, current_version_pk(diagram), req.store.content_generation()),
                      f"bpmn:{layout_key}", culture, default_culture=tenant.default_culture)
     try:
-        xml = shared_pool().export_bpmn(key, diagram_fixture(req.store, diagram), layout_key, culture,
+        xml = shared_pool().export_bpmn(key, nested_fixture(req.store, diagram), layout_key, culture,
                                         render_timeout(current_app.config),
                                         default_culture=tenant.default_culture)
     except InvalidInput as error:

@@ -141,7 +141,7 @@ def _layout(args: argparse.Namespace) -> int:
 
 def _export(args: argparse.Namespace) -> int:
     from renderer.export import ExportJob, export_many
-    from repository.fixtures import diagram_fixture
+    from repository.fixtures import diagram_fixture, nested_fixture
     from repository.input_rules import parse_culture_id
     from repository.store import Store, find_tenant
 
@@ -162,11 +162,12 @@ def _export(args: argparse.Namespace) -> int:
         if tenant is None:
             raise CommandError(f"no tenant {args.collection}/{args.storage}")
         store = Store(session, tenant)
+        # BPMN draws expanded sub-processes with their content inside them
+        fixture_of = nested_fixture if args.format == "bpmn" else diagram_fixture
         jobs = [
-            ExportJob(_export_name(store, diagram, culture), key,
-                      diagram_fixture(store, diagram), culture,
+            ExportJob(_export_name(store, diagram, culture), key, fixture, culture,
                       default_culture=tenant.default_culture)
-            for diagram in store.diagrams() for key in layouts
+            for diagram in store.diagrams() for fixture in [fixture_of(store, diagram)] for key in layouts
         ]
     if args.format == "bpmn":
         return _export_bpmn(jobs, args.output)

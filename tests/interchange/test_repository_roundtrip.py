@@ -10,9 +10,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from flask import Flask
+from flask.testing import FlaskClient
 from lxml import etree
 from sqlalchemy import func, select
 
+from benchmarks.bpmn_quality import measure_di
 from interchange import BPMN_LAYOUT_KEYS, diagram_to_bpmn, read_bpmn
 from interchange.fixture import scope_nodes
 from interchange.model import ANNOTATION, BpmnModel
@@ -25,6 +28,7 @@ from repository.store import Store
 from repository.store.db import create_schema, make_engine, session_factory
 from repository.store.models import Element
 from tests.conftest import FIXTURES
+from tests.interchange.conftest import ReadWithModdle
 from tests.repository.conftest import in_schema, postgres_schema
 
 BPMN_FILES = sorted((FIXTURES / "bpmn").glob("*.bpmn"))
@@ -47,13 +51,15 @@ def db(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
 
 
 def summary(model: BpmnModel, scope: str | None) -> dict[str, set[tuple[Any, ...]]]:
-    """What a round trip keeps of one scope (the process level, or a sub-process)."""
+    """What a round trip keeps of one scope (the process level, or a sub-process); the
+    process level's message flows include those with an end inside a sub-process."""
     nodes = {node.id: node for node in scope_nodes(model, scope) if node.kind != ANNOTATION}
     ends = set(nodes) | ({pool.id for pool in model.pools} if scope is None else set())
     return {
         "nodes": {(node.id, node.tag, tuple(sorted(node.names.values()))) for node in nodes.values()},
         "flows": {(flow.id, flow.tag, flow.source, flow.target, tuple(flow.names.values()))
-                  for flow in model.flows if flow.source in ends and flow.target in ends},
+                  for flow in model.flows if flow.source in ends and flow.target in ends
+                  or scope is None and flow.tag == "messageFlow"},
         "boundary events": {(node.id, node.attached_to) for node in nodes.values() if node.attached_to},
         "lanes": {(node.id, node.lane) for node in nodes.values() if node.kind != "data"},
         "lane tree": {(lane.id, lane.process, lane.parent, tuple(lane.names.values())) for lane in model.lanes}
@@ -70,28 +76,38 @@ def export(db: str, out: Path, *options: str) -> dict[frozenset[str], list[BpmnM
     models: dict[frozenset[str], list[BpmnModel]] = {}
     for path in sorted(out.glob("*.bpmn")):
         model = read_bpmn(path.read_bytes()).model
-        models.setdefault(frozenset(node.id for node in model.nodes), []).append(model)
+        models.setdefault(drawn_ids(model, None), []).append(model)
     return models
 
 
+def sub_processes(model: BpmnModel) -> list[str]:
+    return [node.id for node in model.nodes if node.expandable and scope_nodes(model, node.id)]
+
+
+def whole(model: BpmnModel, scopes: list[str]) -> list[Any]:
+    """The process level's summary and what each of ``scopes`` keeps inside it."""
+    return [summary(model, None), *([summary(model, scope)[key] for key in INNER] for scope in scopes)]
+
+
 def assert_round_trip(files: list[Path], db: str, out: Path) -> int:
-    """Import, export, and every file's process level found again among the exports, as
-    is every expanded sub-process's content; returns how many sub-processes there were."""
+    """Import, export, and every file's process level found again among the exports with
+    every expanded sub-process's content inside it, and that content also exported as a
+    diagram of its own; returns how many sub-processes there were."""
     assert main(["import", "--db", db, *TENANT, *map(str, files)]) == 0
     exported = export(db, out)
-    sub_processes = 0
+    count = 0
     for path in files:
         original = read_bpmn(path.read_bytes()).model
-        candidates = [summary(model, None) for model in exported[drawn_ids(original, None)]]
-        assert summary(original, None) in candidates, path.name
-        for node in original.nodes:
-            if node.expandable and scope_nodes(original, node.id):  # exported as a diagram of its own
-                kept = summary(original, node.id)
-                inner = [summary(model, None) for model in exported[drawn_ids(original, node.id)]]
-                assert [kept[key] for key in INNER] in [[each[key] for key in INNER] for each in inner], \
-                    (path.name, node.id)
-                sub_processes += 1
-    return sub_processes
+        scopes = sub_processes(original)
+        candidates = [whole(model, scopes) for model in exported[drawn_ids(original, None)]]
+        assert whole(original, scopes) in candidates, path.name
+        for scope in scopes:
+            kept = summary(original, scope)
+            inner = [summary(model, None) for model in exported[drawn_ids(original, scope)]]
+            assert [kept[key] for key in INNER] in [[each[key] for key in INNER] for each in inner], \
+                (path.name, scope)
+        count += len(scopes)
+    return count
 
 
 def element_count(db: str) -> int:
@@ -108,30 +124,36 @@ def test_import_then_export_gives_back_ids_flows_pools_and_lanes(db: str, tmp_pa
 
 
 @pytest.mark.parametrize("db", ["sqlite"], indirect=True)
-def test_every_corpus_file_comes_back_from_the_repository(db: str, tmp_path: Path, shared_dir: Path) -> None:
+def test_every_corpus_file_comes_back_from_the_repository(db: str, tmp_path: Path, shared_dir: Path,
+                                                          read_with_moddle: ReadWithModdle) -> None:
     """Many of them share process and element ids (Process_1, StartEvent_1): the file name
     keeps them apart."""
     files = sorted(shared_dir.glob("corpus/*/bpmn/*.bpmn"))
     assert files
     assert_round_trip(files, db, tmp_path / "out")
+    exported = sorted((tmp_path / "out").glob("*.bpmn"))
+    for path in exported:  # sub-processes expanded round their content, laid out clean
+        quality = measure_di(path.read_bytes())
+        assert (quality.overlaps, quality.sequence_flows_through_shapes, quality.message_flows_through_shapes,
+                quality.lane_violations, quality.message_flows_total - quality.message_flows_drawn) \
+            == (0, 0, 0, 0, 0), path.name
+    assert [answer["warnings"] for answer in read_with_moddle(exported)] == [[] for _ in exported]
 
 
 def test_the_corpus_round_trip_compares_everything_but_the_documented_limits(shared_dir: Path) -> None:
     """What ``assert_round_trip`` compares of each corpus file: every node and flow but text
-    annotations and their associations (not stored) and message flows with an end inside an
-    expanded sub-process and the other outside it (docs/interchange.md, Limits), and the
-    lane of every node in a lane."""
+    annotations and their associations (not stored; docs/interchange.md, Limits), message
+    flows with an end inside an expanded sub-process included, and the lane of every node
+    in a lane."""
     for path in sorted(shared_dir.glob("corpus/*/bpmn/*.bpmn")):
         model = read_bpmn(path.read_bytes()).model
-        scopes = [None] + [node.id for node in model.nodes if node.expandable and scope_nodes(model, node.id)]
+        scopes: list[str | None] = [None, *sub_processes(model)]
         kept = [summary(model, scope) for scope in scopes]
         compared = {entry[0] for each in kept for key in ("nodes", "flows") for entry in each[key]}
         annotations = {node.id for node in model.nodes if node.kind == ANNOTATION}
-        scope_of = {node.id: node.parent for node in model.nodes}
         left_out = {node.id for node in model.nodes if node.id not in compared} - annotations
         left_out |= {flow.id for flow in model.flows if flow.id not in compared
-                     and not annotations & {flow.source, flow.target}
-                     and not (flow.tag == "messageFlow" and scope_of.get(flow.source) != scope_of.get(flow.target))}
+                     and not annotations & {flow.source, flow.target}}
         assert left_out == set(), path.name
         assert {node.id for node in model.nodes if node.lane} <= {node for node, _ in kept[0]["lanes"]}, path.name
 
@@ -202,16 +224,22 @@ def test_the_cli_names_the_bpmn_layout_keys_of_the_engine() -> None:
     assert files.BPMN_LAYOUT_KEYS == BPMN_LAYOUT_KEYS
 
 
-def test_http_export_answers_bpmn_with_di(db: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    model_file = FIXTURES / "bpmn" / "collaboration.message-flows.bpmn"
-    assert main(["import", "--db", db, *TENANT, str(model_file)]) == 0
+def viewer(db: str, capsys: pytest.CaptureFixture[str]) -> tuple[Flask, FlaskClient, dict[str, str], list[Any]]:
+    """An app on ``db``, its client, a viewer's headers and the process diagrams listed."""
     assert main(["token", "create", *TENANT, "--role", "viewer", "--db", db]) == 0
     token = capsys.readouterr().out.strip().splitlines()[-1]
     app = create_app({"DATABASE_URL": db})
     client = app.test_client()
     headers = {"Authorization": f"Bearer {token}"}
     listing = client.get("/acme/main/_api/rest/facets/processes/views/diagram/elements", headers=headers)
-    diagram_id = listing.get_json()["elements"][0]["id"]
+    return app, client, headers, listing.get_json()["elements"]
+
+
+def test_http_export_answers_bpmn_with_di(db: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    model_file = FIXTURES / "bpmn" / "collaboration.message-flows.bpmn"
+    assert main(["import", "--db", db, *TENANT, str(model_file)]) == 0
+    app, client, headers, diagrams = viewer(db, capsys)
+    diagram_id = diagrams[0]["id"]
     base = f"/acme/main/_api/rest/diagram/{diagram_id}/bpmn"
     response = client.get(f"{base}/1033/verticalSwimlane", headers=headers)
     assert response.status_code == 200 and response.mimetype == "application/xml"
