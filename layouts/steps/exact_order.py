@@ -30,7 +30,7 @@ from layouts.steps.linear import InfeasibleProgram, minimize
 from layouts.steps.proper import ProperGraph
 
 
-def exact_order(graph: ProperGraph, layers: Layers, max_variables: int = 3000, node_limit: int = 200
+def exact_order(graph: ProperGraph, layers: Layers, max_variables: int = 1000, node_limit: int = 200
                 ) -> Layers | None:
     """The order with every block that fits solved, or None when none was."""
     ordered = [list(layer) for layer in layers]
