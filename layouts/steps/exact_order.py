@@ -29,8 +29,11 @@ from layouts.steps.crossings import Layers, bilayer_crossings, positions
 from layouts.steps.linear import InfeasibleProgram, minimize
 from layouts.steps.proper import ProperGraph
 
+#: Pairs of links a block may have per variable left: building the program walks them.
+LINK_PAIRS_PER_VARIABLE = 8
 
-def exact_order(graph: ProperGraph, layers: Layers, max_variables: int = 1000, node_limit: int = 200
+
+def exact_order(graph: ProperGraph, layers: Layers, max_variables: int = 800, node_limit: int = 100
                 ) -> Layers | None:
     """The order with every block that fits solved, or None when none was."""
     ordered = [list(layer) for layer in layers]
@@ -40,7 +43,8 @@ def exact_order(graph: ProperGraph, layers: Layers, max_variables: int = 1000, n
     for first, last in _blocks(layers):
         if not any(bilayer_crossings(layers[k], graph.down, position, len(layers[k + 1])) for k in range(first, last)):
             continue
-        if sum(len(layer) * (len(layer) - 1) // 2 for layer in layers[first:last + 1]) > budget:
+        vertex_pairs, link_pairs = _pairs(graph, layers[first:last + 1])
+        if vertex_pairs > budget or link_pairs > LINK_PAIRS_PER_VARIABLE * budget:
             continue  # counted before anything is built: a large block costs no more than this
         program = _Program(graph, layers[first:last + 1], position)
         if program.variable_count > budget:
@@ -51,6 +55,17 @@ def exact_order(graph: ProperGraph, layers: Layers, max_variables: int = 1000, n
             ordered[first:last + 1] = solved
             solved_any = True
     return ordered if solved_any else None
+
+
+def _pairs(graph: ProperGraph, layers: Layers) -> tuple[int, int]:
+    """The block's vertex pairs within a layer and pairs of links between two layers (the
+    products are at most these), in O(vertices)."""
+    vertex_pairs = sum(len(layer) * (len(layer) - 1) // 2 for layer in layers)
+    link_pairs = 0
+    for layer in layers[:-1]:
+        degrees = [len(graph.down[v]) for v in layer]
+        link_pairs += (sum(degrees) ** 2 - sum(d * d for d in degrees)) // 2
+    return vertex_pairs, link_pairs
 
 
 def _blocks(layers: Layers) -> list[tuple[int, int]]:

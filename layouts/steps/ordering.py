@@ -8,9 +8,9 @@ Method (dot's mincross): a depth-first initial order, then alternating downward 
 upward sweeps that sort each layer by the weighted median of its neighbours, each
 followed by adjacent swaps ("transpose") while they remove crossings. The best order
 seen is kept; the loop ends after ``max_sweeps`` or when several sweeps bring nothing.
-Each long edge is then re-threaded as a whole (``chain_paths``). A second start (the
-sweep order reversed) runs when the graph is small enough, and the start with fewer
-crossings wins. Last, small graphs get their exact optimum (``exact_order``). Orders
+A second start (the sweep order reversed) runs when the graph is small enough; the
+start with fewer crossings wins. Then each long edge is re-threaded as a whole
+(``chain_paths``), and small graphs get their exact optimum (``exact_order``). Orders
 are compared by the crossings the drawing will have (``crossings.drawn_crossings``:
 with the loops' turns). With swimlanes, each layer stays grouped by lane
 (``graph.lane``, in lane order) and only vertices of the same lane trade places.
