@@ -41,14 +41,16 @@ def exact_order(graph: ProperGraph, layers: Layers, max_variables: int = 800, no
     budget = max_variables
     solved_any = False
     for first, last in _blocks(layers):
-        if not any(bilayer_crossings(layers[k], graph.down, position, len(layers[k + 1])) for k in range(first, last)):
+        crossings = sum(bilayer_crossings(layers[k], graph.down, position, len(layers[k + 1]))
+                        for k in range(first, last))
+        if crossings == 0:
             continue
         vertex_pairs, link_pairs = _pairs(graph, layers[first:last + 1])
         if vertex_pairs > budget or link_pairs > LINK_PAIRS_PER_VARIABLE * budget:
             continue  # counted before anything is built: a large block costs no more than this
         program = _Program(graph, layers[first:last + 1], position)
-        if program.variable_count > budget:
-            continue
+        if program.variable_count > budget or crossings == program.unavoidable:
+            continue  # too large, or already optimal
         budget -= program.variable_count
         solved = program.solve(node_limit)
         if solved is not None:
@@ -93,6 +95,7 @@ class _Program:
                 self.pair_index[(u, v)] = len(self.pair_index)
         self.products: list[tuple[int, int, int]] = []  # (weight, pair above, pair below)
         self.linear = [0] * len(self.pair_index)
+        self.unavoidable = 0  # crossings every order has: min(n1, n2) per pair of pairs
         for upper in layers[:-1]:
             self._add_layer_pair(graph, upper)
         self.position = position
@@ -110,6 +113,7 @@ class _Program:
                         counts = joined.setdefault(((u, v), (min(b, d), max(b, d))), [0, 0])
                         counts[b > d] += 1
         for (above, below), (same, swapped) in joined.items():
+            self.unavoidable += min(same, swapped)
             weight = same - swapped  # crossings: swapped + weight·[x_above ≠ x_below]
             if weight:
                 i, j = self.pair_index[above], self.pair_index[below]
