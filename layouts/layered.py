@@ -26,12 +26,12 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from layouts.base import LayoutError, LayoutOptions
-from layouts.geometry import Direction, EdgeRoute, LaneBand, Layout, NodeBox, Point
+from layouts.geometry import Direction, EdgeRoute, Layout, NodeBox, Point
 from layouts.graph import LayoutGraph
 from layouts.steps.acyclic import feedback_edges
 from layouts.steps.bypass import bypass_routes, drawn_ends
 from layouts.steps.channels import ChannelSegment, assign_channels
-from layouts.steps.compose import normalize, simplify_route
+from layouts.steps.compose import lane_bands, normalize, simplify_route
 from layouts.steps.lanes import UNASSIGNED_LANE, order_lanes
 from layouts.steps.layering import minimal_length_ranks
 from layouts.steps.main_path import main_path_edges
@@ -327,26 +327,10 @@ def _route_and_compose(
         node_boxes.append(NodeBox(node.id, symbol, label))
     edge_routes = [EdgeRoute(e.source, e.target, tuple(points), key=e.key)
                    for e, points in zip(graph.edges, routes)]
-    last_end = layer_start[-1] + band[-1] if layer_count else 0.0
-    lanes = _lane_bands(graph, work, options, direction, last_end)
-    return normalize(node_boxes, edge_routes, options.margin, lanes)
-
-
-def _lane_bands(graph: LayoutGraph, work: _Work, options: LayoutOptions, direction: Direction,
-                flow_end: float) -> list[LaneBand]:
-    """Lane rectangles across the whole flow, with the header strip before layer 0."""
-    if not work.lane_ids:
-        return []
     specs = {lane.id: lane for lane in graph.lanes}
-    strip = max(specs[lane].header_height for lane in work.lane_ids) + 2 * options.edge_spacing
-    start = -options.node_spacing / 2 - strip
-    end = flow_end + options.node_spacing / 2
-    bands = []
-    for k, lane in enumerate(work.lane_ids):
-        top, bottom = work.lane_bounds[k], work.lane_bounds[k + 1]
-        bands.append(LaneBand(lane, direction.box(start, top, end - start, bottom - top),
-                              direction.box(start, top, strip, bottom - top)))
-    return bands
+    lanes = lane_bands(work.lane_ids, work.lane_bounds, [specs[lane].header_height for lane in work.lane_ids],
+                       layer_start[-1] + band[-1] if layer_count else 0.0, options, direction)
+    return normalize(node_boxes, edge_routes, options.margin, lanes)
 
 
 def _chain_ports(graph: LayoutGraph, work: _Work) -> list[list[float]]:

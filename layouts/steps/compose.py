@@ -1,10 +1,11 @@
-"""The last step of every layout: routes without redundant points, and the drawing
-moved to start at the margin with its canvas sized around it."""
+"""The last step of every layout: routes without redundant points, lanes as bands across
+the flow, and the drawing moved to start at the margin with its canvas sized around it."""
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from layouts.geometry import Box, EdgeRoute, LaneBand, Layout, NodeBox
+from layouts.base import LayoutOptions
+from layouts.geometry import Box, Direction, EdgeRoute, LaneBand, Layout, NodeBox
 
 
 def simplify_route(points: Sequence[tuple[float, float]]) -> list[tuple[float, float]]:
@@ -22,6 +23,21 @@ def simplify_route(points: Sequence[tuple[float, float]]) -> list[tuple[float, f
                 continue
         cleaned.append(p)
     return cleaned
+
+
+def lane_bands(lane_ids: Sequence[str], bounds: Sequence[float], header_heights: Sequence[float],
+               flow_end: float, options: LayoutOptions, direction: Direction) -> list[LaneBand]:
+    """Lane rectangles across the whole flow (layers from 0 to ``flow_end`` along it, lane
+    ``k`` from ``bounds[k]`` to ``bounds[k + 1]`` across it, in abstract coordinates), each
+    with its header strip before the first layer."""
+    if not lane_ids:
+        return []
+    strip = max(header_heights) + 2 * options.edge_spacing
+    start = -options.node_spacing / 2 - strip
+    end = flow_end + options.node_spacing / 2
+    return [LaneBand(lane, direction.box(start, top, end - start, bottom - top),
+                     direction.box(start, top, strip, bottom - top))
+            for lane, top, bottom in zip(lane_ids, bounds, bounds[1:])]
 
 
 def normalize(nodes: Sequence[NodeBox], edges: Sequence[EdgeRoute], margin: float,

@@ -8,33 +8,31 @@ Method (dot's mincross): a depth-first initial order, then alternating downward 
 upward sweeps that sort each layer by the weighted median of its neighbours, each
 followed by adjacent swaps ("transpose") while they remove crossings. The best order
 seen is kept; the loop ends after ``max_sweeps`` or when several sweeps bring nothing.
-A second start (the sweep order reversed) runs when the graph is small enough.
-With swimlanes, each layer stays grouped by lane (``graph.lane``, in lane order) and
-only vertices of the same lane trade places.
+A second start (the sweep order reversed) runs when the graph is small enough; the
+start with fewer crossings wins. Then each long edge is re-threaded as a whole
+(``chain_paths``), and small graphs get their exact optimum (``exact_order``). Orders
+are compared by the crossings the drawing will have (``crossings.drawn_crossings``:
+with the loops' turns). With swimlanes, each layer stays grouped by lane
+(``graph.lane``, in lane order) and only vertices of the same lane trade places.
 
 Bounded cost: sweeps and transposes draw on one budget of ``SWEEP_WORK`` units (a sweep
 costs the graph's vertices and adjacencies, a transpose pass the products of
-neighbours' degrees it compares), chain sifting on ``SIFT_WORK`` (each chain the
-vertices and adjacencies of the layers it spans); the exact program has its own size
-limit. Work is counted, never timed, so the result stays a function of the input. The
+neighbours' degrees it compares); re-threading and the exact program have their own
+limits. Work is counted, never timed, so the result stays a function of the input. The
 budgets exceed what the corpus's largest diagram needs, so real models are ordered as
-without them; dense graphs get fewer sweeps and fewer sifted chains.
+without them; dense graphs get fewer sweeps and fewer re-threaded chains.
 """
 from __future__ import annotations
 
-from bisect import bisect_right, insort
 from collections.abc import Sequence
 from dataclasses import dataclass
-from itertools import accumulate
 
+from layouts.steps.chain_paths import reroute_chains
+from layouts.steps.crossings import Layers, drawn_crossings, positions, total_crossings
 from layouts.steps.exact_order import exact_order
 from layouts.steps.proper import ProperGraph
 
-Layers = list[list[int]]
-
 SWEEP_WORK = 1_000_000
-SIFT_WORK = 600_000
-SORTED_LIST_ENDS = 4_000
 
 
 @dataclass(slots=True)
@@ -52,70 +50,28 @@ class Work:
 
 
 def order_layers(graph: ProperGraph, roots: Sequence[int], max_sweeps: int = 24) -> Layers:
-    best = _by_lane(graph, initial_order(graph, roots))
-    best_crossings = total_crossings(graph, best)
+    best: Layers = []
+    best_rank = (0, 0)
     starts = 2 if graph.vertex_count < 3000 else 1
     work = Work(SWEEP_WORK)
     for start in range(starts):
-        layers = [list(layer) for layer in best] if start == 0 else _reversed_start(graph, roots)
+        layers = _by_lane(graph, initial_order(graph, roots)) if start == 0 else _reversed_start(graph, roots)
         layers, crossings = _sweep(graph, layers, max_sweeps, start, work)
-        if crossings < best_crossings:
-            best, best_crossings = layers, crossings
-        if best_crossings == 0:
-            break
-    if best_crossings > 0:
-        best = _by_lane(graph, _sift_chains(graph, best, Work(SIFT_WORK)))
-        best_crossings = total_crossings(graph, best)
+        # on a tie, fewer crossings among the links: a loop's turn is the easier one to remove
+        rank = (crossings, total_crossings(graph, layers))
+        if not best or rank < best_rank:
+            best, best_rank = layers, rank
+        if crossings == 0:
+            return best
+    best = reroute_chains(graph, best)
+    best_crossings = drawn_crossings(graph, best)
     if best_crossings > 0:
         proven = exact_order(graph, best)
-        if proven is not None and total_crossings(graph, proven) < best_crossings:
-            best = proven
+        if proven is not None:
+            proven = reroute_chains(graph, proven)  # the program does not see the loops' turns
+            if drawn_crossings(graph, proven) < best_crossings:
+                best = proven
     return best
-
-
-def _sift_chains(graph: ProperGraph, layers: Layers, work: Work) -> Layers:
-    """Move the dummy run of each long edge as a whole to the top or the bottom of its
-    layers (within its lane) when that removes crossings: adjacent swaps cannot move a run of dummies
-    that only crosses edges when moved one layer at a time. Chains are tried in edge
-    order while ``work`` lasts (three crossing counts over the layers a chain spans)."""
-    layers = [list(layer) for layer in layers]
-    position = _positions(graph, layers)
-    layer_work = [0, *accumulate(len(layer) + sum(len(graph.down[v]) for v in layer) for layer in layers)]
-
-    def set_layer(k: int, layer: list[int]) -> None:
-        layers[k] = layer
-        for index, vertex in enumerate(layer):
-            position[vertex] = index
-
-    for chain in graph.chains:
-        dummies = chain[1:-1]
-        if not dummies:
-            continue
-        touched = range(max(graph.layer_of[chain[0]], 0), graph.layer_of[chain[-1]])
-        if not work.spend(3 * (layer_work[touched.stop + 1] - layer_work[touched.start])):
-            break
-        current = _local_crossings(graph, layers, position, touched)
-        if current == 0:
-            continue
-        original = {graph.layer_of[d]: list(layers[graph.layer_of[d]]) for d in dummies}
-        best_cost, best_layers = current, original
-        for to_top in (True, False):
-            for dummy in dummies:
-                layer = [v for v in original[graph.layer_of[dummy]] if v != dummy]
-                lane = graph.lane[dummy]
-                at = sum(1 for v in layer if graph.lane[v] < lane or (not to_top and graph.lane[v] == lane))
-                set_layer(graph.layer_of[dummy], [*layer[:at], dummy, *layer[at:]])
-            cost = _local_crossings(graph, layers, position, touched)
-            if cost < best_cost:
-                best_cost = cost
-                best_layers = {k: list(layers[k]) for k in original}
-        for k, layer in best_layers.items():
-            set_layer(k, layer)
-    return layers
-
-
-def _local_crossings(graph: ProperGraph, layers: Layers, position: list[int], upper_layers: range) -> int:
-    return sum(_bilayer(layers[k], graph.down, position, len(layers[k + 1])) for k in upper_layers)
 
 
 def _reversed_start(graph: ProperGraph, roots: Sequence[int]) -> Layers:
@@ -149,9 +105,9 @@ def initial_order(graph: ProperGraph, roots: Sequence[int]) -> Layers:
 
 
 def _sweep(graph: ProperGraph, layers: Layers, max_sweeps: int, parity: int, work: Work) -> tuple[Layers, int]:
-    position = _positions(graph, layers)
+    position = positions(graph, layers)
     best = [list(layer) for layer in layers]
-    best_crossings = total_crossings(graph, layers)
+    best_crossings = drawn_crossings(graph, layers)
     stale = 0
     sweep_work = graph.vertex_count + sum(len(adjacent) for adjacent in graph.down)
     for sweep in range(max_sweeps):
@@ -163,20 +119,12 @@ def _sweep(graph: ProperGraph, layers: Layers, max_sweeps: int, parity: int, wor
             neighbours = graph.up if downward else graph.down
             _median_sort(layers[k], neighbours, position, graph.lane)
         _transpose(graph, layers, position, allow_ties=sweep % 4 >= 2, work=work)
-        crossings = total_crossings(graph, layers)
+        crossings = drawn_crossings(graph, layers)
         if crossings < best_crossings:
             best, best_crossings, stale = [list(layer) for layer in layers], crossings, 0
         else:
             stale += 1
     return best, best_crossings
-
-
-def _positions(graph: ProperGraph, layers: Layers) -> list[int]:
-    position = [0] * graph.vertex_count
-    for layer in layers:
-        for index, vertex in enumerate(layer):
-            position[vertex] = index
-    return position
 
 
 def _median(values: list[int]) -> float:
@@ -280,52 +228,3 @@ def _transpose(graph: ProperGraph, layers: Layers, position: list[int], allow_ti
                 settled_at[k] = step
         if not improved:
             return
-
-
-def total_crossings(graph: ProperGraph, layers: Layers) -> int:
-    position = _positions(graph, layers)
-    return sum(
-        _bilayer(layers[k], graph.down, position, len(layers[k + 1]))
-        for k in range(len(layers) - 1)
-    )
-
-
-def _bilayer(upper: list[int], down: list[list[int]], position: Sequence[int], lower_size: int) -> int:
-    """Crossings between two layers: inversions among the lower end points taken in
-    upper order (a vertex's own edges never cross). A sorted list with bisection does it
-    in C for the usual layer; past ``SORTED_LIST_ENDS`` end points its insertions cost
-    more than a Fenwick tree (Barth, Jünger, Mutzel)."""
-    inserted: list[int] = []
-    crossings = 0
-    for vertex in upper:
-        if len(inserted) > SORTED_LIST_ENDS:  # rare: start again with the tree
-            return _fenwick_inversions(
-                [end for v in upper for end in sorted([position[w] for w in down[v]])], lower_size)
-        adjacent = down[vertex]
-        if len(adjacent) == 1:  # most vertices: a dummy or a node in a sequence
-            target = position[adjacent[0]]
-            crossings += len(inserted) - bisect_right(inserted, target)  # inserted ends right of it
-            insort(inserted, target)
-        else:
-            ends = [position[w] for w in adjacent]
-            for target in ends:
-                crossings += len(inserted) - bisect_right(inserted, target)
-            for target in ends:
-                insort(inserted, target)
-    return crossings
-
-
-def _fenwick_inversions(ends: list[int], lower_size: int) -> int:
-    tree = [0] * (lower_size + 1)
-    crossings = 0
-    for inserted, target in enumerate(ends):
-        i, at_most = target + 1, 0
-        while i > 0:
-            at_most += tree[i]
-            i -= i & -i
-        crossings += inserted - at_most
-        i = target + 1
-        while i <= lower_size:
-            tree[i] += 1
-            i += i & -i
-    return crossings

@@ -19,6 +19,7 @@ from layouts.steps.spacing import Bands, Placement, Spacing
 STEP_LIMIT = 40.0
 STRAIGHTEN_PASSES = 4
 PUSH_LIMIT = 200  # vertices one straightening move may push along
+SWAP_PUSH_LIMIT = 1000  # vertices parting two links that swap lines may push, as a last resort
 SWAP_NUDGE = 6.0  # how far one of two links that swap lines is moved off the other's line
 ALIGNED = 0.01
 
@@ -52,14 +53,14 @@ def straighten(placement: Placement, spacing: Spacing, vertex_count: int,
     known_blocks: dict[int, set[int] | None] = {}
 
     def block_of(start: int) -> set[int] | None:
-        """``start`` with every vertex aligned with it; None past ``PUSH_LIMIT`` vertices
-        (no move could take such a block along, and long aligned chains are common)."""
+        """``start`` with every vertex aligned with it; None past ``SWAP_PUSH_LIMIT``
+        vertices (no move may take such a block along, and long aligned chains are common)."""
         if start in known_blocks:
             return known_blocks[start]
         block = {start}
         stack = [start]
         while stack:
-            if len(block) > PUSH_LIMIT:
+            if len(block) > SWAP_PUSH_LIMIT:
                 known_blocks[start] = None
                 return None
             v = stack.pop()
@@ -79,10 +80,11 @@ def straighten(placement: Placement, spacing: Spacing, vertex_count: int,
         for v in range(vertex_count):
             lane_members.setdefault(bands.lane[v], []).append(v)
 
-    def pushed(block: set[int], shift: float, anchor: int) -> tuple[set[int], set[int]] | None:
+    def pushed(block: set[int], shift: float, anchor: int, limit: int = PUSH_LIMIT
+               ) -> tuple[set[int], set[int]] | None:
         """``block`` with the blocks it pushes ahead of it when moved by ``shift``, and the
         lane boundaries it pushes (with every lane beyond them); None when that would
-        move ``anchor`` or more than ``PUSH_LIMIT`` vertices."""
+        move ``anchor`` or more than ``limit`` vertices."""
         moving = set(block)
         moved_boundaries: set[int] = set()
         queue = list(block)
@@ -102,7 +104,7 @@ def straighten(placement: Placement, spacing: Spacing, vertex_count: int,
                             if w not in moving:
                                 moving.add(w)
                                 queue.append(w)
-                    if len(moving) > PUSH_LIMIT:
+                    if len(moving) > limit:
                         return None
             layer = spacing.layers[layer_of[v]]
             neighbour_index = index_in_layer[v] + step
@@ -113,11 +115,11 @@ def straighten(placement: Placement, spacing: Spacing, vertex_count: int,
                                                      else spacing.least_distance(w, v))
             if room < abs(shift) - 1e-6:
                 ahead = block_of(w)
-                if ahead is None or anchor in ahead or len(moving) + len(ahead) > PUSH_LIMIT:
+                if ahead is None or anchor in ahead or len(moving) + len(ahead) > limit:
                     return None
                 moving |= ahead
                 queue += list(ahead)
-        if anchor in moving or len(moving) > PUSH_LIMIT:
+        if anchor in moving or len(moving) > limit:
             return None
         return moving, moved_boundaries
 
@@ -164,22 +166,27 @@ def straighten(placement: Placement, spacing: Spacing, vertex_count: int,
             break
     # two links that swap lines between two layers (one runs from x to y, the other from
     # y to x) would share both lines in the channel whatever their slots: move one end
-    # of either off its line, where that adds no small step
-    def nudge(v: int, anchor: int) -> bool:
-        block = block_of(v)
+    # off its line (with its aligned block, else alone), where that adds no small step,
+    # else where it adds the fewest, pushing more if need be (a step, or a part of the
+    # drawing moved a little, reads better than two edges on one line)
+    def nudge(v: int, anchor: int, added_steps: int, whole: bool, limit: int) -> bool:
+        block = block_of(v) if whole else {v}
         if block is None:
             return False
         for shift in (SWAP_NUDGE, -SWAP_NUDGE):
-            push = pushed(block, shift, anchor)
-            if push is not None and steps_around(push[0], shift) <= steps_around(push[0], 0.0):
+            push = pushed(block, shift, anchor, limit)
+            if push is not None and steps_around(push[0], shift) <= steps_around(push[0], 0.0) + added_steps:
                 apply(*push, shift)
                 return True
         return False
 
     for first, second in _swapped_links(links, position, layer_of):
         if abs(position[links[first][0]] - position[links[second][1]]) <= ALIGNED:  # not parted yet
-            if not nudge(links[second][1], links[second][0]):
-                nudge(links[first][1], links[first][0])
+            (upper_first, lower_first, _), (upper_second, lower_second, _) = links[first], links[second]
+            ends = [(lower_second, upper_second), (lower_first, upper_first),
+                    (upper_second, lower_second), (upper_first, lower_first)]
+            any(nudge(v, anchor, added, whole, limit) for limit in (PUSH_LIMIT, SWAP_PUSH_LIMIT)
+                for added in range(3) for whole in (True, False) for v, anchor in ends)
     return Placement(position, boundaries)
 
 

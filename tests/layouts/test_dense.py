@@ -14,7 +14,7 @@ from layouts.base import LayoutOptions
 from layouts.geometry import Layout
 from layouts.graph import LayoutGraph
 from layouts.registry import LAYOUT_KEYS, get_strategy
-from layouts.steps import channels, layering, ordering, placement, proper
+from layouts.steps import chain_paths, channels, layering, ordering, placement, proper
 from layouts.steps.acyclic import feedback_edges
 from layouts.steps.channels import ChannelSegment, assign_channels, bundled_slots
 from layouts.steps.lanes import order_lanes
@@ -106,7 +106,7 @@ def cheap_paths(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(placement, "LP_VARIABLES", 0)
     monkeypatch.setattr(channels, "PAIR_BUDGET", 0)
     monkeypatch.setattr(ordering, "SWEEP_WORK", 2000)
-    monkeypatch.setattr(ordering, "SIFT_WORK", 500)
+    monkeypatch.setattr(chain_paths, "CHAIN_WORK", 500)
     monkeypatch.setattr(packing, "MAX_LIMITS", 3)
 
 
@@ -168,7 +168,7 @@ def test_the_exact_slot_order_runs_only_within_its_pair_budget(monkeypatch: pyte
 def test_ordering_keeps_every_vertex_once_when_its_budgets_run_out(monkeypatch: pytest.MonkeyPatch) -> None:
     graph, _ = proper_graph(complete_dag(30))
     monkeypatch.setattr(ordering, "SWEEP_WORK", 10)
-    monkeypatch.setattr(ordering, "SIFT_WORK", 10)
+    monkeypatch.setattr(chain_paths, "CHAIN_WORK", 10)
     layers = order_layers(graph, [0])
     assert sorted(v for layer in layers for v in layer) == list(range(graph.vertex_count))
     assert all(graph.layer_of[v] == k for k, layer in enumerate(layers) for v in layer)

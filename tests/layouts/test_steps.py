@@ -7,10 +7,11 @@ import pytest
 
 from layouts.steps.acyclic import feedback_edges
 from layouts.steps.channels import ChannelSegment, assign_slots
+from layouts.steps.crossings import total_crossings
 from layouts.steps.exact_order import exact_order
 from layouts.steps.layering import minimal_length_ranks
 from layouts.steps.main_path import main_path_edges
-from layouts.steps.ordering import initial_order, order_layers, total_crossings
+from layouts.steps.ordering import initial_order, order_layers
 from layouts.steps.placement import place_across
 from layouts.steps.proper import make_proper
 

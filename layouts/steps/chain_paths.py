@@ -1,0 +1,249 @@
+"""Long edges re-threaded: each dummy chain moved onto the path with the fewest crossings.
+
+Expects a proper layered graph and an order of its layers. Guarantees: every vertex
+stays in its layer (and lane); a chain moves only when that strictly lowers the
+crossings of the drawing (``crossings.drawn_crossings``), the rest of the order kept as
+it is; deterministic.
+
+Median sorts and adjacent swaps move one dummy at a time, and a long edge running
+beside a bundle it crosses only gets rid of the crossing when all its dummies move
+together. Here each chain's dummies are taken out and put back where the edge crosses
+fewest other edges: a shortest path through the gaps of the layers it spans (dynamic
+programming, one step per layer), every step's cost counted against all the other
+links between its two layers. The ends of a loop (a reversed edge) leave and enter
+their node from above or below it (the turn vertices of the layered pipeline), so its
+path starts and ends in the gap just above or just below the node and also pays for
+the node's links it passes; an edge leaving a node that has loops pays for the loops'
+turns it makes cross it. With swimlanes a dummy stays in its lane's part of the layer.
+
+Cost: a step is a few array operations on a gaps × gaps table, so a chain costs its
+span times the square of its widest layer. Only chains with a crossing are looked at,
+and in later rounds only those near a chain that moved; ``CHAIN_WORK`` such units per
+call and ``ROUNDS`` rounds bound the work, never time.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+from numpy.typing import NDArray
+
+from layouts.steps.crossings import Layers
+from layouts.steps.proper import ProperGraph
+
+IntArray = NDArray[np.int64]
+Table = NDArray[np.int32]
+#: Units (layers spanned × widest layer squared) per call; the corpus needs at most
+#: 2,610,000 (BPIC15_1, 540 shapes, two rounds).
+CHAIN_WORK = 10_000_000
+ROUNDS = 2
+INFINITE = 1 << 28  # a gap's cost where it is closed; sums of a few stay within int32
+
+
+@dataclass(slots=True)
+class _Rethreading:
+    graph: ProperGraph
+    layers: Layers
+    position: IntArray = field(init=False)
+    owner: IntArray = field(init=False)  # the one chain a dummy belongs to, or -1
+    upper: IntArray = field(init=False)  # every link, grouped by its upper layer
+    lower: IntArray = field(init=False)
+    start: IntArray = field(init=False)  # links of upper layer k: start[k]..start[k + 1]
+    layer_of: IntArray = field(init=False)
+    loops_down: dict[int, list[int]] = field(init=False)  # node → loops leaving it downwards
+    loops_up: dict[int, list[int]] = field(init=False)
+    lanes: bool = field(init=False)  # swimlanes: dummies keep to their lane
+
+    def __post_init__(self) -> None:
+        graph = self.graph
+        self.position = np.zeros(graph.vertex_count, dtype=np.int64)
+        for k, layer in enumerate(self.layers):
+            self.set_layer(k, layer)
+        self.owner = np.full(graph.vertex_count, -1, dtype=np.int64)
+        for edge, chain in enumerate(graph.chains):
+            self.owner[chain[1:-1]] = edge
+        links = sorted((graph.layer_of[a], a, b) for a in range(graph.vertex_count) for b in graph.down[a])
+        self.upper = np.array([a for _, a, _ in links], dtype=np.int64)
+        self.lower = np.array([b for _, _, b in links], dtype=np.int64)
+        link_layer = np.array([k for k, _, _ in links], dtype=np.int64)
+        self.start = np.searchsorted(link_layer, np.arange(graph.layer_count() + 1)).astype(np.int64)
+        self.layer_of = np.asarray(graph.layer_of, dtype=np.int64)
+        self.lanes = any(graph.lane)
+        self.loops_down, self.loops_up = {}, {}
+        for edge in sorted(graph.reversed_edges - graph.bypass):
+            chain = graph.chains[edge]
+            self.loops_down.setdefault(chain[0], []).append(edge)
+            self.loops_up.setdefault(chain[-1], []).append(edge)
+
+    def set_layer(self, k: int, layer: list[int]) -> None:
+        self.layers[k] = layer
+        self.position[np.asarray(layer, dtype=np.int64)] = np.arange(len(layer))
+
+    def movable(self) -> list[int]:
+        """Chains with dummies of their own (a chain shared by several edges stays)."""
+        graph = self.graph
+        users: dict[int, int] = {}
+        for chain in graph.chains:
+            for dummy in chain[1:-1]:
+                users[dummy] = users.get(dummy, 0) + 1
+        return [edge for edge, chain in enumerate(graph.chains)
+                if len(chain) > 2 and edge not in graph.bypass and all(users[d] == 1 for d in chain[1:-1])]
+
+
+def reroute_chains(graph: ProperGraph, layers: Layers) -> Layers:
+    state = _Rethreading(graph, [list(layer) for layer in layers])
+    movable = state.movable()
+    width = [len(layer) + 1 for layer in layers]
+    changed = np.zeros(len(layers), dtype=np.int64)  # when each layer last changed
+    seen = dict.fromkeys(movable, -1)  # when each chain was last looked at
+    clock, left = 0, CHAIN_WORK
+    for _ in range(ROUNDS):
+        moved = False
+        for edge in movable:
+            chain = graph.chains[edge]
+            first, last = graph.layer_of[chain[0]], graph.layer_of[chain[-1]]
+            if changed[first:last + 1].max() < seen[edge]:
+                continue  # nothing around it moved since it was looked at: it would stay
+            units = (last - first) * max(width[first:last + 1]) ** 2
+            if units > left:
+                return state.layers
+            left -= units
+            clock += 1
+            seen[edge] = clock
+            if _reroute(state, edge):
+                changed[first + 1:last] = clock
+                moved = True
+        if not moved:
+            break
+    return state.layers
+
+
+def _reroute(state: _Rethreading, edge: int) -> bool:
+    """Move ``edge``'s dummies onto its cheapest path; whether they moved."""
+    graph = state.graph
+    chain = graph.chains[edge]
+    top, bottom = chain[0], chain[-1]
+    first, steps = graph.layer_of[top], len(chain) - 1
+    position = state.position
+    span = slice(int(state.start[first]), int(state.start[first + steps]))
+    upper, lower = state.upper[span], state.lower[span]
+    others = (state.owner[upper] != edge) & (state.owner[lower] != edge)
+    upper, lower = upper[others], lower[others]
+    step = state.layer_of[upper] - first
+    at = position[np.asarray(chain, dtype=np.int64)]
+    a, b = position[upper], position[lower]
+    loop = edge in graph.reversed_edges
+    near_loops = ([e for e in state.loops_down.get(top, []) if e != edge],
+                  [e for e in state.loops_up.get(bottom, []) if e != edge])
+    if not near_loops[0] and not near_loops[1] and not _crosses(a, b, step, at, loop, steps):
+        return False
+    # positions with the chain's dummies taken out (the end layers keep theirs)
+    taken = at.copy()
+    taken[0] = taken[-1] = INFINITE
+    a = a - (a > taken[step])
+    b = b - (b > taken[step + 1])
+    sizes = np.array([len(state.layers[first + t]) for t in range(steps + 1)], dtype=np.int64)
+    sizes[1:-1] -= 1
+    gaps = int(sizes.max()) + 1
+    cost, prefix = _crossing_tables(step, a, b, steps, gaps)
+    top_at, bottom_at, last = int(at[0]), int(at[-1]), gaps - 1
+    if loop:  # its turns lie just above or below its nodes
+        leave = np.minimum(cost[0, top_at], cost[0, top_at + 1])
+        enter = np.minimum(cost[-1, :, bottom_at], cost[-1, :, bottom_at + 1])
+    else:  # the end nodes' own links do not cross the chain
+        head, tail = prefix[0], prefix[-1]
+        leave = head[top_at, last] - head[top_at] + head[last] - head[top_at + 1]
+        enter = tail[:, last] - tail[:, bottom_at + 1] + tail[last, bottom_at] - tail[:, bottom_at]
+    leave = leave + _turn_costs(state, near_loops[0], top, chain[1], 1, gaps)
+    enter = enter + _turn_costs(state, near_loops[1], bottom, chain[-2], -2, gaps)
+    current = taken[1:-1]
+    now = int(leave[current[0]] + enter[current[-1]] + cost[np.arange(1, steps - 1), current[:-1], current[1:]].sum())
+    closed = _closed_gaps(state, chain, sizes, gaps)
+    value = leave + closed[1]
+    choices: list[IntArray] = []
+    columns = np.arange(gaps)
+    for t in range(1, steps - 1):
+        table = value[:, None] + cost[t]
+        choice = table.argmin(axis=0)
+        value = table[choice, columns] + closed[t + 1]
+        choices.append(choice)
+    value = value + enter
+    gap = int(value.argmin())
+    if int(value[gap]) >= now:
+        return False
+    path = [gap]
+    for choice in reversed(choices):
+        gap = int(choice[gap])
+        path.append(gap)
+    for dummy, gap in zip(chain[1:-1], reversed(path)):
+        k = graph.layer_of[dummy]
+        layer = [v for v in state.layers[k] if v != dummy]
+        state.set_layer(k, [*layer[:gap], dummy, *layer[gap:]])
+    return True
+
+
+def _crosses(a: IntArray, b: IntArray, step: IntArray, at: IntArray, loop: bool, steps: int) -> bool:
+    """Does the chain (positions ``at``, layer by layer) cross any of the links (upper
+    position ``a`` in layer ``step``, lower ``b``)? A loop's ends count the crossings of
+    the cheaper side."""
+    start, end = at[step], at[step + 1]
+    if (((a < start) & (b > end)) | ((a > start) & (b < end))).any():
+        return True
+    if not loop:
+        return False
+    for t, node_at, node_side, far_side, toward in ((0, at[0], a, b, at[1]), (steps - 1, at[-1], b, a, at[-2])):
+        own = far_side[(step == t) & (node_side == node_at)]
+        if min(int((own < toward).sum()), int((own > toward).sum())) > 0:
+            return True
+    return False
+
+
+def _crossing_tables(step: IntArray, a: IntArray, b: IntArray, steps: int, gaps: int) -> tuple[Table, Table]:
+    """``cost[t, i, j]``: crossings of a link from gap ``i`` of layer ``t`` to gap ``j`` of
+    layer ``t + 1`` with the given links (upper position ``a``, lower ``b``, the chain
+    taken out), those with ``a < i`` and ``b >= j`` or ``a >= i`` and ``b < j``; and
+    ``prefix[t, i, j]``, the links with ``a < i`` and ``b < j`` it is made of."""
+    index = (step * gaps + a) * gaps + b
+    counts = np.bincount(index, minlength=steps * gaps * gaps).astype(np.int32).reshape(steps, gaps, gaps)
+    inner = counts[:, :-1, :-1].cumsum(axis=1, dtype=np.int32)
+    prefix = np.zeros_like(counts)
+    inner.cumsum(axis=2, dtype=np.int32, out=prefix[:, 1:, 1:])
+    last = gaps - 1  # every position lies before the last gap
+    cost: Table = prefix[:, :, last:] + prefix[:, last:, :] - 2 * prefix
+    return cost, prefix
+
+
+def _turn_costs(state: _Rethreading, loops: list[int], node: int, dummy: int, neighbour_index: int,
+                gaps: int) -> IntArray:
+    """Per gap of ``dummy``'s layer (the dummy taken out), the crossings of the turns of
+    ``node``'s ``loops`` on this side when the chain's end link runs to that gap: each
+    loop turns on the side where it crosses fewer of the node's links."""
+    costs = np.zeros(gaps, dtype=np.int64)
+    if not loops:
+        return costs
+    graph, position = state.graph, state.position
+    removed = int(position[dummy])
+    adjacency = graph.down[node] if neighbour_index == 1 else graph.up[node]
+    gap = np.arange(gaps)
+    for loop in loops:
+        toward = graph.chains[loop][neighbour_index]
+        target = int(position[toward]) - (int(position[toward]) > removed)
+        rest = [int(position[w]) - (int(position[w]) > removed) for w in adjacency if w not in (dummy, toward)]
+        above = sum(1 for p in rest if p < target)
+        below = sum(1 for p in rest if p > target)
+        costs += np.minimum(above + (gap <= target), below + (gap > target))
+    return costs
+
+
+def _closed_gaps(state: _Rethreading, chain: list[int], sizes: IntArray, gaps: int) -> IntArray:
+    """Per layer of the chain, 0 for the gaps (with the chain's dummy taken out) its dummy
+    may take and a prohibitive cost elsewhere: past the layer's end or, with swimlanes,
+    outside the dummy's lane."""
+    closed = np.where(np.arange(gaps)[None, :] > sizes[:, None], INFINITE, 0)
+    lane = state.graph.lane
+    if state.lanes:
+        for t, dummy in enumerate(chain[1:-1], start=1):
+            others = [lane[v] for v in state.layers[state.graph.layer_of[dummy]] if v != dummy]
+            closed[t, :sum(1 for other in others if other < lane[dummy])] = INFINITE
+            closed[t, sum(1 for other in others if other <= lane[dummy]) + 1:] = INFINITE
+    return closed
