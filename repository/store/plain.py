@@ -99,7 +99,7 @@ ATTRIBUTES = _prepared(batch.ATTRIBUTES)
 NAMES = _prepared(batch.NAMES)
 LINKS = _prepared(batch.LINKS)
 CHILDREN = _prepared(batch.CHILDREN)
-# batch.SHAPES reads mapped objects; responses and fixtures need three columns.
+# Shapes as the three columns responses and fixtures read, not mapped objects.
 SHAPES = Prepared(keyed(select(Shape.version_pk, Shape.shape_id, Shape.element_pk,
                                Shape.predecessors).order_by(Shape.version_pk, Shape.position),
                         Shape.version_pk), _fold_shapes)
