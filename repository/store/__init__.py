@@ -6,6 +6,7 @@ commits: the caller owns the transaction (one per request).
 `Store` is one tenant's store, built in layers, each module using only those below it:
 
     base      session and tenant, id → pk lookups, bulk inserts   (batch: batched reads)
+    plain     reads of plain rows: statements built once, keys as one parameter
     reads     elements, listing pages, hierarchy, content, attributes and links
     rows      row writes: attributes, links, children, content, revision bumps
     versions  the version a write goes to (a frozen one gets a new revision)

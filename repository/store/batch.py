@@ -1,9 +1,9 @@
 """Batched reads: the rows of many keys in a few statements, never one per key.
 
 `chunked_rows` asks for at most `IN_CHUNK` keys per statement (backends cap the
-parameters of one statement); `load` groups a `Batch`'s rows by key and folds each
-group into one value, so every per-version loader (attributes, names, links, children,
-shapes) is a query plus a fold.
+parameters of one statement). A `Batch` is a per-version loader (attributes, names,
+links, children) as a query plus a fold of each key's rows; repository/store/plain.py
+runs them.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from sqlalchemy import Row, Select, select
 from sqlalchemy.orm import InstrumentedAttribute, Session
 
 from repository.jsonio import decode
-from repository.store.models import AttributeValue, Child, RelatedLink, Shape
+from repository.store.models import AttributeValue, Child, RelatedLink
 from repository.store.values import Link
 from repository.wire import AttributeMap
 
@@ -45,15 +45,6 @@ class Batch(Generic[Value, *_Columns]):
     query: Select[int, *_Columns]
     key: InstrumentedAttribute[int]
     fold: Callable[[list[Row[int, *_Columns]]], Value]
-
-
-def load(session: Session, batch: Batch[Value, *_Columns],
-         keys: Iterable[int]) -> dict[int, Value]:
-    """Each key's folded rows (a key without rows folds an empty list), in key order."""
-    rows_of: dict[int, list[Row[int, *_Columns]]] = {key: [] for key in keys}
-    for row in chunked_rows(session, batch.query, batch.key, rows_of):
-        rows_of[row[0]].append(row)
-    return {key: batch.fold(rows) for key, rows in rows_of.items()}
 
 
 def _attribute_map(rows: list[Row[int, str, int, str]]) -> AttributeMap:
@@ -96,7 +87,3 @@ LINKS: Batch[dict[str, list[Link]], str, int, int | None] = Batch(
 CHILDREN: Batch[list[int], int] = Batch(
     select(Child.version_pk, Child.child_pk).order_by(Child.version_pk, Child.position),
     Child.version_pk, _second_column)
-# By version pk: the shapes (content), in order.
-SHAPES: Batch[list[Shape], Shape] = Batch(
-    select(Shape.version_pk, Shape).order_by(Shape.version_pk, Shape.position),
-    Shape.version_pk, _second_column)

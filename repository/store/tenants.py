@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from sqlalchemy import select
+from sqlalchemy import bindparam, select
 from sqlalchemy.orm import Session
 
 from repository import catalog
@@ -13,11 +13,16 @@ from repository.store.generation import ContentGeneration, seed
 from repository.store.models import Element, Tenant, Token
 
 TENANT_PART = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+# Every tenant request runs both (repository/api/endpoint.py): built once, their values
+# bound when they run (building them anew cost as much as running them).
+_TENANT_BY_IDS = select(Tenant).where(Tenant.collection_id == bindparam("collection_id"),
+                                      Tenant.storage_id == bindparam("storage_id"))
+_TOKEN_BY_HASH = select(Token).where(Token.token_hash == bindparam("token_hash"))
 
 
 def find_tenant(session: Session, collection_id: str, storage_id: str) -> Tenant | None:
-    return session.scalar(select(Tenant).where(
-        Tenant.collection_id == collection_id, Tenant.storage_id == storage_id))
+    return session.scalar(_TENANT_BY_IDS, {"collection_id": collection_id,
+                                           "storage_id": storage_id})
 
 
 def create_tenant(session: Session, collection_id: str, storage_id: str) -> Tenant:
@@ -50,7 +55,7 @@ def has_elements(session: Session) -> bool:
 
 
 def find_token(session: Session, token_hash: str) -> Token | None:
-    return session.scalar(select(Token).where(Token.token_hash == token_hash))
+    return session.scalar(_TOKEN_BY_HASH, {"token_hash": token_hash})
 
 
 def add_token(session: Session, tenant: Tenant, token_hash: str, role: str, name: str,
