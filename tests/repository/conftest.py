@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 from flask import Flask
 from flask.testing import FlaskClient
-from sqlalchemy import create_engine, text
+from sqlalchemy import create_engine, event, text
 from werkzeug.test import TestResponse
 
 from repository.app import create_app
@@ -136,6 +136,23 @@ def postgres_schema(prefix: str) -> Iterator[tuple[str, str]]:
 def in_schema(url: str, schema: str) -> str:
     """`url` with `schema` as the search path: what a command-line `--db` can carry."""
     return f"{url}{'&' if '?' in url else '?'}options=-csearch_path%3D{schema}"
+
+
+@contextmanager
+def recorded_statements(app: Flask) -> Iterator[list[tuple[str, Any]]]:
+    """(SQL, parameters) of every statement the app's engine runs meanwhile: how the
+    tests hold a request to a fixed number of statements."""
+    seen: list[tuple[str, Any]] = []
+    engine = app.extensions["elrepo.engine"]
+
+    def record(_conn: Any, _cursor: Any, statement: str, parameters: Any, *_: Any) -> None:
+        seen.append((statement, parameters))
+
+    event.listen(engine, "before_cursor_execute", record)
+    try:
+        yield seen
+    finally:
+        event.remove(engine, "before_cursor_execute", record)
 
 
 # For sweeps whose outcome cannot depend on the backend (auth checks before any query of

@@ -15,7 +15,7 @@ from typing import Any
 import psycopg
 import pytest
 from flask import Flask
-from sqlalchemy import Engine, create_engine, event, text
+from sqlalchemy import create_engine, text
 
 from repository.app import create_app
 from repository.errors import ServiceUnavailable
@@ -28,6 +28,7 @@ from tests.repository.conftest import (
     Api,
     Prepared,
     assert_error,
+    recorded_statements,
 )
 from tests.repository.standin import DRAFT, ORDER, SALES
 
@@ -57,23 +58,8 @@ def shapes(count: int) -> dict[str, Any]:
         for i in range(count)]}
 
 
-@contextmanager
-def counted_statements(app: Flask) -> Iterator[list[str]]:
-    statements: list[str] = []
-
-    def count(*args: Any) -> None:
-        statements.append(args[2])
-
-    engine: Engine = app.extensions["elrepo.engine"]
-    event.listen(engine, "before_cursor_execute", count)
-    try:
-        yield statements
-    finally:
-        event.remove(engine, "before_cursor_execute", count)
-
-
 def test_a_5000_shape_content_create_is_a_few_bulk_statements(api: Api) -> None:
-    with counted_statements(api.app) as statements:
+    with recorded_statements(api.app) as statements:
         started = time.perf_counter()
         response = api.post(CONTENT.format(DRAFT), shapes(5000), role="editor")
         elapsed = time.perf_counter() - started
@@ -121,7 +107,7 @@ def test_content_create_keeps_request_order_positions_and_adds_edges_to_existing
 def test_an_update_creating_1000_elements_is_a_few_bulk_statements(api: Api) -> None:
     elements = [{"type": "subProcess", "attributes": {"name": {"1033": f"Sub {i:04}"}},
                  "related": {"executedBy": [{"id": SALES}]}} for i in range(1000)]
-    with counted_statements(api.app) as statements:
+    with recorded_statements(api.app) as statements:
         response = api.post(DETAIL, {"count": 1000, "elements": elements}, role="editor")
     assert response.status_code == 200, response.get_json()
     assert len(statements) <= MAX_STATEMENTS_PER_WRITE, len(statements)
@@ -140,7 +126,7 @@ def test_an_update_of_1000_elements_is_a_few_bulk_statements(api: Api) -> None:
     changes = [{"id": e["id"], "attributes": {"name": {"1033": f"Renamed {i:04}", "1031": None}},
                 "related": {"executedBy": [{"id": SALES}]}}
                for i, e in enumerate(created["elements"])]
-    with counted_statements(api.app) as statements:
+    with recorded_statements(api.app) as statements:
         response = api.post(DETAIL, {"count": 1000, "elements": changes}, role="editor")
     assert response.status_code == 200, response.get_json()
     assert len(statements) <= MAX_STATEMENTS_PER_WRITE, len(statements)
@@ -169,7 +155,7 @@ def test_an_update_replacing_content_with_1000_shapes_is_a_few_bulk_statements(
         api: Api) -> None:
     kept = api.element(DRAFT)
     entries = [{"id": SALES} for _ in range(1000)]
-    with counted_statements(api.app) as statements:
+    with recorded_statements(api.app) as statements:
         response = api.post(DETAIL, {"count": 1, "elements": [
             {"id": DRAFT, "content": entries}]}, role="editor")
     assert response.status_code == 200, response.get_json()

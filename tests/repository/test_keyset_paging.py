@@ -6,17 +6,15 @@ listing index by its key, on SQLite and PostgreSQL."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import Any
 
 import pytest
-from sqlalchemy import delete, event
+from sqlalchemy import delete
 
 from repository.store import PageRequest
 from repository.store.filters import compile_filter
 from repository.store.models import Element
-from tests.repository.conftest import FACETS, Api, assert_error, sqlite_only
+from tests.repository.conftest import FACETS, Api, assert_error, recorded_statements, sqlite_only
 from tests.repository.standin import SALES
 from tests.repository.test_query_plans import load_big_tenant_statistics, postgresql_only
 
@@ -126,21 +124,10 @@ def test_a_key_with_bad_text_or_beside_a_bad_parameter_is_400(api: Api,
     assert_error(api.get(LIST, **params), 400)
 
 
-@contextmanager
-def captured(api: Api) -> Iterator[list[tuple[str, Any]]]:
-    """The SELECT statements run meanwhile, with their parameters."""
-    seen: list[tuple[str, Any]] = []
-    engine = api.app.extensions["elrepo.engine"]
-
-    def record(_conn: Any, _cursor: Any, statement: str, parameters: Any, *_: Any) -> None:
-        if statement.lstrip().upper().startswith("SELECT"):
-            seen.append((statement, parameters))
-
-    event.listen(engine, "before_cursor_execute", record)
-    try:
-        yield seen
-    finally:
-        event.remove(engine, "before_cursor_execute", record)
+def selects(statements: list[tuple[str, Any]]) -> list[tuple[str, Any]]:
+    """The SELECT statements of those recorded, with their parameters."""
+    return [(sql, parameters) for sql, parameters in statements
+            if sql.lstrip().upper().startswith("SELECT")]
 
 
 def holding_plans(api: Api, *, big: bool = False, filter_text: str | None = None) -> list[str]:
@@ -153,14 +140,14 @@ def holding_plans(api: Api, *, big: bool = False, filter_text: str | None = None
         sqlite = connection.dialect.name == "sqlite"
         if sqlite and big:
             load_big_tenant_statistics(store.session)
-        with captured(api) as statements:
+        with recorded_statements(api.app) as statements:
             assert any(e.id == middle for e in store.page_holding(request, middle))
         if not sqlite:
             connection.exec_driver_sql("SET LOCAL enable_seqscan = off")
         explain = "EXPLAIN QUERY PLAN " if sqlite else "EXPLAIN "
         return ["\n".join(str(row[-1]) for row in
                           connection.exec_driver_sql(explain + statement, parameters))
-                for statement, parameters in statements]
+                for statement, parameters in selects(statements)]
 
 
 @sqlite_only
@@ -194,9 +181,9 @@ def test_postgresql_seeks_the_listing_index_by_its_key(api: Api) -> None:
 def test_a_deep_page_steps_over_the_elements_before_it_in_the_index_alone(api: Api) -> None:
     with api.store() as store:
         load_big_tenant_statistics(store.session)
-        with captured(api) as statements:
+        with recorded_statements(api.app) as statements:
             store.page(PageRequest("processes", "list", None, 500, 100))
-        ((statement, parameters),) = statements
+        ((statement, parameters),) = selects(statements)
         plan = "\n".join(str(row[-1]) for row in store.session.connection().exec_driver_sql(
             "EXPLAIN QUERY PLAN " + statement, parameters))
     assert "COVERING INDEX ix_elements_page (tenant_pk=? AND facet=?)" in plan

@@ -13,7 +13,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from sqlalchemy import event
 
 from renderer import identity
 from repository.api import render as render_api
@@ -25,7 +24,15 @@ from repository.render_cache import (
     MemoryRenderCache,
     render_key,
 )
-from tests.repository.conftest import SERVICE_TOKEN, TENANT, Api, Prepared, assert_error, sqlite_only
+from tests.repository.conftest import (
+    SERVICE_TOKEN,
+    TENANT,
+    Api,
+    Prepared,
+    assert_error,
+    recorded_statements,
+    sqlite_only,
+)
 from tests.repository.standin import CREDIT, FINANCE, ORDER
 
 REDIS_ENV = "ELREPO_TEST_REDIS_URL"
@@ -230,30 +237,22 @@ def test_a_renamed_element_is_a_miss_and_a_new_picture(cached: Api) -> None:
 def test_a_hit_reads_the_diagram_and_the_generation_only(
         cached: Api, monkeypatch: pytest.MonkeyPatch) -> None:
     assert cached.get(ORDER_SVG).headers["X-Render-Cache"] == "miss"
-    statements: list[str] = []
-    engine = cached.app.extensions["elrepo.engine"]
-
-    def record(_conn: Any, _cursor: Any, statement: str, *_: Any) -> None:
-        statements.append(statement)
 
     def no_fixture(*_: Any) -> dict[str, Any]:
         raise AssertionError("a hit must not build the fixture")
 
     monkeypatch.setattr(render_api, "diagram_fixture", no_fixture)
-    event.listen(engine, "before_cursor_execute", record)
-    try:
+    with recorded_statements(cached.app) as statements:
         # Authentication, then the diagram's lookup, which finds none.
         assert cached.get(RENDER.format("ghost", 1033, "horizontal")).status_code == 404
         prelude = len(statements)
         statements.clear()
         hit = cached.get(ORDER_SVG)
-    finally:
-        event.remove(engine, "before_cursor_execute", record)
     assert hit.headers["X-Render-Cache"] == "hit"
     # The 404's one read is the element lookup the hit makes too.
     key_reads = statements[prelude - 1:]
     assert len(key_reads) == 2, key_reads
-    assert "content_generations" in key_reads[1]
+    assert "content_generations" in key_reads[1][0]
 
 
 def change_and_expect_a_new_picture(cached: Api, path: str, change: Any,

@@ -5,36 +5,15 @@ no larger than asked, and the tenant's content generation that keys the render c
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
-from contextlib import contextmanager
-from typing import Any
-
-from sqlalchemy import event
 
 from repository.jsonio import decode, encode
 from repository.store.generation import seed
-from tests.repository.conftest import FACETS, Api
+from tests.repository.conftest import FACETS, Api, recorded_statements
 from tests.repository.standin import CREDIT, ORDER
 
 LIST = FACETS + "/processes/views/list/elements"
 VERSIONS = FACETS + "/processes/views/detail/elements/{}/versions"
 ALL_RESOURCES = "attributes,related,children,content,displayNames,rootPath,stereotype"
-
-
-@contextmanager
-def statements(api: Api) -> Iterator[list[str]]:
-    """The SQL statements run meanwhile."""
-    seen: list[str] = []
-    engine = api.app.extensions["elrepo.engine"]
-
-    def record(_conn: Any, _cursor: Any, statement: str, *_: Any) -> None:
-        seen.append(statement)
-
-    event.listen(engine, "before_cursor_execute", record)
-    try:
-        yield seen
-    finally:
-        event.remove(engine, "before_cursor_execute", record)
 
 
 def test_json_is_the_standard_librarys_in_utf8(api: Api) -> None:
@@ -56,7 +35,7 @@ def test_integers_beyond_64_bits_still_encode_and_decode() -> None:
 def test_a_listing_page_takes_the_same_statements_for_2_or_100_elements(api: Api) -> None:
     counts = []
     for size in ("2", "100"):
-        with statements(api) as seen:
+        with recorded_statements(api.app) as seen:
             response = api.get(LIST, **{"$resources": ALL_RESOURCES, "$pageSize": size})
         assert response.status_code == 200
         counts.append(len(seen))
