@@ -10,9 +10,8 @@ from sqlalchemy import and_, select
 
 from repository.store import MAX_TREE_DEPTH, Store
 from repository.store.models import Child, Element
-from tests.repository.conftest import FACETS, Api
+from tests.repository.conftest import FACETS, Api, recorded_statements
 from tests.repository.standin import CATEGORY, DRAFT, HOUSE, ORDER
-from tests.repository.test_bulk_writes import counted_statements
 
 DETAIL = FACETS + "/processes/views/detail/elements/"
 LIST = FACETS + "/processes/views/list/elements"
@@ -80,12 +79,12 @@ def deep_tree(api: Api) -> list[str]:
 def listing(api: Api, resources: str, size: int) -> tuple[list[dict[str, Any]], int]:
     """A page of processes with names only, and the statements it ran."""
     params: dict[str, Any] = {"$resources": resources, "$pageSize": size, "$select": "name"}
-    with counted_statements(api.app) as statements:
+    with recorded_statements(api.app) as statements:
         response = api.get(LIST, **params)
     assert response.status_code == 200 and response.get_json(), response.get_json()
     # SQLite alone opens its transactions with an explicit BEGIN.
     return (response.get_json()["elements"],
-            len([s for s in statements if s != "BEGIN DEFERRED"]))
+            len([sql for sql, _ in statements if sql != "BEGIN DEFERRED"]))
 
 
 def test_a_page_or_element_costs_the_same_statements_whatever_its_size_and_depth(api: Api) -> None:
@@ -94,9 +93,9 @@ def test_a_page_or_element_costs_the_same_statements_whatever_its_size_and_depth
     large, large_count = listing(api, "attributes,rootPath", 100)
     assert len(small) == 10 and len(large) == 100
     assert small_count == large_count == STATEMENTS_PER_PAGE, (small_count, large_count)
-    with counted_statements(api.app) as one_deep:
+    with recorded_statements(api.app) as one_deep:
         assert api.element(ids[0], **{"$resources": "rootPath"})["rootPath"][0]["id"] == DRAFT
-    with counted_statements(api.app) as five_deep:
+    with recorded_statements(api.app) as five_deep:
         deepest = api.element(ids[-1], **{"$resources": "rootPath"})["rootPath"]
     assert len(deepest) == 5 and deepest[-1]["id"] == DRAFT
     assert len(five_deep) == len(one_deep)

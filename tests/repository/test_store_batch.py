@@ -10,9 +10,8 @@ import pytest
 
 import repository.store
 from repository.store import Store, batch
-from tests.repository.conftest import Api
+from tests.repository.conftest import Api, recorded_statements
 from tests.repository.standin import CATEGORY, DRAFT, HIRE, HOUSE, ORDER
-from tests.repository.test_bulk_writes import counted_statements
 
 # What the service's modules, the tests and the benchmarks import from repository.store.
 PUBLIC = {"MAX_TREE_DEPTH", "Link", "PageRequest", "Store", "add_token", "all_tenants",
@@ -51,7 +50,7 @@ def test_chunks_answer_what_one_statement_answers(api: Api,
         pks = version_pks(store)
         whole = loaded(store, pks)
         monkeypatch.setattr(batch, "IN_CHUNK", 3)
-        with counted_statements(api.app) as statements:
+        with recorded_statements(api.app) as statements:
             chunked = loaded(store, pks)
         assert chunked == whole
         distinct = len(set(pks))
@@ -61,7 +60,7 @@ def test_chunks_answer_what_one_statement_answers(api: Api,
 def test_one_statement_per_loader_below_the_chunk_size(api: Api) -> None:
     with api.store() as store:
         pks = version_pks(store)
-        with counted_statements(api.app) as statements:
+        with recorded_statements(api.app) as statements:
             loaded(store, pks)
         assert len(statements) == 5
 

@@ -17,13 +17,12 @@ from repository.store import (
     find_token,
     has_elements,
 )
-from tests.repository.conftest import Api
+from tests.repository.conftest import Api, recorded_statements
 from tests.repository.standin import CATEGORY, DRAFT, HIRE, HOUSE, ORDER
-from tests.repository.test_bulk_writes import counted_statements
 
 
 def test_versions_matching_filters_each_versions_own_values(api: Api) -> None:
-    with api.store() as store, counted_statements(api.app) as statements:
+    with api.store() as store, recorded_statements(api.app) as statements:
         hire = store.element(HIRE)
         statements.clear()
         everything = store.versions_matching(hire, None)
@@ -46,7 +45,7 @@ def test_versions_matching_lists_none_of_an_unversioned_element_but_checks_the_f
 
 
 def test_element_matches_asks_one_element_in_one_statement(api: Api) -> None:
-    with api.store() as store, counted_statements(api.app) as statements:
+    with api.store() as store, recorded_statements(api.app) as statements:
         order = store.element(ORDER)
         statements.clear()
         assert store.element_matches(order, f"id eq '{ORDER}'")
