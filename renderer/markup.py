@@ -6,11 +6,15 @@ Guarantees: whatever a label holds, the document parses as XML and the text stay
 """
 from __future__ import annotations
 
+import functools
 import math
 import re
 from collections.abc import Iterator
 
 __all__ = ["Element", "clean_text", "fmt"]
+
+#: Formatted numbers kept (``fmt``).
+FORMATTED_NUMBERS_KEPT = 4096
 
 # Everything XML 1.0 does not allow in a document: C0 controls other than tab, line
 # feed and carriage return, lone surrogates, U+FFFE and U+FFFF. Listed, not written as
@@ -26,9 +30,11 @@ def clean_text(text: str) -> str:
     return _NOT_XML.sub("", text)
 
 
+@functools.lru_cache(maxsize=FORMATTED_NUMBERS_KEPT)
 def fmt(value: float) -> str:
     """The one number format of the document: at most two decimals, no trailing zeros,
-    never ``-0``; non-finite numbers are a layout bug and refused."""
+    never ``-0``; non-finite numbers are a layout bug and refused. Kept for the numbers
+    last written: a drawing repeats its coordinates and sizes many times over."""
     if not math.isfinite(value):
         raise ValueError(f"non-finite coordinate {value!r}")
     text = f"{value:.2f}".rstrip("0").rstrip(".")
@@ -46,6 +52,12 @@ _ATTRIBUTE_ESCAPES = (*_TEXT_ESCAPES, ('"', "&quot;"), ("\r", "&#13;"), ("\n", "
                       ("\t", "&#09;"))
 
 
+#: Whether a text or an attribute value holds anything to escape: one search, as most
+#: hold nothing (numbers, colours, ids).
+_TEXT_SPECIAL = re.compile("[&<>]")
+_ATTRIBUTE_SPECIAL = re.compile('[&<>"\r\n\t]')
+
+
 def _escaped(text: str, escapes: tuple[tuple[str, str], ...]) -> str:
     for raw, entity in escapes:
         if raw in text:
@@ -54,11 +66,11 @@ def _escaped(text: str, escapes: tuple[tuple[str, str], ...]) -> str:
 
 
 def _escape_text(text: str) -> str:
-    return _escaped(text, _TEXT_ESCAPES)
+    return _escaped(text, _TEXT_ESCAPES) if _TEXT_SPECIAL.search(text) else text
 
 
 def _escape_attribute(value: str) -> str:
-    return _escaped(value, _ATTRIBUTE_ESCAPES)
+    return _escaped(value, _ATTRIBUTE_ESCAPES) if _ATTRIBUTE_SPECIAL.search(value) else value
 
 
 class Element:

@@ -13,6 +13,7 @@ arrow tip, a sub-process its [+] marker), so no line leaves its shape.
 """
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -66,6 +67,19 @@ def measure_box(text: str, font: FontMetrics, min_height: float = BOX_MIN_HEIGHT
     """The box of a shape of ``element_type`` whose label is ``text`` (see the module
     docstring for the width), as tall as its lines need, at least ``min_height``."""
     line_height = font.line_height(FONT_SIZE)
+    rooms, overheads = _label_rooms(element_type, min_height, line_height)
+    chosen, lines = fit_lines(text, font, rooms, BOX_MAX_LINES, culture)
+    air = 2 * (BOX_PADDING - LABEL_PADDING)
+    height = max(min_height, len(lines) * line_height + overheads[chosen] + air)
+    return Measured(BOX_WIDTHS[chosen], round(height, 2), lines)
+
+
+@functools.lru_cache(maxsize=64)
+def _label_rooms(element_type: str, min_height: float, line_height: float
+                 ) -> tuple[tuple[float, ...], tuple[float, ...]]:
+    """Per width of ``BOX_WIDTHS``, the room for label lines in a box of ``element_type``
+    and what its symbol keeps from the label's height; the same for every shape of one
+    type, so worked out once."""
     view = ShapeView("", "", element_type)
 
     def label_area(width: float, height: float) -> Box:
@@ -74,13 +88,10 @@ def measure_box(text: str, font: FontMetrics, min_height: float = BOX_MIN_HEIGHT
     air = 2 * (BOX_PADDING - LABEL_PADDING)  # kept between the label area and the lines
     # the narrower of a box's label areas at its least and at twice that height (a taller
     # process interface has a longer arrow tip)
-    rooms = [min(label_area(width, min_height).w, label_area(width, 2 * min_height).w) - air
-             for width in BOX_WIDTHS]
-    chosen, lines = fit_lines(text, font, rooms, BOX_MAX_LINES, culture)
-    width = BOX_WIDTHS[chosen]
-    overhead = min_height - label_area(width, min_height).h  # what the symbol keeps from its label
-    height = max(min_height, len(lines) * line_height + overhead + air)
-    return Measured(width, round(height, 2), lines)
+    rooms = tuple(min(label_area(width, min_height).w, label_area(width, 2 * min_height).w) - air
+                  for width in BOX_WIDTHS)
+    overheads = tuple(min_height - label_area(width, min_height).h for width in BOX_WIDTHS)
+    return rooms, overheads
 
 
 def fit_lines(text: str, font: FontMetrics, widths: Sequence[float], max_lines: int,

@@ -13,7 +13,9 @@ from ``renderer.symbols``.
 from __future__ import annotations
 
 import base64
+import functools
 from collections.abc import Sequence
+from pathlib import Path
 
 from layouts.geometry import Box, Cell, EdgeRoute, LaneBand, Layout, NodeBox, Point
 from renderer.draw import (
@@ -51,6 +53,8 @@ EDGE_COLOR = "#4a5568"
 EDGE_WIDTH = 1.2
 NOTE_SCALE = 0.75
 LANE_COLORS = ("#ffffff", "#f8f9fb")
+#: Font subsets kept for documents drawn again (a few kilobytes each).
+FONT_FACES_KEPT = 64
 
 
 def write_svg(layout: Layout, scene: Scene, font: FontMetrics | None = None) -> str:
@@ -114,9 +118,16 @@ def _font_style(font: FontMetrics, drawn: str) -> Element | None:
     characters = "".join(sorted(set(drawn)))  # the space too: its advance is measured
     if not characters.strip():
         return None
-    data = base64.b64encode(font_subset_woff2(font.path, characters)).decode("ascii")
-    return Element("style", {}, f"@font-face{{font-family:'{EMBEDDED_FAMILY}';"
-                                f"src:url(data:font/woff2;base64,{data}) format('woff2')}}")
+    return Element("style", {}, _font_face(font.path, characters))
+
+
+@functools.lru_cache(maxsize=FONT_FACES_KEPT)
+def _font_face(path: Path, characters: str) -> str:
+    """The ``@font-face`` rule of the face at ``path`` cut down to ``characters``. Kept:
+    cutting a face is a fifth of drawing a small diagram, and a diagram drawn again (in
+    another layout, after an edit that keeps its characters) needs the same rule."""
+    data = base64.b64encode(font_subset_woff2(path, characters)).decode("ascii")
+    return f"@font-face{{font-family:'{EMBEDDED_FAMILY}';src:url(data:font/woff2;base64,{data}) format('woff2')}}"
 
 
 # --------------------------------------------------------------------------- checks

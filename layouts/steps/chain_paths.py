@@ -161,12 +161,12 @@ def _reroute(state: _Rethreading, edge: int) -> bool:
     closed = _closed_gaps(state, chain, sizes, gaps)
     value = leave + closed[1]
     choices: list[IntArray] = []
-    columns = np.arange(gaps)
-    for t in range(1, steps - 1):
-        table = value[:, None] + cost[t]
-        choice = table.argmin(axis=0)
-        value = table[choice, columns] + closed[t + 1]
-        choices.append(choice)
+    # a step's cost with its lower gaps' closings (the same per column: the same choices)
+    step_costs = cost[1:steps - 1] + closed[2:steps, None, :]
+    for step_cost in step_costs:
+        table = value[:, None] + step_cost
+        choices.append(table.argmin(axis=0))
+        value = table.min(axis=0)
     value = value + enter
     gap = int(value.argmin())
     if int(value[gap]) >= now:

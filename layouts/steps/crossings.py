@@ -40,11 +40,14 @@ def drawn_crossings(graph: ProperGraph, layers: Layers) -> int:
             above = sum(1 for w in adjacency[node] if position[w] < toward)
             below = sum(1 for w in adjacency[node] if position[w] > toward)
             turns += min(above, below)
-    return total_crossings(graph, layers) + turns
+    return total_crossings(graph, layers, position) + turns
 
 
-def total_crossings(graph: ProperGraph, layers: Layers) -> int:
-    position = positions(graph, layers)
+def total_crossings(graph: ProperGraph, layers: Layers, position: Sequence[int] | None = None) -> int:
+    """The crossings among the links; ``position``, each vertex's index in its layer,
+    when the caller has it."""
+    if position is None:
+        position = positions(graph, layers)
     return sum(
         bilayer_crossings(layers[k], graph.down, position, len(layers[k + 1]))
         for k in range(len(layers) - 1)

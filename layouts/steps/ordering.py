@@ -110,6 +110,8 @@ def _sweep(graph: ProperGraph, layers: Layers, max_sweeps: int, parity: int, wor
     best_crossings = drawn_crossings(graph, layers)
     stale = 0
     sweep_work = graph.vertex_count + sum(len(adjacent) for adjacent in graph.down)
+    # a transpose pass compares each vertex's neighbours with its neighbour's
+    transpose_work = sum(len(adjacent) ** 2 for adjacency in (graph.up, graph.down) for adjacent in adjacency)
     for sweep in range(max_sweeps):
         if best_crossings == 0 or stale >= 4 or not work.spend(sweep_work):
             break
@@ -118,7 +120,7 @@ def _sweep(graph: ProperGraph, layers: Layers, max_sweeps: int, parity: int, wor
         for k in indices:
             neighbours = graph.up if downward else graph.down
             _median_sort(layers[k], neighbours, position, graph.lane)
-        _transpose(graph, layers, position, allow_ties=sweep % 4 >= 2, work=work)
+        _transpose(graph, layers, position, allow_ties=sweep % 4 >= 2, work=work, pass_work=transpose_work)
         crossings = drawn_crossings(graph, layers)
         if crossings < best_crossings:
             best, best_crossings, stale = [list(layer) for layer in layers], crossings, 0
@@ -166,65 +168,75 @@ def _median_sort(layer: list[int], neighbours: list[list[int]], position: list[i
         position[vertex] = index
 
 
-def _pair_crossings(left: int, right: int, up: list[list[int]], down: list[list[int]],
-                    position: list[int]) -> tuple[int, int]:
-    """Crossings among the edges of two neighbours with ``left`` before ``right``, and
-    with the two swapped."""
+def _pair_crossings(left: int, right: int, adjacency: list[list[int]], position: list[int]) -> tuple[int, int]:
+    """Crossings among the ``adjacency`` edges of two neighbours with ``left`` before
+    ``right``, and with the two swapped."""
     kept = swapped = 0
-    for adjacency in (up, down):
-        right_neighbours = adjacency[right]
-        if not right_neighbours:
-            continue
-        for a in adjacency[left]:
-            pa = position[a]
-            for b in right_neighbours:
-                pb = position[b]
-                if pa > pb:
-                    kept += 1
-                elif pa < pb:
-                    swapped += 1
+    right_neighbours = adjacency[right]
+    for a in adjacency[left]:
+        pa = position[a]
+        for b in right_neighbours:
+            pb = position[b]
+            if pa > pb:
+                kept += 1
+            elif pa < pb:
+                swapped += 1
     return kept, swapped
 
 
 def _transpose(graph: ProperGraph, layers: Layers, position: list[int], allow_ties: bool,
-               work: Work, max_passes: int = 8) -> None:
+               work: Work, pass_work: int, max_passes: int = 8) -> None:
     """Swap neighbours while that removes crossings; with ``allow_ties`` also swap
     neighbours whose order does not matter, which lets the next sweep escape a plateau
-    (dot's "reverse" transpose). A pass costs at most the sum of squared degrees.
+    (dot's "reverse" transpose). A pass costs ``pass_work``, the sum of squared degrees.
 
-    A layer's swaps depend only on it and its two neighbouring layers, so a pass skips
-    the layers where a scan that swapped nothing saw the same three layers (the
-    outcome is that of scanning them all)."""
-    up, down, lane = graph.up, graph.down, graph.lane
-    pass_work = sum(len(up[v]) ** 2 + len(down[v]) ** 2 for v in range(graph.vertex_count))
-    layer_count = len(layers)
-    changed_at = [0] * layer_count  # step of each layer's last swap
-    settled_at = [-1] * layer_count  # step of its last scan that swapped nothing, or -1
-    step = 0
+    Whether two neighbours swap depends only on them and their neighbours' positions,
+    so a pass compares only the pairs that changed since they were last compared and
+    kept (the outcome is that of comparing them all): a swap marks the pairs around
+    the swapped two and the pairs of their neighbours in the layers above and below."""
+    up, down, lane, layer_of = graph.up, graph.down, graph.lane, graph.layer_of
+    stale = [[True] * max(len(layer) - 1, 0) for layer in layers]  # per pair: compare it again
+    layer_stale = [True] * len(layers)
+
     for _ in range(max_passes):
         if not work.spend(pass_work):
             return
         improved = False
         for k, layer in enumerate(layers):
-            step += 1
-            if settled_at[k] >= 0 and all(changed_at[j] < settled_at[k]
-                                          for j in (k - 1, k, k + 1) if 0 <= j < layer_count):
+            if not layer_stale[k]:
                 continue
-            swapped_any = False
-            for index in range(len(layer) - 1):
+            layer_stale[k] = False
+            flags = stale[k]
+            for index in range(len(flags)):
+                if not flags[index]:
+                    continue
+                flags[index] = False
                 v, w = layer[index], layer[index + 1]
                 if lane[v] != lane[w]:
                     continue
-                kept, swapped = _pair_crossings(v, w, up, down, position)
+                kept = swapped = 0
+                for adjacency in (up, down):
+                    left_neighbours, right_neighbours = adjacency[v], adjacency[w]
+                    if len(left_neighbours) == 1 and len(right_neighbours) == 1:  # most pairs: no call
+                        left_at, right_at = position[left_neighbours[0]], position[right_neighbours[0]]
+                        kept += left_at > right_at
+                        swapped += left_at < right_at
+                    elif left_neighbours and right_neighbours:
+                        pair_kept, pair_swapped = _pair_crossings(v, w, adjacency, position)
+                        kept += pair_kept
+                        swapped += pair_swapped
                 if swapped < kept or (allow_ties and kept > 0 and swapped == kept):
                     layer[index], layer[index + 1] = w, v
                     position[v], position[w] = index + 1, index
-                    swapped_any = True
+                    # the pairs of the two (the next one still in this scan) and of their
+                    # neighbours above and below, whose neighbour moved, compared again
+                    for vertex in (v, w, *up[v], *down[v], *up[w], *down[w]):
+                        marked, at = stale[layer_of[vertex]], position[vertex]
+                        if at > 0:
+                            marked[at - 1] = True
+                        if at < len(marked):
+                            marked[at] = True
+                        layer_stale[layer_of[vertex]] = True
                     improved = improved or swapped < kept
-            if swapped_any:
-                changed_at[k] = step
-                settled_at[k] = -1
-            else:
-                settled_at[k] = step
         if not improved:
             return

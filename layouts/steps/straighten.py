@@ -37,9 +37,12 @@ def straighten(placement: Placement, spacing: Spacing, vertex_count: int,
         for i, v in enumerate(layer):
             layer_of[v], index_in_layer[v] = k, i
     incident: list[list[int]] = [[] for _ in range(vertex_count)]
+    linked: list[list[int]] = [[] for _ in range(vertex_count)]  # the other end of each incident link
     for link_index, (a, b, _) in enumerate(links):
         incident[a].append(link_index)
         incident[b].append(link_index)
+        linked[a].append(b)
+        linked[b].append(a)
     attached: list[list[int]] = [[] for _ in range(vertex_count)]  # loop turns move with their node
     for a, b, _ in pulls:
         attached[a].append(b)
@@ -64,9 +67,12 @@ def straighten(placement: Placement, spacing: Spacing, vertex_count: int,
                 known_blocks[start] = None
                 return None
             v = stack.pop()
-            others = [w for link_index in incident[v] for w in links[link_index][:2]
-                      if abs(position[links[link_index][0]] - position[links[link_index][1]]) <= ALIGNED]
-            for w in others + attached[v]:
+            at = position[v]
+            for w in linked[v]:
+                if w not in block and abs(at - position[w]) <= ALIGNED:
+                    block.add(w)
+                    stack.append(w)
+            for w in attached[v]:
                 if w not in block:
                     block.add(w)
                     stack.append(w)
