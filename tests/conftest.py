@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -11,6 +12,10 @@ from lxml import etree
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "tests" / "fixtures"
 SHARED = ROOT.parent / "shared"
+
+# `elrepo render` run as a program would start a resident renderer that outlives the
+# test (docs/cli.md); tests/repository/test_cli_resident.py turns it on for its own runs.
+os.environ["ELREPO_RESIDENT"] = "0"
 
 
 def load_fixture(path: Path) -> Any:
