@@ -12,7 +12,9 @@ never began, `RenderTimedOut` when it ran too long) and no request thread waits 
 A render that ran too long has its process killed (the request worker lives on) and a
 replacement started at once; the same render (same cache key: same data, request and
 engine) is then refused at once for a while unless given a longer deadline, so a client
-repeating a hostile render costs nothing.
+repeating a hostile render costs nothing. Requests for a render already under way (same
+key) wait for its answer, within their own deadline, instead of rendering it again: a
+burst on a cold cache renders each picture once.
 
 Persistent render processes, each a fresh `python -m repository.render_pool`, chosen by
 measurement on the 2-core build machine (20-shape flow, medians of 60 to 100 renders):
@@ -47,6 +49,8 @@ import threading
 import time
 from collections import OrderedDict
 from collections.abc import Mapping
+from concurrent.futures import Future
+from concurrent.futures import TimeoutError as FutureTimeout
 from multiprocessing.connection import Connection
 from typing import Any, Literal
 
@@ -189,6 +193,9 @@ class RenderPool:
             self._idle.put(slot)
         self._processes = processes
         self._timed_out: OrderedDict[str, tuple[float, float]] = OrderedDict()
+        # Renders under way by key: a request for one of them waits for its answer
+        # instead of rendering it again (a burst on a cold cache renders once).
+        self._under_way: dict[str, Future[Any]] = {}
         self._lock = threading.Lock()
 
     def render(self, key: str, fixture: Any, layout_key: str, culture: int,
@@ -212,7 +219,39 @@ class RenderPool:
         return xml
 
     def _run(self, work: Work, key: str, arguments: tuple[Any, ...], timeout: float) -> Any:
+        """The answer of the render `key` names: of a render under way with that key, if
+        there is one (its refusal too), else of one started now."""
         self._refuse_if_timed_out(work, key, timeout)
+        with self._lock:
+            shared = self._under_way.get(key)
+            leading = shared is None
+            if shared is None:
+                shared = self._under_way[key] = Future()
+        if not leading:
+            return self._wait_for(work, shared, timeout)
+        try:
+            output = self._run_in_a_process(work, key, arguments, timeout)
+        except BaseException as error:
+            shared.set_exception(error)
+            raise
+        else:
+            shared.set_result(output)
+            return output
+        finally:
+            with self._lock:
+                del self._under_way[key]
+
+    @staticmethod
+    def _wait_for(work: Work, shared: Future[Any], timeout: float) -> Any:
+        try:
+            return shared.result(timeout=timeout)
+        except FutureTimeout:
+            retry = math.ceil(timeout)
+            raise RenderBusy(f"The same {work} for another request did not finish within "
+                             f"{timeout:g} s; try again after {retry} s", retry) from None
+
+    def _run_in_a_process(self, work: Work, key: str, arguments: tuple[Any, ...],
+                          timeout: float) -> Any:
         deadline = time.monotonic() + timeout
         retry = math.ceil(timeout)  # by then every render under way has ended
         try:

@@ -124,18 +124,25 @@ def test_the_pool_answers_the_engines_bytes_and_its_input_errors_as_400() -> Non
     assert refused.value.status == 400
 
 
-def test_renders_beyond_the_pools_processes_wait_then_get_503() -> None:
-    pool = RenderPool(processes=1)
+def occupy(pool: RenderPool, timeout: float) -> threading.Thread:
+    """A thread rendering a dense diagram (key "dense") in `pool` until its deadline
+    (starting the render process first), begun 0.2 s ago."""
     dense = {**SMALL, "values": dense_values()}
 
-    def occupy() -> None:  # starting the process, then rendering past the deadline
+    def render_past_deadline() -> None:
         with contextlib.suppress(ServiceUnavailable):
-            pool.render("dense", dense, "horizontal", 1033, 1, default_culture=1033)
+            pool.render("dense", dense, "horizontal", 1033, timeout, default_culture=1033)
 
+    occupant = threading.Thread(target=render_past_deadline)
+    occupant.start()
+    time.sleep(0.2)
+    return occupant
+
+
+def test_renders_beyond_the_pools_processes_wait_then_get_503() -> None:
+    pool = RenderPool(processes=1)
     try:
-        occupant = threading.Thread(target=occupy)
-        occupant.start()
-        time.sleep(0.2)
+        occupant = occupy(pool, 1)
         with pytest.raises(RenderBusy) as busy:
             pool.render("small", SMALL, "horizontal", 1033, 0.2, default_culture=1033)
         assert busy.value.status == 503 and busy.value.retry_after == 1
@@ -201,3 +208,48 @@ def served_element(server: Server, element_type: str) -> str:
     assert status == 200
     element_id: str = json.loads(body)["elements"][0]["id"]
     return element_id
+
+
+def test_concurrent_requests_for_one_render_share_it() -> None:
+    """A burst of the same render on a cold cache renders once; each caller gets the
+    answer (or the refusal) of that one render."""
+    from renderer.api import render
+
+    pool = RenderPool(processes=2)
+    rendered: list[tuple[Any, ...]] = []
+    run = pool._run_in_a_process
+
+    def counted(*arguments: Any) -> Any:
+        rendered.append(arguments)
+        time.sleep(0.3)  # long enough for every caller to arrive while it runs
+        return run(*arguments)
+
+    pool._run_in_a_process = counted  # type: ignore[method-assign,assignment]
+    answers: list[str] = []
+    try:
+        callers = [threading.Thread(target=lambda: answers.append(pool.render(
+            "burst", SMALL, "horizontal", 1033, 60, default_culture=1033))) for _ in range(5)]
+        for caller in callers:
+            caller.start()
+        for caller in callers:
+            caller.join()
+        assert len(rendered) == 1
+        assert answers == [render(SMALL, "horizontal", 1033)] * 5
+        pool.render("burst", SMALL, "horizontal", 1033, 60, default_culture=1033)
+        assert len(rendered) == 2  # nothing under way any more: rendered anew
+    finally:
+        pool.close()
+
+
+def test_a_caller_waiting_for_a_shared_render_keeps_its_own_deadline() -> None:
+    pool = RenderPool(processes=1)
+    try:
+        occupant = occupy(pool, 2)
+        started = time.monotonic()
+        with pytest.raises(RenderBusy, match="same render") as busy:
+            pool.render("dense", {**SMALL, "values": dense_values()}, "horizontal", 1033, 0.3,
+                        default_culture=1033)
+        assert time.monotonic() - started < 1.5 and busy.value.retry_after == 1
+        occupant.join()
+    finally:
+        pool.close()
