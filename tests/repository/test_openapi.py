@@ -12,11 +12,11 @@ from openapi_spec_validator import OpenAPIV30SpecValidator
 from werkzeug.test import TestResponse
 
 from repository.app import create_app
-from repository.catalog import NEUTRAL
 from tests.repository.conftest import FACETS, TENANT, Api, Prepared, sqlite_only
 from tests.repository.endpoints import CALLS, Call
 from tests.repository.standin import DRAFT, HIRE, ORDER
 from tests.repository.test_render_cache import RENDER, make_api
+from tests.repository.test_render_deadline import create_dense_diagram
 
 
 def to_json_schema(node: Any) -> Any:
@@ -203,9 +203,11 @@ def test_limit_and_condition_answers_match_the_document(
 @sqlite_only
 def test_a_render_past_its_deadline_matches_the_document(prepared: Prepared,
                                                          document: dict[str, Any]) -> None:
-    # A culture no other test renders: the pool refuses a timed-out key for a while.
-    path = RENDER.format(ORDER, NEUTRAL, "vertical")
-    response = make_api(prepared, RENDER_TIMEOUT=0.001).get(path)
+    # A diagram that takes seconds against a deadline of 0.2 s (a small one could beat a
+    # deadline of a millisecond while a loaded machine keeps the request thread waiting).
+    api = make_api(prepared, RENDER_TIMEOUT=0.2)
+    path = RENDER.format(create_dense_diagram(api), 1033, "horizontal")
+    response = api.get(path)
     assert response.status_code == 503, response.data[:300]
     assert_conforms(document, "GET", path, response)
 
