@@ -16,6 +16,7 @@ from werkzeug.exceptions import HTTPException, MethodNotAllowed
 from repository.api.common import refuse_invalid_text
 from repository.errors import RepositoryError, ServiceUnavailable
 from repository.json_provider import OrjsonProvider
+from repository.listing_cache import make_listing_cache
 from repository.render_cache import DEFAULT_NAMESPACE, make_render_cache, redis_url
 from repository.store.db import (
     RETRY_AFTER_SECONDS,
@@ -35,21 +36,27 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     """`config` may set DATABASE_URL (else ELREPO_DATABASE_URL, else ./elrepo.db),
     ENGINE_OPTIONS (keyword arguments of sqlalchemy.create_engine), and the render cache:
     REDIS_URL (else ELREPO_REDIS_URL, else an in-memory cache per process) with
-    RENDER_CACHE_NAMESPACE, or RENDER_CACHE, a ready `RenderCache` (tests)."""
+    RENDER_CACHE_NAMESPACE, or RENDER_CACHE, a ready `RenderCache` (tests); the listing
+    cache lives beside it (LISTING_CACHE, a ready one)."""
     app = Flask(__name__)
     app.config.update(MAX_CONTENT_LENGTH=MAX_BODY_BYTES)
     app.config.update(config or {})
     app.json = OrjsonProvider(app)
+    cache_url = redis_url(app.config.get("REDIS_URL"))
+    namespace = app.config.get("RENDER_CACHE_NAMESPACE", DEFAULT_NAMESPACE)
     cache = app.config.get("RENDER_CACHE")
-    if cache is None:
-        cache = make_render_cache(redis_url(app.config.get("REDIS_URL")),
-                                  app.config.get("RENDER_CACHE_NAMESPACE", DEFAULT_NAMESPACE))
+    if cache is None:  # not `or`: an empty cache is falsy
+        cache = make_render_cache(cache_url, namespace)
+    listing_cache = app.config.get("LISTING_CACHE")
+    if listing_cache is None:
+        listing_cache = make_listing_cache(cache_url, namespace)
     engine = make_engine(database_url(app.config.get("DATABASE_URL")),
                          **app.config.get("ENGINE_OPTIONS", {}))
     create_schema(engine)
     app.extensions["elrepo.engine"] = engine
     app.extensions["elrepo.sessions"] = session_factory(engine)
     app.extensions["elrepo.render_cache"] = cache
+    app.extensions["elrepo.listing_cache"] = listing_cache
     app.url_map.strict_slashes = False
     # A `//` in a path is a plain 404: merging it would answer a redirect whose Location
     # is built from the Host header (docs/contract.md, "Limits and robustness").
@@ -78,6 +85,9 @@ def _register_transactions(app: Flask) -> None:
     def finish_transaction(response: Response) -> Response:
         db = g.pop("db_session", None)
         if db is None:
+            return response
+        if not db.info["writes"]:  # closing ends the read; a commit would only cost time
+            db.close()
             return response
         try:
             if response.status_code < 400:

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from sqlalchemy.orm import Session
 
 from repository.errors import Forbidden, InvalidInput, Unauthenticated
-from repository.store import Store, add_token, find_token
+from repository.store import Store, add_token, token_and_tenant
 from repository.store.models import Tenant
 from repository.wire import ElementInput
 
@@ -83,13 +83,16 @@ def create_token(session: Session, tenant: Tenant, role: str, name: str | None =
     return token
 
 
-def authenticate(session: Session, authorization: str | None) -> Caller:
-    """The caller behind `Authorization: Bearer <token>`, or 401."""
+def authenticate(session: Session, authorization: str | None, collection_id: str,
+                 storage_id: str) -> tuple[Caller, Tenant | None]:
+    """The caller behind `Authorization: Bearer <token>` (else 401), and the tenant of
+    these ids (None when there is none), read together."""
     token = _bearer(authorization)
-    row = find_token(session, hash_token(token))
-    if row is None:
+    found = token_and_tenant(session, hash_token(token), collection_id, storage_id)
+    if found is None:
         raise Unauthenticated("Unknown or revoked bearer token")
-    return Caller(tenant_pk=row.tenant_pk, role=row.role, actor_pk=row.element_pk)
+    grant, tenant = found
+    return Caller(tenant_pk=grant.tenant_pk, role=grant.role, actor_pk=grant.element_pk), tenant
 
 
 def check_service_token(presented: str | None) -> None:

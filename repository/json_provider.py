@@ -16,6 +16,11 @@ from flask.json.provider import JSONProvider
 from repository.jsonio import decode, encode
 
 
+def json_body(obj: Any) -> bytes:
+    """The bytes of a JSON answer."""
+    return encode(obj) + b"\n"
+
+
 class OrjsonProvider(JSONProvider):
     """`app.json = OrjsonProvider(app)`."""
 
@@ -28,5 +33,5 @@ class OrjsonProvider(JSONProvider):
         return decode(s)
 
     def response(self, *args: Any, **kwargs: Any) -> Response:
-        body = encode(self._prepare_response_obj(args, kwargs)) + b"\n"
-        return Response(body, mimetype=self.mimetype)
+        return Response(json_body(self._prepare_response_obj(args, kwargs)),
+                        mimetype=self.mimetype)

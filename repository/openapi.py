@@ -202,13 +202,17 @@ SCHEMAS: dict[str, Schema] = {
 # Response headers, referenced by name from the operations that answer them.
 HEADERS: dict[str, Schema] = {
     "ETag": {"description": "The current revision: of the element (it changes on every "
-                            "write to it, content and children included) or of the "
-                            "rendered picture", "required": True, "schema": _STRING},
+                            "write to it, content and children included), of the "
+                            "rendered picture or of the listing answer", "required": True,
+             "schema": _STRING},
     "Retry-After": {"description": "Seconds to wait before trying again", "required": True,
                     "schema": {"type": "integer", "minimum": 0}},
     "X-Render-Cache": {"description": "hit: answered from the render cache; miss: rendered "
                                       "now", "required": True,
                        "schema": {"type": "string", "enum": ["hit", "miss"]}},
+    "X-Listing-Cache": {"description": "hit: answered from the listing cache; miss: read "
+                                       "now", "required": True,
+                        "schema": {"type": "string", "enum": ["hit", "miss"]}},
     **{name: {"required": True, "schema": {"type": "string", "enum": [value]}}
        for name, value in SECURITY_HEADERS.items()},
 }

@@ -33,7 +33,7 @@ import threading
 import time
 from collections import OrderedDict
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from renderer.culture import DEFAULT_CULTURE
 from renderer.identity import engine_version
@@ -52,6 +52,7 @@ __all__ = [
     "RedisRenderCache",
     "RenderCache",
     "make_render_cache",
+    "pool_key",
     "redis_url",
     "render_key",
 ]
@@ -95,9 +96,16 @@ def render_key(collection_id: str, storage_id: str, drawn: DrawnState, layout_ke
     """`<collection>.<storage>:<sha256>` over the drawn state, the request
     (`default_culture` as passed to `renderer.api.render`), the tenant and the engine
     version."""
-    payload = json.dumps([collection_id, storage_id, drawn.diagram_id, drawn.version_pk,
-                          drawn.generation, layout_key, culture, default_culture,
-                          engine_version()], ensure_ascii=False)
+    return pool_key(collection_id, storage_id, [
+        drawn.diagram_id, drawn.version_pk, drawn.generation, layout_key, culture,
+        default_culture, engine_version()])
+
+
+def pool_key(collection_id: str, storage_id: str, parts: list[Any]) -> str:
+    """`<collection>.<storage>:<sha256>` over the tenant's ids and `parts` (JSON values):
+    the form of every cache key, whose pool prefix lets maintenance drop a tenant's
+    entries."""
+    payload = json.dumps([collection_id, storage_id, *parts], ensure_ascii=False)
     digest = hashlib.sha256(payload.encode("utf-8")).hexdigest()
     return f"{collection_id}.{storage_id}:{digest}"
 
@@ -175,10 +183,12 @@ class RedisRenderCache:
 
     def __init__(self, url: str, namespace: str = DEFAULT_NAMESPACE,
                  ttl_seconds: int = DEFAULT_TTL_SECONDS, connect_timeout: float = 1.0,
-                 timeout: float = 2.0, retry_seconds: float = 5.0) -> None:
+                 timeout: float = 2.0, retry_seconds: float = 5.0,
+                 key_prefix: str = KEY_PREFIX) -> None:
         """Raises ValueError for a URL redis-py cannot use or a bad namespace; does not
         connect (a worker connects on its first render, after gunicorn's fork).
-        `retry_seconds` is the pause after a Redis error."""
+        `retry_seconds` is the pause after a Redis error; `key_prefix` names what is
+        cached (the listing cache keeps its answers under its own)."""
         try:
             import redis
             from redis.backoff import NoBackoff
@@ -191,7 +201,7 @@ class RedisRenderCache:
                              "'_', '.' and '-'")
         if ttl_seconds < 1:
             raise ValueError("ttl_seconds must be at least 1")
-        self.prefix = f"{KEY_PREFIX}{namespace}:"
+        self.prefix = f"{key_prefix}{namespace}:"
         self.ttl_seconds = ttl_seconds
         self.retry_seconds = retry_seconds
         # No retries inside redis-py (its default retries up to 10 times): the pause
@@ -282,8 +292,10 @@ def redis_url(explicit: str | None = None) -> str | None:
     return explicit or os.environ.get(REDIS_URL_ENV) or None
 
 
-def make_render_cache(url: str | None, namespace: str = DEFAULT_NAMESPACE) -> RenderCache:
+def make_render_cache(url: str | None, namespace: str = DEFAULT_NAMESPACE, *,
+                      key_prefix: str = KEY_PREFIX,
+                      memory_bytes: int = DEFAULT_MEMORY_BYTES) -> RenderCache:
     """Redis when a URL is given, else memory. ValueError for an unusable configuration."""
     if url is None:
-        return MemoryRenderCache()
-    return RedisRenderCache(url, namespace)
+        return MemoryRenderCache(memory_bytes)
+    return RedisRenderCache(url, namespace, key_prefix=key_prefix)

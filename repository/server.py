@@ -25,7 +25,7 @@ from http import HTTPStatus
 from typing import Any
 
 import gunicorn.http.wsgi
-from gunicorn import util
+from gunicorn import glogging, util
 from gunicorn.app.base import BaseApplication
 from gunicorn.http import errors
 from gunicorn.http.message import Request
@@ -201,6 +201,31 @@ class _Worker(ThreadWorker):  # type: ignore[misc]
             self.log.debug("Could not send a refusal: the client is gone")
 
 
+class _Logger(glogging.Logger):  # type: ignore[misc]
+    """gunicorn's logger with the access line's fields cut to those of its default format,
+    the one `elrepo serve` writes (no option changes it): gunicorn's own puts every request
+    header, response header and WSGI variable into each line's fields, which cost a tenth
+    of a cached answer's time. The line is the same."""
+
+    def atoms(self, resp: Any, req: Any, environ: dict[str, Any],
+              request_time: Any) -> dict[str, Any]:
+        status = resp.status
+        if isinstance(status, str):
+            status = status.split(None, 1)[0]
+        sent = getattr(resp, "sent", None)
+        return {
+            "h": environ.get("REMOTE_ADDR", "-"),
+            "l": "-",
+            "u": self._get_user(environ) or "-",
+            "t": self.now(),
+            "r": f"{environ['REQUEST_METHOD']} {environ['RAW_URI']} {environ['SERVER_PROTOCOL']}",
+            "s": status,
+            "b": str(sent) if sent is not None else "-",
+            "f": environ.get("HTTP_REFERER", "-"),
+            "a": environ.get("HTTP_USER_AGENT", "-"),
+        }
+
+
 class _Server(BaseApplication):  # type: ignore[misc]
     def __init__(self, database_url: str, redis_url: str | None, render_timeout: float,
                  header_timeout: float, options: dict[str, Any]) -> None:
@@ -243,6 +268,7 @@ def run(*, database_url: str, host: str, port: int, workers: int, render_timeout
         "worker_class": _Worker,
         "threads": THREADS_PER_WORKER,
         "accesslog": "-",
+        "logger_class": _Logger,
         "timeout": WORKER_HEARTBEAT_TIMEOUT,
         "limit_request_line": MAX_REQUEST_LINE,
         "limit_request_field_size": MAX_HEADER_FIELD,

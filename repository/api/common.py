@@ -10,7 +10,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from flask import current_app, g, request
+from flask import Response, current_app, g, request
 from sqlalchemy.orm import Session
 
 from repository import auth, catalog
@@ -18,6 +18,8 @@ from repository.api import parameters
 from repository.api.parameters import Parameter
 from repository.errors import InvalidInput, NotFound, RepositoryError
 from repository.input_rules import check_text, load_json, parse_integer
+from repository.json_provider import json_body
+from repository.listing_cache import listing_key
 from repository.serialize import DEFAULT_RESOURCES, RESOURCES, Shaping
 from repository.store import PageRequest, Store
 from repository.store.db import open_session
@@ -27,6 +29,8 @@ _ENTITY_TAG = r'(?:W/)?"[\x21\x23-\x7e]*"'
 _ENTITY_TAGS = re.compile(rf"{_ENTITY_TAG}(?:[ \t]*,[ \t]*{_ENTITY_TAG})*")
 _REVISION_TAG = re.compile(r'(W/)?"([0-9]{1,18})"')
 Parsed = TypeVar("Parsed")
+#: Answers with an ETag: a client keeps them but asks again each time (a cheap 304).
+REVALIDATE = "private, no-cache"
 
 
 def session(write: bool | None = None) -> Session:
@@ -94,7 +98,7 @@ def page_selection_key() -> str | None:
     return request.args.get(parameters.PAGE_SELECTION_KEY.name) or None
 
 
-def json_body() -> Any:
+def request_json() -> Any:
     return load_json(request.get_data(cache=False))
 
 
@@ -109,6 +113,47 @@ def refuse_invalid_text() -> None:
         check_text(value, f"Path parameter {name}")
     for name, value in request.headers.items():
         check_text(value, f"Header {name}")
+
+
+def cached_listing(req: TenantRequest, build: Callable[[], dict[str, Any]]) -> Response:
+    """The answer of this listing request from the listing cache
+    (repository/listing_cache.py), else `build()`'s, kept there; 304 when If-None-Match
+    names it, or is `*` and there is an answer (`build` may refuse: an unknown
+    `$pageSelectionKey`). Called once every check passed and the query was parsed, so a
+    refusal never depends on the cache."""
+    tenant = req.store.tenant
+    key = listing_key(tenant.collection_id, tenant.storage_id, tenant.default_culture,
+                      req.store.content_generation(), request.path,
+                      request.args.items(multi=True))
+    etag = key.rpartition(":")[2]
+    if names_current(etag):
+        return not_modified(etag)
+    cache = current_app.extensions["elrepo.listing_cache"]
+    body = cache.get(key)
+    outcome = "hit"
+    if body is None:
+        body = json_body(build())
+        cache.put(key, body)
+        outcome = "miss"
+    if request.if_none_match.star_tag:  # "any current answer": known once there is one
+        return not_modified(etag)
+    response = Response(body, mimetype="application/json")
+    response.set_etag(etag)
+    response.headers["Cache-Control"] = REVALIDATE
+    response.headers["X-Listing-Cache"] = outcome
+    return response
+
+
+def names_current(etag: str) -> bool:
+    """Whether If-None-Match names `etag` (weak comparison, RFC 9110 13.1.2)."""
+    conditions = request.if_none_match
+    return conditions.is_strong(etag) or conditions.is_weak(etag)
+
+
+def not_modified(etag: str) -> Response:
+    response = Response(status=304)
+    response.set_etag(etag)
+    return response
 
 
 def elements_envelope(elements: list[dict[str, Any]]) -> dict[str, Any]:
@@ -146,7 +191,7 @@ def checked_body(parse: Callable[[Any], Parsed]) -> Callable[[], Parsed]:
     upload or a large body must not hold it). Its refusal is raised only when the result
     is called, after the checks the contract puts first (api-version, token, tenant)."""
     try:
-        parsed = parse(json_body())
+        parsed = parse(request_json())
     except RepositoryError as error:
         refusal = error
 

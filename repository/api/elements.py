@@ -12,12 +12,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from flask import request
+from flask import Response, request
 
 from repository import auth, catalog
 from repository.api import parameters
 from repository.api.common import (
     TenantRequest,
+    cached_listing,
     elements_envelope,
     if_match,
     page_request,
@@ -44,13 +45,19 @@ def entity_tag(element: Element, version: ElementVersion) -> str:
 
 
 @resource.endpoint("GET", VIEW + "/elements", summary="List elements", api_version="4.0",
-                   answer="ElementList",
-                   parameters=(*parameters.PAGING, parameters.PAGE_SELECTION_KEY))
-def list_elements(req: TenantRequest, facet: catalog.Facet, view: str) -> dict[str, Any]:
+                   answer=Answer("ElementList",
+                                 headers=("ETag", "Cache-Control", "X-Listing-Cache")),
+                   parameters=(*parameters.PAGING, parameters.PAGE_SELECTION_KEY,
+                               parameters.IF_NONE_MATCH))
+def list_elements(req: TenantRequest, facet: catalog.Facet, view: str) -> Response:
     listing = page_request(facet.name, view)
     key = page_selection_key()
-    rows = req.store.page(listing) if key is None else req.store.page_holding(listing, key)
-    return elements_envelope(serializer(req, shaping()).elements([(e, e.version) for e in rows]))
+    asked = shaping()
+
+    def build() -> dict[str, Any]:
+        rows = req.store.page(listing) if key is None else req.store.page_holding(listing, key)
+        return elements_envelope(serializer(req, asked).elements([(e, e.version) for e in rows]))
+    return cached_listing(req, build)
 
 
 @resource.endpoint("GET", ELEMENT, summary="Get element", api_version="4.0",

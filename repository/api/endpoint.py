@@ -45,7 +45,7 @@ from repository.api.common import (
 )
 from repository.api.parameters import PATH, Parameter
 from repository.errors import NotFound
-from repository.store import Store, find_tenant
+from repository.store import Store
 
 View = TypeVar("View", bound=Callable[..., ResponseReturnValue])
 SERVICE_TOKEN_HEADER = "service-auth-token"
@@ -165,9 +165,9 @@ def _tenant_request(declaration: Declaration, path: dict[str, Any]) -> TenantReq
     checked `catalog.Facet` in for its name."""
     check_api_version(declaration.api_version)
     db = _session(declaration)
-    caller = auth.authenticate(db, request.headers.get("Authorization"))
     collection_id, storage_id = path.pop("collection_id"), path.pop("storage_id")
-    tenant = find_tenant(db, collection_id, storage_id)
+    caller, tenant = auth.authenticate(db, request.headers.get("Authorization"),
+                                       collection_id, storage_id)
     if tenant is None:
         raise NotFound(f"Tenant {collection_id}/{storage_id} not found")
     caller.check_tenant(tenant)

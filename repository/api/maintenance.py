@@ -24,6 +24,7 @@ def maintain(db: Session, pool: str | None = None) -> dict[str, Any]:
                if pool is None or pool_id(t) == pool]
     if pool is not None and not tenants:
         raise NotFound(f"Pool {pool!r} not found")
-    render_cache = current_app.extensions["elrepo.render_cache"]
-    return values_envelope([{"item1": pool_id(t), "item2": maintain_pool(db, t, render_cache)}
+    caches = [current_app.extensions["elrepo.render_cache"],
+              current_app.extensions["elrepo.listing_cache"]]
+    return values_envelope([{"item1": pool_id(t), "item2": maintain_pool(db, t, caches)}
                             for t in tenants])

@@ -79,7 +79,7 @@ IF_MATCH = Parameter(
     answer=(412, "If-Match names no current revision of the element; nothing was written"))
 IF_NONE_MATCH = Parameter(
     "If-None-Match", "If-None-Match", "header", STRING,
-    "`*` or ETags of pictures the client holds",
+    "`*` or ETags of answers (pictures, listing pages) the client holds",
     answer=(304, "If-None-Match names the current ETag; empty body"))
 
 PATH: dict[str, Parameter] = {

@@ -4,17 +4,18 @@ Errors here use the render error shape (no `output`); app.error_response decides
 by this blueprint's name.
 
 The render cache (repository/render_cache.py) is consulted only after the caller passed
-every check. Its key costs two indexed reads, the diagram and the tenant's content
-generation (a counter every write in the tenant bumps), and no fixture: a hit never
-builds one. The generation is read before the fixture of a miss is built, so a write
-committed in between can only make a picture newer than its key, never older. Only
-successful renders are stored, and a hit answers exactly the bytes a fresh render would;
-`X-Render-Cache` says which.
+every check. Its key costs two indexed reads, the diagram's newest version (a plain row,
+no element loaded) and the tenant's content generation (a counter every write in the
+tenant bumps), and no fixture: a hit never builds one. The generation is read before
+the fixture of a miss is built, so a write committed in between can only make a picture
+newer than its key, never older. Only successful renders are stored, and a hit answers
+exactly the bytes a fresh render would; `X-Render-Cache` says which.
 
 The key names everything the picture depends on (data, layout, culture, tenant and
-engine), so its digest is the answer's strong `ETag`: a client naming it in `If-None-Match` gets 304 without any
-render or cache lookup. Renders run in this worker's render processes under a deadline
-(repository/render_pool.py): past it 503 with `Retry-After`, and the worker lives on.
+engine), so its digest is the answer's strong `ETag`: a client naming it in
+`If-None-Match` gets 304 without any render or cache lookup. Renders run in this
+worker's render processes under a deadline (repository/render_pool.py): past it 503
+with `Retry-After`, and the worker lives on.
 Every answer of this blueprint, refusals included, carries headers that keep an SVG from
 running script or being sniffed as another type.
 """
@@ -25,7 +26,7 @@ from flask import Response, current_app, request
 
 from repository import catalog
 from repository.api import parameters
-from repository.api.common import TenantRequest
+from repository.api.common import REVALIDATE, TenantRequest, names_current, not_modified
 from repository.api.endpoint import Answer, Resource
 from repository.api.routes import TENANT
 from repository.app import RENDER_BLUEPRINT
@@ -34,7 +35,6 @@ from repository.fixtures import diagram_fixture
 from repository.input_rules import parse_culture_id
 from repository.render_cache import DrawnState, RenderCache, render_key
 from repository.render_pool import render_timeout, shared_pool
-from repository.store.base import current_version_pk
 
 resource = Resource(RENDER_BLUEPRINT, __name__, error_schema="RenderError")
 
@@ -43,7 +43,7 @@ SECURITY_HEADERS = {
     "Content-Security-Policy": "default-src 'none'; style-src 'unsafe-inline'; font-src data:",
     "X-Content-Type-Options": "nosniff",
     # Revalidate every time: the ETag makes that a cheap 304.
-    "Cache-Control": "private, no-cache",
+    "Cache-Control": REVALIDATE,
 }
 
 
@@ -65,34 +65,28 @@ def render_diagram(req: TenantRequest, diagram_id: str, culture_id: str,
     if layout_key not in catalog.LAYOUT_KEYS:
         raise InvalidInput(f"Unknown layout key {layout_key!r}; layout keys: "
                            f"{', '.join(catalog.LAYOUT_KEYS)}")
-    diagram = req.store.element(diagram_id)
-    drawn = DrawnState(diagram.id, current_version_pk(diagram), req.store.content_generation())
+    drawn = DrawnState(diagram_id, req.store.newest_version_pk(diagram_id),
+                       req.store.content_generation())
     tenant = req.store.tenant  # its stored ids, as maintenance names the pool
     key = render_key(tenant.collection_id, tenant.storage_id, drawn, layout_key, culture,
                      default_culture=tenant.default_culture)
     etag = key.rpartition(":")[2]
-    conditions = request.if_none_match
-    if conditions.is_strong(etag) or conditions.is_weak(etag):  # weak comparison, RFC 9110
+    if names_current(etag):
         return not_modified(etag)
     cache: RenderCache = current_app.extensions["elrepo.render_cache"]
     svg = cache.get(key)
     outcome = "hit"
     if svg is None:
-        svg = render_fixture(key, diagram_fixture(req.store, diagram), layout_key, culture,
+        fixture = diagram_fixture(req.store, req.store.element(diagram_id))
+        svg = render_fixture(key, fixture, layout_key, culture,
                              tenant.default_culture).encode("utf-8")
         cache.put(key, svg)
         outcome = "miss"
-    if conditions.star_tag:  # "any current picture": known only once one was drawn
+    if request.if_none_match.star_tag:  # "any current picture": known only once drawn
         return not_modified(etag)
     response = Response(svg, mimetype="image/svg+xml")
     response.set_etag(etag)
     response.headers["X-Render-Cache"] = outcome
-    return response
-
-
-def not_modified(etag: str) -> Response:
-    response = Response(status=304)
-    response.set_etag(etag)
     return response
 
 

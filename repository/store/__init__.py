@@ -26,8 +26,8 @@ from repository.store.tenants import (
     all_tenants,
     create_tenant,
     find_tenant,
-    find_token,
     has_elements,
+    token_and_tenant,
 )
 from repository.store.values import (
     Link,
@@ -54,11 +54,11 @@ __all__ = [
     "create_tenant",
     "encode_value",
     "find_tenant",
-    "find_token",
     "has_elements",
     "label",
     "new_id",
     "now_timestamp",
     "sort_key",
+    "token_and_tenant",
     "with_content",
 ]

@@ -379,7 +379,10 @@ def _translated_schema(connection: Connection, schema: str | None) -> str | None
 
 
 def open_session(factory: sessionmaker[Session], *, write: bool) -> Session:
+    """A request's session; `session.info["writes"]` says whether it may write (a read
+    ends without a commit: there is nothing to commit)."""
     session = factory()
+    session.info["writes"] = write
     if write:
         try:
             session.connection(execution_options={_SQLITE_BEGIN: "IMMEDIATE"})

@@ -20,7 +20,17 @@ from typing import Any
 
 from lark import Lark, Token, Transformer, Tree, v_args
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, VisitError
-from sqlalchemy import Boolean, ColumnElement, and_, false, func, literal, not_, or_, select
+from sqlalchemy import (
+    Boolean,
+    ColumnElement,
+    and_,
+    false,
+    func,
+    literal,
+    not_,
+    or_,
+    select,
+)
 from sqlalchemy.ext.compiler import compiles
 from sqlalchemy.sql.compiler import SQLCompiler
 from sqlalchemy.sql.visitors import InternalTraversal
@@ -301,6 +311,9 @@ class _TextSearch(ColumnElement[bool]):
     rows whose value holds `needle` (in any case)."""
 
     type = Boolean()
+    # A condition, not a boolean value: SQLite's plan must see its `pk IN (...)`, which
+    # the `= 1` SQLAlchemy adds to a boolean value would hide from it.
+    _is_implicitly_boolean = True
     inherit_cache = True
     _traverse_internals = [("condition", InternalTraversal.dp_clauseelement),
                            ("phrase", InternalTraversal.dp_clauseelement)]

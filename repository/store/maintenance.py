@@ -1,25 +1,29 @@
 """Pool maintenance (seed endpoint 17): one pool per tenant, id `<collection>.<storage>`.
 
 Per pool: drop stale caches (recompute the denormalized listing columns `state` and
-`sort_name` from the version records, and drop the pool's render cache entries), check
-integrity (database check plus the links of the tenant staying inside the tenant), and
-optimize the query planner's statistics (SQLite `PRAGMA optimize`, PostgreSQL
-`ANALYZE`), creating the text-search index first if the database lacked the means for
-it when its schema was made (`repository.store.db.create_text_search`). A pool succeeds
-when the integrity check finds nothing wrong.
+`sort_name` from the version records, which is a write to the tenant's elements and so
+bumps its content generation, and drop the pool's render and listing cache entries),
+check integrity (database check plus the links of the tenant staying inside the tenant),
+and refresh the query planner's statistics (`ANALYZE`), creating the text-search index
+first if the database lacked the means for it when its schema was made
+(`repository.store.db.create_text_search`). A pool succeeds when the integrity check
+finds nothing wrong.
 """
 
 from __future__ import annotations
 
 import logging
+from collections.abc import Sequence
 
 from sqlalchemy import and_, func, select, text, update
 from sqlalchemy.orm import Session, aliased
 
 from repository.render_cache import RenderCache
-from repository.store.db import create_text_search
+from repository.store.db import create_text_search, qualified_name
+from repository.store.generation import bump_content_generation
 from repository.store.models import (
     AttributeValue,
+    Base,
     Child,
     Element,
     ElementVersion,
@@ -37,15 +41,19 @@ def pool_id(tenant: Tenant) -> str:
     return f"{tenant.collection_id}.{tenant.storage_id}"
 
 
-def maintain_pool(session: Session, tenant: Tenant, render_cache: RenderCache) -> bool:
+def maintain_pool(session: Session, tenant: Tenant, caches: Sequence[RenderCache]) -> bool:
+    """`caches`: the render and listing caches, whose entries of the pool are dropped."""
     refresh_caches(session, tenant)
-    drop_renders(render_cache, tenant)
+    for cache in caches:
+        drop_entries(cache, tenant)
     healthy = database_ok(session) and tenant_consistent(session, tenant)
     optimize(session)
     return healthy
 
 
 def refresh_caches(session: Session, tenant: Tenant) -> None:
+    # A listing answer cached before the refresh must not answer after it.
+    bump_content_generation(session, tenant.pk)
     newest_state = (select(ElementVersion.state)
                     .where(ElementVersion.pk == Element.current_version_pk)
                     .scalar_subquery())
@@ -74,12 +82,12 @@ def refresh_caches(session: Session, tenant: Tenant) -> None:
     session.flush()
 
 
-def drop_renders(render_cache: RenderCache, tenant: Tenant) -> None:
-    """Render entries are keyed by content and never go stale; dropping them frees the
-    memory of pictures of data that has changed since. An in-memory cache is the calling
-    worker's own; a Redis cache is every worker's."""
-    dropped = render_cache.clear(pool_id(tenant))
-    _log.info("maintenance %s: dropped %d cached render(s)", pool_id(tenant), dropped)
+def drop_entries(cache: RenderCache, tenant: Tenant) -> None:
+    """Render and listing entries are keyed by content and never go stale; dropping them
+    frees the memory of answers about data that has changed since. An in-memory cache is
+    the calling worker's own; a Redis cache is every worker's."""
+    dropped = cache.clear(pool_id(tenant))
+    _log.info("maintenance %s: dropped %d cached answer(s)", pool_id(tenant), dropped)
 
 
 def database_ok(session: Session) -> bool:
@@ -115,7 +123,12 @@ def tenant_consistent(session: Session, tenant: Tenant) -> bool:
 
 def optimize(session: Session) -> None:
     create_text_search(session.connection())
+    # SQLite's `PRAGMA optimize` analyzes only tables its own connection has queried, so
+    # on maintenance's fresh connection it did nothing: without statistics on `elements`
+    # the planner walked the whole listing index for a one-element `$filter`.
     if session.get_bind().dialect.name == "sqlite":
-        session.execute(text("PRAGMA optimize"))
-    else:
         session.execute(text("ANALYZE"))
+    else:  # our tables by name: the database may hold other schemas' tables too
+        connection = session.connection()
+        names = [qualified_name(connection, table) for table in Base.metadata.sorted_tables]
+        session.execute(text(f"ANALYZE {', '.join(names)}"))

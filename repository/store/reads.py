@@ -107,6 +107,11 @@ _PAGES = {view: _page_query(_in_view(view, bindparam(_TENANT), bindparam(_FACET)
           for view in (_LIST, _TREE, _DIAGRAM)}
 
 
+_ELEMENT_ID = "element_id"
+_NEWEST_VERSION = select(Element.current_version_pk).where(
+    Element.tenant_pk == bindparam(_TENANT), Element.id == bindparam(_ELEMENT_ID))
+
+
 class Reads(PlainReads):
     """Everything the store reads; nothing here writes."""
 
@@ -114,6 +119,15 @@ class Reads(PlainReads):
 
     def element(self, element_id: str, facet: str | None = None) -> Element:
         return self.elements_by_id([element_id], facet)[element_id]
+
+    def newest_version_pk(self, element_id: str) -> int:
+        """The pk of the element's newest version, or 404: half of a render cache key,
+        read as one plain row (a cache hit needs nothing else of the element)."""
+        version_pk = self._rows(_NEWEST_VERSION, **{_TENANT: self.tenant.pk,
+                                                    _ELEMENT_ID: element_id}).scalar()
+        if version_pk is None:
+            raise NotFound(f"Element {element_id!r} not found")
+        return int(version_pk)
 
     def elements_by_id(self, element_ids: Sequence[str],
                        facet: str | None = None) -> dict[str, Element]:

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
-from sqlalchemy import bindparam, select
+from sqlalchemy import and_, bindparam, select
 from sqlalchemy.orm import Session
 
 from repository import catalog
@@ -13,11 +14,25 @@ from repository.store.generation import ContentGeneration, seed
 from repository.store.models import Element, Tenant, Token
 
 TENANT_PART = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
-# Every tenant request runs both (repository/api/endpoint.py): built once, their values
-# bound when they run (building them anew cost as much as running them).
 _TENANT_BY_IDS = select(Tenant).where(Tenant.collection_id == bindparam("collection_id"),
                                       Tenant.storage_id == bindparam("storage_id"))
-_TOKEN_BY_HASH = select(Token).where(Token.token_hash == bindparam("token_hash"))
+# Every tenant request runs this one (repository/api/endpoint.py): built once, its values
+# bound when it runs, run on the connection for plain rows (building it anew, or loading
+# ORM objects, cost more than the statement itself).
+_TOKEN_AND_TENANT = (
+    select(Token.tenant_pk, Token.role, Token.element_pk, Tenant.pk.label("named_tenant_pk"),
+           Tenant.collection_id, Tenant.storage_id, Tenant.default_culture)
+    .outerjoin(Tenant, and_(Tenant.collection_id == bindparam("collection_id"),
+                            Tenant.storage_id == bindparam("storage_id")))
+    .where(Token.token_hash == bindparam("token_hash")))
+
+
+@dataclass(frozen=True, slots=True)
+class TokenGrant:
+    """A token found by its hash: the tenant it belongs to, its role, its actor element."""
+    tenant_pk: int
+    role: str
+    element_pk: int
 
 
 def find_tenant(session: Session, collection_id: str, storage_id: str) -> Tenant | None:
@@ -54,8 +69,22 @@ def has_elements(session: Session) -> bool:
     return session.scalar(select(Element.pk).limit(1)) is not None
 
 
-def find_token(session: Session, token_hash: str) -> Token | None:
-    return session.scalar(_TOKEN_BY_HASH, {"token_hash": token_hash})
+def token_and_tenant(session: Session, token_hash: str, collection_id: str,
+                     storage_id: str) -> tuple[TokenGrant, Tenant | None] | None:
+    """In one statement: the token of this hash (None: no such token) and the tenant of
+    these ids (None: no such tenant), so a request learns both in one round trip and
+    still refuses in the contract's order (token, then tenant). The tenant is a detached
+    copy for reading its ids and default culture; nothing of a request writes it."""
+    row = session.connection().execute(_TOKEN_AND_TENANT, {
+        "token_hash": token_hash, "collection_id": collection_id,
+        "storage_id": storage_id}).first()
+    if row is None:
+        return None
+    grant = TokenGrant(row.tenant_pk, row.role, row.element_pk)
+    if row.named_tenant_pk is None:
+        return grant, None
+    return grant, Tenant(pk=row.named_tenant_pk, collection_id=row.collection_id,
+                         storage_id=row.storage_id, default_culture=row.default_culture)
 
 
 def add_token(session: Session, tenant: Tenant, token_hash: str, role: str, name: str,

@@ -17,6 +17,7 @@ from repository import catalog, release
 from repository.errors import Conflict, InvalidInput
 from repository.store import batch
 from repository.store.base import current_version_pk, pks_of
+from repository.store.generation import bump_content_generation
 from repository.store.models import AttributeValue, Element, ElementVersion, RelatedLink, Shape
 from repository.store.values import (
     NEUTRAL,
@@ -58,6 +59,9 @@ class Writes(Versions):
         need the element first (see `create`)."""
         if not inputs:
             return []
+        # A new element is in the listings at once: their cache keys must change
+        # (first thing, as in every write: repository/store/generation.py).
+        bump_content_generation(self.session, self.tenant.pk)
         type_keys = [self._check_type(facet, data.type) for facet, data in inputs]
         ids = [data.id or new_id() for _, data in inputs]
         taken = [i for i, n in Counter(ids).items() if n > 1] + list(self._pks_by_id(ids))

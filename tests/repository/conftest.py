@@ -234,3 +234,21 @@ def service_token(monkeypatch: pytest.MonkeyPatch) -> str:
     """The maintenance endpoint's service token, set for the test's apps."""
     monkeypatch.setenv("ELREPO_SERVICE_AUTH_TOKEN", SERVICE_TOKEN)
     return SERVICE_TOKEN
+
+
+REDIS_ENV = "ELREPO_TEST_REDIS_URL"
+
+
+@pytest.fixture
+def redis_url() -> str:
+    """ELREPO_TEST_REDIS_URL; the test skips without it."""
+    url = os.environ.get(REDIS_ENV)
+    if not url:
+        pytest.skip(f"{REDIS_ENV} is not set; Redis runs are skipped")
+    return url
+
+
+@pytest.fixture
+def namespace() -> str:
+    """A cache key namespace of the test's own."""
+    return f"test-{uuid.uuid4().hex[:12]}"

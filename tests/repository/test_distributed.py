@@ -35,7 +35,7 @@ from repository.distributed import (
 from repository.errors import InvalidInput
 from repository.fixtures import diagram_fixture
 from repository.store import Store
-from tests.repository.test_render_cache import REDIS_ENV
+from tests.repository.conftest import REDIS_ENV
 
 AMQP_ENV = "ELREPO_TEST_AMQP_URL"
 LOCAL_RABBITMQ = "amqp://guest:guest@127.0.0.1:5672//"

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import pytest
-from sqlalchemy import update
+from sqlalchemy import text, update
 from werkzeug.test import TestResponse
 
 from repository.store.models import Element
-from tests.repository.conftest import Api, assert_error
+from tests.repository.conftest import Api, assert_error, sqlite_only
 from tests.repository.standin import ORDER
 
 MAINTAIN = "/_sysadmin/_admin/_api/rest/maintain"
@@ -27,7 +27,8 @@ def test_maintain_all_pools(api: Api, service_token: str) -> None:
 
 
 def test_maintain_one_pool_and_unknown_pool(api: Api, service_token: str) -> None:
-    assert maintain(api, MAINTAIN + "/other.default", service_token).get_json()["values"] == [
+    answer = maintain(api, MAINTAIN + "/other.default", service_token).get_json()
+    assert answer["values"] == [
         {"item1": "other.default", "item2": True}]
     assert_error(maintain(api, MAINTAIN + "/nobody.here", service_token), 404)
 
@@ -41,6 +42,18 @@ def test_maintenance_refreshes_stale_listing_caches(api: Api, service_token: str
     with api.store() as store:
         order = store.element(ORDER)
         assert order.state == "released" and order.sort_name == "order to cash"
+
+
+@sqlite_only
+def test_maintenance_leaves_planner_statistics_on_every_listing_table(
+        api: Api, service_token: str) -> None:
+    with api.store() as store:
+        store.session.execute(text("DROP TABLE IF EXISTS sqlite_stat1"))
+        store.session.commit()
+    assert maintain(api, token=service_token).status_code == 200
+    with api.store() as store:
+        analyzed = set(store.session.scalars(text("SELECT DISTINCT tbl FROM sqlite_stat1")))
+    assert {"elements", "element_versions", "attribute_values"} <= analyzed
 
 
 def test_wrong_missing_or_tenant_token_is_401(api: Api, service_token: str) -> None:

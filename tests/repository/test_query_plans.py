@@ -111,6 +111,10 @@ def test_text_search_in_a_big_tenant_asks_the_trigram_table_first(api: Api) -> N
     steps = plan(api, filtered("contains(name, '4242')"), big=True)
     assert "SCAN attribute_text_search VIRTUAL TABLE" in steps
     assert "ix_elements_current_version (current_version_pk=?)" in steps
+    # The candidates are read by pk, not every `name` value checked against them (which
+    # a `(...) = 1` around the condition once hid from the planner: 75 ms at 100,000).
+    assert "SEARCH attribute_values USING INTEGER PRIMARY KEY (rowid=?)" in steps
+    assert "ix_attributes_text" not in steps
     assert "attribute_text_search" not in plan(api, filtered("contains(name, '42')"), big=True)
 
 

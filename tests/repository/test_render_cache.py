@@ -35,7 +35,6 @@ from tests.repository.conftest import (
 )
 from tests.repository.standin import CREDIT, FINANCE, ORDER
 
-REDIS_ENV = "ELREPO_TEST_REDIS_URL"
 UNREACHABLE_REDIS = "redis://127.0.0.1:1/0"
 RENDER = TENANT + "/_api/rest/diagram/{}/render/{}/{}"
 ORDER_SVG = RENDER.format(ORDER, 1033, "horizontal")

@@ -3,7 +3,6 @@ renders (each test in its own key namespace; skipped without ELREPO_TEST_REDIS_U
 from __future__ import annotations
 
 import logging
-import os
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -23,7 +22,6 @@ from tests.repository.conftest import Prepared, assert_error
 from tests.repository.standin import ORDER
 from tests.repository.test_render_cache import (
     ORDER_SVG,
-    REDIS_ENV,
     UNREACHABLE_REDIS,
     fresh_svg,
     maintain,
@@ -110,19 +108,6 @@ def test_serve_refuses_an_unusable_redis_url(tmp_path: Path,
 
 
 # ---- Redis ----------------------------------------------------------------------------
-
-@pytest.fixture
-def redis_url() -> str:
-    url = os.environ.get(REDIS_ENV)
-    if not url:
-        pytest.skip(f"{REDIS_ENV} is not set; Redis runs are skipped")
-    return url
-
-
-@pytest.fixture
-def namespace() -> str:
-    return f"test-{uuid.uuid4().hex[:12]}"
-
 
 @pytest.fixture
 def redis_cache(redis_url: str, namespace: str) -> Iterator[RedisRenderCache]:

@@ -16,9 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.repository.conftest import in_schema, postgres_schema
+from tests.repository.conftest import REDIS_ENV, in_schema, postgres_schema
 from tests.repository.test_cli import DEMO, Server, free_port
-from tests.repository.test_render_cache import REDIS_ENV
 
 
 class JoiningServer(Server):

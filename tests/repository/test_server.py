@@ -16,7 +16,8 @@ from pathlib import Path
 import pytest
 
 from repository.app import create_app
-from repository.cli import HEADER_TIMEOUT_ENV, main
+from repository.cli import main
+from repository.cli.serve import HEADER_TIMEOUT_ENV
 from repository.server import _Server, envelope_answer, refusal_of
 from tests.repository.test_cli import DEMO, Server
 
@@ -296,3 +297,33 @@ def test_a_request_that_gets_no_database_connection_is_503_with_retry_after(
     engine.dispose()
     assert response.status_code == 503 and response.headers["Retry-After"] == "2"
     assert set(response.get_json()) == ENVELOPE_KEYS
+
+
+def test_access_lines_are_gunicorns_default_lines() -> None:
+    """The trimmed access fields give the line gunicorn's own logger writes."""
+    from datetime import timedelta
+
+    from gunicorn import glogging
+    from gunicorn.config import Config
+
+    from repository.server import _Logger
+
+    class Sent:
+        status = "200 OK"
+        sent = 9283
+        headers = [("Content-Type", "application/json")]
+
+    environ = {"REMOTE_ADDR": "127.0.0.1", "REQUEST_METHOD": "GET",
+               "RAW_URI": "/demo/default/_api/rest/facets?$page=2", "SERVER_PROTOCOL": "HTTP/1.1",
+               "HTTP_USER_AGENT": "wrk", "HTTP_AUTHORIZATION": "Basic dXNlcjpwdw=="}
+    request = [("USER-AGENT", "wrk")]
+    elapsed = timedelta(microseconds=1500)
+    config = Config()
+    for response in (Sent(), type("Unsent", (), {"status": 404, "headers": []})()):
+        expected = glogging.Logger(config)
+        ours = _Logger(config)
+        expected.now = ours.now = lambda: "[23/Nov/2026:19:45:00 +0000]"
+        lines = [config.access_log_format % logger.atoms_wrapper_class(
+            logger.atoms(response, request, environ, elapsed)) for logger in (expected, ours)]
+        assert lines[0] == lines[1]
+        assert '"GET /demo/default/_api/rest/facets?$page=2 HTTP/1.1"' in lines[1]
