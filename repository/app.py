@@ -25,6 +25,7 @@ from repository.store.db import (
     make_engine,
     session_factory,
 )
+from repository.store.positions import ListingPositions
 
 MAX_BODY_BYTES = 10 * 1024 * 1024
 RENDER_BLUEPRINT = "render"
@@ -37,7 +38,8 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     ENGINE_OPTIONS (keyword arguments of sqlalchemy.create_engine), and the render cache:
     REDIS_URL (else ELREPO_REDIS_URL, else an in-memory cache per process) with
     RENDER_CACHE_NAMESPACE, or RENDER_CACHE, a ready `RenderCache` (tests); the listing
-    cache lives beside it (LISTING_CACHE, a ready one)."""
+    cache lives beside it (LISTING_CACHE, a ready one), and the listing milestones
+    (LISTING_POSITIONS, a ready `ListingPositions`; repository/store/positions.py)."""
     app = Flask(__name__)
     app.config.update(MAX_CONTENT_LENGTH=MAX_BODY_BYTES)
     app.config.update(config or {})
@@ -57,6 +59,8 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     app.extensions["elrepo.sessions"] = session_factory(engine)
     app.extensions["elrepo.render_cache"] = cache
     app.extensions["elrepo.listing_cache"] = listing_cache
+    app.extensions["elrepo.listing_positions"] = app.config.get("LISTING_POSITIONS",
+                                                                ListingPositions())
     app.url_map.strict_slashes = False
     # A `//` in a path is a plain 404: merging it would answer a redirect whose Location
     # is built from the Host header (docs/contract.md, "Limits and robustness").

@@ -31,7 +31,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from flask import Blueprint, request
+from flask import Blueprint, current_app, request
 from flask.typing import ResponseReturnValue
 from sqlalchemy.orm import Session
 
@@ -174,7 +174,8 @@ def _tenant_request(declaration: Declaration, path: dict[str, Any]) -> TenantReq
     caller.require(declaration.permission)
     if "facet" in path:
         path["facet"] = check_facet(path["facet"], path.get("view", declaration.view))
-    return TenantRequest(Store(db, tenant), caller, f"/{collection_id}/{storage_id}")
+    store = Store(db, tenant, current_app.extensions["elrepo.listing_positions"])
+    return TenantRequest(store, caller, f"/{collection_id}/{storage_id}")
 
 
 def _service_session(declaration: Declaration) -> Session:

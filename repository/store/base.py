@@ -13,6 +13,7 @@ from repository.errors import InvalidInput
 from repository.store.batch import chunked_rows
 from repository.store.db import qualified_name, refusing_when_busy
 from repository.store.models import Base, Element, Tenant
+from repository.store.positions import ListingPositions
 
 if TYPE_CHECKING:
     import psycopg
@@ -42,9 +43,13 @@ class StoreBase:
     """Element operations within one tenant. The store never commits: the caller owns
     the transaction (one per request)."""
 
-    def __init__(self, session: Session, tenant: Tenant) -> None:
+    def __init__(self, session: Session, tenant: Tenant,
+                 positions: ListingPositions | None = None) -> None:
+        """`positions`: the listing milestones this process keeps (the app's, shared by
+        its requests); by default the store's own."""
         self.session = session
         self.tenant = tenant
+        self.positions = positions if positions is not None else ListingPositions()
 
     def _pks_by_id(self, ids: Iterable[str]) -> dict[str, int]:
         """Pks of the tenant's elements with these ids (the ones that exist)."""

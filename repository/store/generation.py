@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import time
 
-from sqlalchemy import BigInteger, ForeignKey, bindparam, select
+from sqlalchemy import BigInteger, ColumnElement, ForeignKey, bindparam, func, select
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Mapped, Session, mapped_column
 
@@ -45,6 +45,13 @@ def content_generation(session: Session, tenant_pk: int) -> int:
     """The tenant's generation now (in the session's snapshot)."""
     generation = session.connection().execute(_GENERATION, {"tenant_pk": tenant_pk}).scalar()
     return generation or 0
+
+
+def generation_column(tenant_pk: int) -> ColumnElement[int]:
+    """The tenant's generation as a column of another statement: read in that
+    statement's snapshot, it says which generation the statement's other columns saw."""
+    return func.coalesce(select(ContentGeneration.generation)
+                         .where(ContentGeneration.tenant_pk == tenant_pk).scalar_subquery(), 0)
 
 
 def bump_content_generation(session: Session, tenant_pk: int) -> None:

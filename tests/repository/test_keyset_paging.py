@@ -6,15 +6,27 @@ listing index by its key, on SQLite and PostgreSQL."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
 from sqlalchemy import delete
 
+from repository.app import create_app
+from repository.render_cache import MemoryRenderCache
 from repository.store import PageRequest
 from repository.store.filters import compile_filter
 from repository.store.models import Element
-from tests.repository.conftest import FACETS, Api, assert_error, recorded_statements, sqlite_only
+from repository.store.positions import SPACING, ListingPositions, Milestones
+from repository.store.reads import Reads
+from tests.repository.conftest import (
+    FACETS,
+    Api,
+    Prepared,
+    assert_error,
+    recorded_statements,
+    sqlite_only,
+)
 from tests.repository.standin import SALES
 from tests.repository.test_query_plans import load_big_tenant_statistics, postgresql_only
 
@@ -127,15 +139,22 @@ def test_a_key_with_bad_text_or_beside_a_bad_parameter_is_400(api: Api,
 def selects(statements: list[tuple[str, Any]]) -> list[tuple[str, Any]]:
     """The SELECT statements of those recorded, with their parameters."""
     return [(sql, parameters) for sql, parameters in statements
-            if sql.lstrip().upper().startswith("SELECT")]
+            if sql.lstrip().upper().startswith(("SELECT", "WITH"))]
 
 
-def holding_plans(api: Api, *, big: bool = False, filter_text: str | None = None) -> list[str]:
-    """The plan of each statement of `page_holding` for an element in the middle."""
+def holding_plans(api: Api, *, big: bool = False, filter_text: str | None = None,
+                  spacing: int | None = SPACING) -> list[str]:
+    """The plan of each statement of `page_holding` for an element in the middle (the
+    store's own milestones, `spacing` apart: read anew; None: as if a write came in
+    between every time, the plain count)."""
     request = PageRequest("processes", "list",
                           compile_filter(filter_text) if filter_text else None, 1, 3)
     middle = ids(api.get(LIST, **{"$pageSize": "1000"}))[5]
     with api.store() as store:
+        if spacing is None:
+            store._position_from_milestone = lambda *_: None  # type: ignore[method-assign]
+        else:
+            store.positions = ListingPositions(spacing)
         connection = store.session.connection()
         sqlite = connection.dialect.name == "sqlite"
         if sqlite and big:
@@ -152,16 +171,23 @@ def holding_plans(api: Api, *, big: bool = False, filter_text: str | None = None
 
 @sqlite_only
 def test_sqlite_seeks_the_listing_index_by_its_key(api: Api) -> None:
-    key, rest, count, head = holding_plans(api, big=True)
+    key, rest, milestones, count, head = holding_plans(api, big=True, spacing=2)
     assert "(tenant_pk=? AND id=?)" in key  # by its id alone
-    assert count.count("COVERING INDEX ix_elements_page") == 2  # before it, and its ties
-    assert "sort_name<?" in count and "sort_name=? AND id<?" in count
+    assert "COVERING INDEX ix_elements_page (tenant_pk=? AND facet=?)" in milestones
+    # from the milestone before it: one range of the index
+    assert "COVERING INDEX ix_elements_page (tenant_pk=? AND facet=? AND (sort_name,id)>(?,?) AND " \
+           "(sort_name,id)<(?,?))" in count
     assert "ix_elements_page (tenant_pk=? AND facet=? AND (sort_name,id)<(?,?))" in head
     assert "ix_elements_page (tenant_pk=? AND facet=? AND (sort_name,id)>(?,?))" in rest
-    assert all("TEMP B-TREE" not in plan for plan in (count, head, rest))
+    assert all("TEMP B-TREE" not in plan for plan in (milestones, count, head, rest))
     _, _, filtered, _ = holding_plans(api, big=True, filter_text="contains(name, 'e')")
     # With a `$filter`, one count: each would evaluate the filter's sub-query anew.
     assert filtered.count("SCALAR SUBQUERY") == filtered.count("LIST SUBQUERY") == 1
+    # Without milestones (a write came in between, twice), the plain count: two ranges
+    # of the index, names before its name, then its ties.
+    _, _, count, _ = holding_plans(api, big=True, spacing=None)
+    assert count.count("COVERING INDEX ix_elements_page") == 2
+    assert "sort_name<?" in count and "sort_name=? AND id<?" in count
 
 
 @postgresql_only
@@ -169,21 +195,115 @@ def test_postgresql_seeks_the_listing_index_by_its_key(api: Api) -> None:
     # The count's index is the planner's pick by the test's few rows (at 100,000 it reads
     # the table when most of it is counted: docs/performance-service.md); the seeks are
     # the listing index's whatever the rows.
-    _, rest, _, head = holding_plans(api)
+    _, rest, _, count, head = holding_plans(api, spacing=2)
     assert "Index Scan Backward using ix_elements_page" in head
     assert "Index Scan using ix_elements_page" in rest
-    for plan in (head, rest):
+    assert "Index Only Scan using ix_elements_page" in count
+    for plan in (head, rest, count):
         assert "ROW(sort_name, id)" in plan.replace("(sort_name)::text", "sort_name").replace(
             "(id)::text", "id") and "Sort" not in plan
 
 
-@sqlite_only
-def test_a_deep_page_steps_over_the_elements_before_it_in_the_index_alone(api: Api) -> None:
+def page_plans(api: Api, request: PageRequest, spacing: int) -> list[str]:
+    """The plan of each statement of `Reads.page` (the store's own milestones, `spacing`
+    apart), with SQLite statistics of a big tenant."""
     with api.store() as store:
+        store.positions = ListingPositions(spacing)
         load_big_tenant_statistics(store.session)
         with recorded_statements(api.app) as statements:
-            store.page(PageRequest("processes", "list", None, 500, 100))
-        ((statement, parameters),) = selects(statements)
-        plan = "\n".join(str(row[-1]) for row in store.session.connection().exec_driver_sql(
+            store.page(request)
+        return ["\n".join(str(row[-1]) for row in store.session.connection().exec_driver_sql(
             "EXPLAIN QUERY PLAN " + statement, parameters))
-    assert "COVERING INDEX ix_elements_page (tenant_pk=? AND facet=?)" in plan
+            for statement, parameters in selects(statements)]
+
+
+@sqlite_only
+def test_a_deep_page_starts_at_the_milestone_before_it(api: Api) -> None:
+    milestones, page = page_plans(api, PageRequest("processes", "list", None, 3, 5), spacing=4)
+    assert "COVERING INDEX ix_elements_page (tenant_pk=? AND facet=?)" in milestones
+    assert "COVERING INDEX ix_elements_page (tenant_pk=? AND facet=? AND (sort_name,id)>(?,?))" in page
+    assert "TEMP B-TREE" not in milestones  # the page's few rows are sorted, as without
+
+
+@sqlite_only
+def test_a_deep_page_without_milestones_steps_over_the_elements_before_it_in_the_index_alone(
+        api: Api) -> None:
+    # Page 500 of a few dozen elements: past the last milestone's page, so read plainly.
+    *_, plain = page_plans(api, PageRequest("processes", "list", None, 500, 100), spacing=4)
+    assert "COVERING INDEX ix_elements_page (tenant_pk=? AND facet=?)" in plain
+
+
+def spaced_api(prepared: Prepared, spacing: int) -> Api:
+    positions = ListingPositions(spacing)
+    app = create_app({**prepared.config, "LISTING_POSITIONS": positions,
+                      "LISTING_CACHE": MemoryRenderCache(max_bytes=0)})
+    return Api(app, app.test_client(), prepared.tokens, prepared.other_tokens)
+
+
+@pytest.fixture
+def spaced(prepared: Prepared) -> Iterator[Api]:
+    """The API with milestones two elements apart: most pages and keys start from one."""
+    made = spaced_api(prepared, 2)
+    yield made
+    made.app.extensions["elrepo.engine"].dispose()
+
+
+def test_milestones_answer_the_pages_of_the_plain_count_and_offset(spaced: Api) -> None:
+    create(spaced, *TIED)
+    for size in (1, 2, 3, 5):  # `pages_agree`'s whole listing is read without milestones
+        pages_agree(spaced, LIST, size)
+    assert len(pages_agree(spaced, VIEWS + "/tree/elements", 3)) > len(TIED)
+    assert pages_agree(spaced, VIEWS + "/diagram/elements", 1)
+
+
+def test_a_write_moves_the_milestones_on(spaced: Api) -> None:
+    """Milestones of an earlier generation are never used: after a rename and a create
+    every key and page is where the listing has it."""
+    (moving,) = create(spaced, "Zz moving")
+    pages_agree(spaced, LIST, 3)
+    rename(spaced, moving, "  aa first")
+    assert ids(spaced.get(LIST, **{"$pageSize": "3", "$pageSelectionKey": moving}))[0] == moving
+    pages_agree(spaced, LIST, 3)
+    create(spaced, "Aa new", "Mm new")
+    pages_agree(spaced, LIST, 3)
+
+
+def test_milestones_read_before_a_write_are_not_used(spaced: Api,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """A statement that sees another generation than its milestones' is not answered
+    from them: read anew once, then the plain count and OFFSET."""
+    everything = ids(spaced.get(LIST, **{"$pageSize": "1000"}))
+    positions: ListingPositions = spaced.app.extensions["elrepo.listing_positions"]
+    with spaced.store() as store:
+        listing = (store.tenant.pk, "processes", "list")
+    stale = Milestones(-1, 2, [("", "")] * len(everything))  # every key wrong
+    positions.put(listing, stale)
+    assert ids(spaced.get(LIST, **{"$pageSize": "2", "$page": "3"})) == everything[4:6]
+    assert positions.get(listing) != stale  # replaced by ones read now
+    # read anew, and stale again: a write between every read and its use
+    monkeypatch.setattr(Reads, "_read_milestones", lambda *_: stale)
+    for position, element_id in enumerate(everything):
+        page = ids(spaced.get(LIST, **{"$pageSize": "2", "$pageSelectionKey": element_id}))
+        assert page == everything[position // 2 * 2:position // 2 * 2 + 2]
+    assert ids(spaced.get(LIST, **{"$pageSize": "2", "$page": "3"})) == everything[4:6]
+
+
+def test_milestones_of_a_later_generation_stay() -> None:
+    positions = ListingPositions(2)
+    newer, older = Milestones(7, 2, [("a", "1")]), Milestones(6, 2, [("b", "2")])
+    positions.put((1, "processes", "list"), newer)
+    positions.put((1, "processes", "list"), older)
+    assert positions.get((1, "processes", "list")) is newer
+
+
+def test_the_milestone_before_a_key_and_at_or_before_a_position() -> None:
+    milestones = Milestones(1, 3, [("a", "1"), ("c", "1"), ("c", "3")])  # positions 0, 3, 6
+    assert milestones.before(("a", "1")) is None
+    assert milestones.before(("b", "9")) == (0, ("a", "1"))
+    assert milestones.before(("c", "1")) == (0, ("a", "1"))  # strictly before
+    assert milestones.before(("c", "2")) == (3, ("c", "1"))
+    assert milestones.before(("z", "")) == (6, ("c", "3"))
+    assert [milestones.at_or_before(p) for p in (0, 2, 3, 8, 100)] == [
+        (0, ("a", "1")), (0, ("a", "1")), (3, ("c", "1")), (6, ("c", "3")), (6, ("c", "3"))]
+    with pytest.raises(ValueError):
+        ListingPositions(0)
