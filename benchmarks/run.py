@@ -18,6 +18,7 @@ seconds, best of 10).
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import os
 import platform
@@ -120,10 +121,18 @@ def dot_cpu(source: str, timeout: float) -> float | None:
     return after.ru_utime + after.ru_stime - used.ru_utime - used.ru_stime
 
 
+@functools.cache
+def dot_startup(timeout: float) -> float | None:
+    """dot's median CPU seconds for an empty graph, of eleven runs: its start-up, taken
+    once (measured per graph, its spread of 3 ms exceeded a small graph's work)."""
+    runs = [dot_cpu("digraph G {}", timeout) for _ in range(11)]
+    return None if None in runs else statistics.median(run for run in runs if run is not None)
+
+
 def time_dot(graph: PeerGraph, timeout: float) -> float | None:
     """CPU seconds of ``dot -Tsvg`` with orthogonal edges, or with its default splines
     where the orthogonal router fails (it does on some graphs), less dot's start-up."""
-    startup = dot_cpu("digraph G {}", timeout)
+    startup = dot_startup(timeout)
     if startup is None:
         return None
     for splines in ("ortho", "true"):
@@ -204,13 +213,16 @@ def peer_columns(ours: float, peer: float | None) -> str:
         return f"{'-':>9} {'-':>7}"
     if peer == float("inf"):
         return f"{'timeout':>9} {'-':>7}"
-    ratio = f"{ours / peer:7.2f}" if peer else "-"
-    return f"{peer * 1000:9.0f} {ratio:>7}"
+    return f"{peer * 1000:9.0f} {ratio(ours, peer):>7}"
 
 
 def report(name: str, shapes: int, ours: float, dot: float | None, elk: float | None) -> None:
     print(f"{name:58} {shapes:6} {ours * 1000:9.0f} {peer_columns(ours, dot)} {peer_columns(ours, elk)}",
           flush=True)
+
+
+def ratio(ours: float, theirs: float) -> str:
+    return f"{ours / theirs:.2f}" if theirs else "-"
 
 
 def corpus_summary(peer_name: str, ours: Sequence[float], peer: Sequence[float | None]) -> str:
@@ -220,9 +232,9 @@ def corpus_summary(peer_name: str, ours: Sequence[float], peer: Sequence[float |
     if not pairs:
         return f"{peer_name} -"
     ours_measured, theirs = [our for our, _ in pairs], [their for _, their in pairs]
-    text = (f"{peer_name} total {sum(theirs):.2f} s (/{peer_name} {sum(ours_measured) / sum(theirs):.2f}), "
+    text = (f"{peer_name} total {sum(theirs):.2f} s (/{peer_name} {ratio(sum(ours_measured), sum(theirs))}), "
             f"median {statistics.median(theirs) * 1000:.1f} ms "
-            f"(/{peer_name} {statistics.median(ours_measured) / statistics.median(theirs):.2f})")
+            f"(/{peer_name} {ratio(statistics.median(ours_measured), statistics.median(theirs))})")
     if len(pairs) < len(ours):
         text += f", {len(ours) - len(pairs)} diagrams not measured"
     return text
