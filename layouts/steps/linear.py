@@ -17,6 +17,8 @@ wraps it with Python logging callbacks, which print a banner to stdout on creati
 """
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import numpy as np
 from highspy._core import HighsModelStatus, MatrixFormat, ObjSense, _Highs
 from numpy.typing import ArrayLike, NDArray
@@ -35,18 +37,19 @@ class InfeasibleProgram(ValueError):
 
 
 def minimize_linear(cost: NDArray[np.float64], rows: ArrayLike, cols: ArrayLike, values: ArrayLike,
-                    upper: NDArray[np.float64], lower: NDArray[np.float64] | float) -> NDArray[np.float64]:
-    """``min cost·x`` subject to ``A·x <= upper`` and ``lower <= x``."""
+                    upper: NDArray[np.float64], lower: NDArray[np.float64] | float,
+                    options: Mapping[str, bool | int | str] | None = None) -> NDArray[np.float64]:
+    """``min cost·x`` subject to ``A·x <= upper`` and ``lower <= x``; ``options``: HiGHS's."""
     variable_count = len(cost)
     return minimize(cost, rows, cols, values, np.full(len(upper), -np.inf), upper,
                     np.broadcast_to(np.asarray(lower, dtype=np.float64), (variable_count,)),
-                    np.full(variable_count, np.inf))
+                    np.full(variable_count, np.inf), options=options)
 
 
 def minimize(cost: NDArray[np.float64], rows: ArrayLike, cols: ArrayLike, values: ArrayLike,
              row_lower: ArrayLike, row_upper: ArrayLike, col_lower: ArrayLike, col_upper: ArrayLike,
-             integer: bool = False, node_limit: int | None = None, start: ArrayLike | None = None
-             ) -> NDArray[np.float64]:
+             integer: bool = False, node_limit: int | None = None, start: ArrayLike | None = None,
+             options: Mapping[str, bool | int | str] | None = None) -> NDArray[np.float64]:
     """``min cost·x`` subject to ``row_lower <= A·x <= row_upper`` and ``col_lower <= x <=
     col_upper``, every variable integral if ``integer`` (then at most ``node_limit``
     branch-and-bound nodes, from the feasible point ``start`` if given). Raises
@@ -59,9 +62,8 @@ def minimize(cost: NDArray[np.float64], rows: ArrayLike, cols: ArrayLike, values
     highs.setOptionValue("threads", 1)
     if node_limit is not None:
         highs.setOptionValue("mip_max_nodes", node_limit)
-    if integer:
-        for option, value in MIP_OPTIONS.items():
-            highs.setOptionValue(option, value)
+    for option, value in {**(MIP_OPTIONS if integer else {}), **(options or {})}.items():
+        highs.setOptionValue(option, value)
     integrality = np.full(variable_count, 1 if integer else 0, dtype=np.int32)
     highs.passModel(variable_count, len(row_lower), len(entries), int(MatrixFormat.kColwise),
                     int(ObjSense.kMinimize), 0.0, np.asarray(cost, dtype=np.float64),

@@ -40,6 +40,9 @@ LP_VARIABLES = 8_000
 #: program up to more variables: HiGHS solves those fast (a 5,000-shape flow: 14,600 in 1 s).
 SPARSE_LP_VARIABLES = 16_000
 SPARSE_LINKS_PER_VERTEX = 1.25
+#: HiGHS's dual simplex with Devex pricing instead of dual steepest edge: the placement
+#: programs take about 40 % fewer instructions (BPIC15_1: 172 -> 110 ms) for the same optimum.
+PLACEMENT_SOLVER = {"simplex_dual_edge_weight_strategy": 1}
 RELAXATION_SWEEPS = 8
 RELAXATION_WORK = 200_000  # vertices and links visited, over all sweeps
 #: Offsets below this many units are small steps worth removing (a reader sees a jog).
@@ -122,7 +125,7 @@ def _optimal(spacing: Spacing, vertex_count: int, links: Sequence[tuple[int, int
     lower = np.zeros(variable_count)
     lower[:vertex_count] = np.asarray(before, dtype=float)
     try:
-        solution = minimize_linear(cost, rows, cols, vals, np.asarray(bounds_rhs), lower)
+        solution = minimize_linear(cost, rows, cols, vals, np.asarray(bounds_rhs), lower, PLACEMENT_SOLVER)
     except InfeasibleProgram as error:
         raise ValueError(f"coordinate assignment failed: {error}") from None
     values = [round(float(value), 3) for value in solution]

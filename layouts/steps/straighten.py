@@ -3,7 +3,8 @@ straight or off by a few units, but a reader does (a small step where a straight
 nearly possible). So a last pass, ``straighten``, moves whole blocks of aligned
 vertices (a vertex with every vertex it already lies on one line with) onto the line of a
 neighbour less than ``STEP_LIMIT`` away, or else clearly off it (a detour around a small
-shape), where the gaps and lanes leave room and the number of such small steps drops;
+shape; farther off where the vertices it pushes along would otherwise stand a small step
+off theirs), where the gaps and lanes leave room and the number of such small steps drops;
 links that are straight stay straight.
 
 Expects a placement that keeps the order and gap constraints (and lanes). Guarantees the
@@ -22,6 +23,7 @@ PUSH_LIMIT = 200  # vertices one straightening move may push along
 SWAP_PUSH_LIMIT = 1000  # vertices parting two links that swap lines may push, as a last resort
 SWAP_NUDGE = 6.0  # how far one of two links that swap lines is moved off the other's line
 ALIGNED = 0.01
+FARTHER_TRIES = 2  # how many times a move clearly off a line may go farther to clear the steps it makes
 
 
 def straighten(placement: Placement, spacing: Spacing, vertex_count: int,
@@ -138,6 +140,31 @@ def straighten(placement: Placement, spacing: Spacing, vertex_count: int,
                 count += ALIGNED < abs(offset) < STEP_LIMIT
         return count
 
+    def new_steps(vertices: set[int], shift: float) -> list[float]:
+        """The offsets of the links that moving ``vertices`` by ``shift`` turns into
+        small steps."""
+        offsets = []
+        for link_index in {i for v in vertices for i in incident[v]}:
+            a, b, _ = links[link_index]
+            if (a in vertices) != (b in vertices):
+                before = position[a] - position[b]
+                after = before + (shift if a in vertices else -shift)
+                if ALIGNED < abs(after) < STEP_LIMIT and not ALIGNED < abs(before) < STEP_LIMIT:
+                    offsets.append(after)
+        return offsets
+
+    def farther_off(block: set[int], away: float, anchor: int) -> list[float]:
+        """``away``, and moves farther the same way where ``away`` would take along
+        vertices that then stand a small step off a neighbour: far enough to clear it."""
+        shifts = [away]
+        for _ in range(FARTHER_TRIES):
+            push = pushed(block, shifts[-1], anchor)
+            made = new_steps(push[0], shifts[-1]) if push is not None else []
+            if not made:
+                break
+            shifts.append(shifts[-1] + math.copysign(STEP_LIMIT + 1.0 - min(map(abs, made)), away))
+        return shifts
+
     def apply(vertices: set[int], lane_boundaries: set[int], shift: float) -> None:
         known_blocks.clear()
         for v in vertices:
@@ -159,7 +186,7 @@ def straighten(placement: Placement, spacing: Spacing, vertex_count: int,
                     continue
                 offset = position[mover] - position[anchor]
                 away = math.copysign(STEP_LIMIT + 1.0, offset) - offset
-                for shift in (-offset, away):  # onto the anchor's line, or clearly off it
+                for shift in (-offset, *farther_off(block, away, anchor)):  # onto the anchor's line, or clearly off it
                     push = pushed(block, shift, anchor)
                     if push is not None:
                         gain = steps_around(push[0], 0.0) - steps_around(push[0], shift)
