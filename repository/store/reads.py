@@ -313,7 +313,10 @@ class Reads(PlainReads):
                 milestones = self._read_milestones(request)
                 if milestones is None:
                     return None
-                self.positions.put(listing, milestones)
+                if self.session.info.get("writes") is False:
+                    # Kept for other requests only when read outside a write: a write's
+                    # transaction may roll back, and its generation be another write's next.
+                    self.positions.put(listing, milestones)
             query, parameters = statement(milestones)
             rows = self._rows(query, **parameters).all()
             if rows and rows[0][-1] == milestones.generation:

@@ -14,7 +14,8 @@ from sqlalchemy import delete
 
 from repository.app import create_app
 from repository.render_cache import MemoryRenderCache
-from repository.store import PageRequest
+from repository.store import PageRequest, Store, find_tenant
+from repository.store.db import open_session
 from repository.store.filters import compile_filter
 from repository.store.models import Element
 from repository.store.positions import SPACING, ListingPositions, Milestones
@@ -307,3 +308,20 @@ def test_the_milestone_before_a_key_and_at_or_before_a_position() -> None:
         (0, ("a", "1")), (0, ("a", "1")), (3, ("c", "1")), (6, ("c", "3")), (6, ("c", "3"))]
     with pytest.raises(ValueError):
         ListingPositions(0)
+
+
+def test_milestones_read_in_a_write_are_not_kept(spaced: Api) -> None:
+    """A write's transaction may roll back and its generation become the next write's:
+    what it read is never kept for other requests; a read's is."""
+    everything = ids(spaced.get(LIST, **{"$pageSize": "1000"}))
+    positions: ListingPositions = spaced.app.extensions["elrepo.listing_positions"]
+    factory = spaced.app.extensions["elrepo.sessions"]
+    for write in (True, False):
+        with open_session(factory, write=write) as session:
+            tenant = find_tenant(session, "demo", "default")
+            assert tenant is not None
+            store = Store(session, tenant, positions)
+            page = store.page_holding(PageRequest("processes", "list", None, 1, 2), everything[5])
+            assert [e.id for e in page] == everything[4:6]
+            kept = positions.get((tenant.pk, "processes", "list"))
+        assert (kept is None) is write
