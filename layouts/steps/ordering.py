@@ -168,12 +168,11 @@ def _median_sort(layer: list[int], neighbours: list[list[int]], position: list[i
         position[vertex] = index
 
 
-def _pair_crossings(left: int, right: int, adjacency: list[list[int]], position: list[int]) -> tuple[int, int]:
-    """Crossings among the ``adjacency`` edges of two neighbours with ``left`` before
-    ``right``, and with the two swapped."""
+def _pair_crossings(left_neighbours: list[int], right_neighbours: list[int], position: list[int]) -> tuple[int, int]:
+    """Crossings among the links of two neighbours to ``left_neighbours`` and
+    ``right_neighbours`` (the same side), the two kept in order and swapped."""
     kept = swapped = 0
-    right_neighbours = adjacency[right]
-    for a in adjacency[left]:
+    for a in left_neighbours:
         pa = position[a]
         for b in right_neighbours:
             pb = position[b]
@@ -195,6 +194,9 @@ def _transpose(graph: ProperGraph, layers: Layers, position: list[int], allow_ti
     kept (the outcome is that of comparing them all): a swap marks the pairs around
     the swapped two and the pairs of their neighbours in the layers above and below."""
     up, down, lane, layer_of = graph.up, graph.down, graph.lane, graph.layer_of
+    lanes = any(lane)
+    kept: int
+    swapped: int
     stale = [[True] * max(len(layer) - 1, 0) for layer in layers]  # per pair: compare it again
     layer_stale = [True] * len(layers)
 
@@ -207,36 +209,52 @@ def _transpose(graph: ProperGraph, layers: Layers, position: list[int], allow_ti
                 continue
             layer_stale[k] = False
             flags = stale[k]
-            for index in range(len(flags)):
-                if not flags[index]:
-                    continue
+            index = -1
+            while True:
+                try:  # the next pair to compare, found by C code: most pairs stay unmarked
+                    index = flags.index(True, index + 1)
+                except ValueError:
+                    break
                 flags[index] = False
                 v, w = layer[index], layer[index + 1]
-                if lane[v] != lane[w]:
+                if lanes and lane[v] != lane[w]:
                     continue
-                kept = swapped = 0
-                for adjacency in (up, down):
-                    left_neighbours, right_neighbours = adjacency[v], adjacency[w]
-                    if len(left_neighbours) == 1 and len(right_neighbours) == 1:  # most pairs: no call
-                        left_at, right_at = position[left_neighbours[0]], position[right_neighbours[0]]
-                        kept += left_at > right_at
-                        swapped += left_at < right_at
-                    elif left_neighbours and right_neighbours:
-                        pair_kept, pair_swapped = _pair_crossings(v, w, adjacency, position)
-                        kept += pair_kept
-                        swapped += pair_swapped
+                # the links above, then below; most vertices have one on each side
+                left_neighbours, right_neighbours = up[v], up[w]
+                if len(left_neighbours) == 1 and len(right_neighbours) == 1:
+                    left_at, right_at = position[left_neighbours[0]], position[right_neighbours[0]]
+                    kept, swapped = left_at > right_at, left_at < right_at
+                elif left_neighbours and right_neighbours:
+                    kept, swapped = _pair_crossings(left_neighbours, right_neighbours, position)
+                else:
+                    kept = swapped = 0
+                left_neighbours, right_neighbours = down[v], down[w]
+                if len(left_neighbours) == 1 and len(right_neighbours) == 1:
+                    left_at, right_at = position[left_neighbours[0]], position[right_neighbours[0]]
+                    kept += left_at > right_at
+                    swapped += left_at < right_at
+                elif left_neighbours and right_neighbours:
+                    below_kept, below_swapped = _pair_crossings(left_neighbours, right_neighbours, position)
+                    kept += below_kept
+                    swapped += below_swapped
                 if swapped < kept or (allow_ties and kept > 0 and swapped == kept):
                     layer[index], layer[index + 1] = w, v
                     position[v], position[w] = index + 1, index
                     # the pairs of the two (the next one still in this scan) and of their
                     # neighbours above and below, whose neighbour moved, compared again
-                    for vertex in (v, w, *up[v], *down[v], *up[w], *down[w]):
+                    if index > 0:
+                        flags[index - 1] = True
+                    flags[index] = True
+                    if index + 1 < len(flags):
+                        flags[index + 1] = True
+                    for vertex in (*up[v], *down[v], *up[w], *down[w]):
                         marked, at = stale[layer_of[vertex]], position[vertex]
                         if at > 0:
                             marked[at - 1] = True
                         if at < len(marked):
                             marked[at] = True
                         layer_stale[layer_of[vertex]] = True
+                    layer_stale[k] = True
                     improved = improved or swapped < kept
         if not improved:
             return
