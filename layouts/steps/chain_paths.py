@@ -145,11 +145,12 @@ def _reroute(state: _Rethreading, edge: int) -> bool:
     sizes = np.array([len(state.layers[first + t]) for t in range(steps + 1)], dtype=np.int64)
     sizes[1:-1] -= 1
     gaps = int(sizes.max()) + 1
-    cost, prefix = _crossing_tables(step, a, b, steps, gaps)
+    prefix = _link_prefix(step, a, b, steps, gaps)
     top_at, bottom_at, last = int(at[0]), int(at[-1]), gaps - 1
     if loop:  # its turns lie just above or below its nodes
-        leave = np.minimum(cost[0, top_at], cost[0, top_at + 1])
-        enter = np.minimum(cost[-1, :, bottom_at], cost[-1, :, bottom_at + 1])
+        head, tail = _crossing_table(prefix[0]), _crossing_table(prefix[-1])
+        leave = np.minimum(head[top_at], head[top_at + 1])
+        enter = np.minimum(tail[:, bottom_at], tail[:, bottom_at + 1])
     else:  # the end nodes' own links do not cross the chain
         head, tail = prefix[0], prefix[-1]
         leave = head[top_at, last] - head[top_at] + head[last] - head[top_at + 1]
@@ -157,16 +158,28 @@ def _reroute(state: _Rethreading, edge: int) -> bool:
     leave = leave + _turn_costs(state, near_loops[0], top, chain[1], 1, gaps)
     enter = enter + _turn_costs(state, near_loops[1], bottom, chain[-2], -2, gaps)
     current = taken[1:-1]
-    now = int(leave[current[0]] + enter[current[-1]] + cost[np.arange(1, steps - 1), current[:-1], current[1:]].sum())
+    # the inner steps' crossings (see _crossing_table): links before the upper gap, links
+    # before the lower gap, less twice those before both
+    inner = prefix[1:steps - 1]
+    before_upper, before_lower = inner[:, :, last], inner[:, last, :]
+    inner_steps = np.arange(steps - 2)
+    now = int(leave[current[0]] + enter[current[-1]] + before_upper[inner_steps, current[:-1]].sum()
+              + before_lower[inner_steps, current[1:]].sum() - 2 * inner[inner_steps, current[:-1], current[1:]].sum())
     closed = _closed_gaps(state, chain, sizes, gaps)
     value = leave + closed[1]
     choices: list[IntArray] = []
-    # a step's cost with its lower gaps' closings (the same per column: the same choices)
-    step_costs = cost[1:steps - 1] + closed[2:steps, None, :]
-    for step_cost in step_costs:
-        table = value[:, None] + step_cost
-        choices.append(table.argmin(axis=0))
-        value = table.min(axis=0)
+    # A step's table, value[i] + before_upper[i] - 2 prefix[i, j] + before_lower[j] + closed[j],
+    # is kept by lower gap j (row) and upper gap i (column), the minimum taken along
+    # contiguous rows; the terms of j alone are the same along a row, so they are added
+    # after its minimum is chosen (the same choices, fewer passes).
+    upper_terms = before_upper[:, None, :] - 2 * inner.transpose(0, 2, 1)
+    lower_terms = before_lower + closed[2:steps]
+    rows = np.arange(gaps)
+    for upper_term, lower_term in zip(upper_terms, lower_terms):
+        table = value + upper_term
+        choice = table.argmin(axis=1)
+        choices.append(choice)
+        value = table[rows, choice] + lower_term
     value = value + enter
     gap = int(value.argmin())
     if int(value[gap]) >= now:
@@ -198,19 +211,28 @@ def _crosses(a: IntArray, b: IntArray, step: IntArray, at: IntArray, loop: bool,
     return False
 
 
-def _crossing_tables(step: IntArray, a: IntArray, b: IntArray, steps: int, gaps: int) -> tuple[Table, Table]:
-    """``cost[t, i, j]``: crossings of a link from gap ``i`` of layer ``t`` to gap ``j`` of
-    layer ``t + 1`` with the given links (upper position ``a``, lower ``b``, the chain
-    taken out), those with ``a < i`` and ``b >= j`` or ``a >= i`` and ``b < j``; and
-    ``prefix[t, i, j]``, the links with ``a < i`` and ``b < j`` it is made of."""
-    index = (step * gaps + a) * gaps + b
+def _link_prefix(step: IntArray, a: IntArray, b: IntArray, steps: int, gaps: int) -> Table:
+    """``prefix[t, i, j]``: the given links (upper position ``a`` in layer ``step``,
+    lower ``b``, the chain taken out) with ``a < i`` and ``b < j``. Stored with ``i``
+    varying fastest (a transposed view), as the path search reads it."""
+    # counts at (a + 1, b + 1), then summed along j and along i, each time along
+    # contiguous memory (numpy's cumsum is several times slower across it)
+    index = (step * gaps + a + 1) * gaps + b + 1
     counts = np.bincount(index, minlength=steps * gaps * gaps).astype(np.int32).reshape(steps, gaps, gaps)
-    inner = counts[:, :-1, :-1].cumsum(axis=1, dtype=np.int32)
-    prefix = np.zeros_like(counts)
-    inner.cumsum(axis=2, dtype=np.int32, out=prefix[:, 1:, 1:])
-    last = gaps - 1  # every position lies before the last gap
-    cost: Table = prefix[:, :, last:] + prefix[:, last:, :] - 2 * prefix
-    return cost, prefix
+    np.cumsum(counts, axis=2, out=counts)
+    flipped = np.ascontiguousarray(counts.transpose(0, 2, 1))
+    np.cumsum(flipped, axis=2, out=flipped)
+    prefix: Table = flipped.transpose(0, 2, 1)
+    return prefix
+
+
+def _crossing_table(prefix: Table) -> Table:
+    """``cost[i, j]``: crossings of a link from gap ``i`` to gap ``j`` with the links
+    counted in ``prefix`` (one step), those with ``a < i`` and ``b >= j`` or ``a >= i``
+    and ``b < j``."""
+    last = len(prefix) - 1  # every position lies before the last gap
+    cost: Table = prefix[:, last:] + prefix[last:, :] - 2 * prefix
+    return cost
 
 
 def _turn_costs(state: _Rethreading, loops: list[int], node: int, dummy: int, neighbour_index: int,
