@@ -29,9 +29,10 @@ def positions(graph: ProperGraph, layers: Layers) -> list[int]:
     return position
 
 
-def drawn_crossings(graph: ProperGraph, layers: Layers) -> int:
-    """``total_crossings`` and the crossings of the loops' turns."""
-    position = positions(graph, layers)
+def drawn_crossings(graph: ProperGraph, layers: Layers, position: Sequence[int] | None = None) -> int:
+    """``total_crossings`` and the crossings of the loops' turns; ``position`` as there."""
+    if position is None:
+        position = positions(graph, layers)
     turns = 0
     for edge in graph.reversed_edges - graph.bypass:
         chain = graph.chains[edge]

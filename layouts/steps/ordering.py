@@ -107,8 +107,9 @@ def initial_order(graph: ProperGraph, roots: Sequence[int]) -> Layers:
 def _sweep(graph: ProperGraph, layers: Layers, max_sweeps: int, parity: int, work: Work) -> tuple[Layers, int]:
     position = positions(graph, layers)
     best = [list(layer) for layer in layers]
-    best_crossings = drawn_crossings(graph, layers)
+    best_crossings = drawn_crossings(graph, layers, position)
     stale = 0
+    lanes = any(graph.lane)
     sweep_work = graph.vertex_count + sum(len(adjacent) for adjacent in graph.down)
     # a transpose pass compares each vertex's neighbours with its neighbour's
     transpose_work = sum(len(adjacent) ** 2 for adjacency in (graph.up, graph.down) for adjacent in adjacency)
@@ -119,9 +120,9 @@ def _sweep(graph: ProperGraph, layers: Layers, max_sweeps: int, parity: int, wor
         indices = range(1, len(layers)) if downward else range(len(layers) - 2, -1, -1)
         for k in indices:
             neighbours = graph.up if downward else graph.down
-            _median_sort(layers[k], neighbours, position, graph.lane)
+            _median_sort(layers[k], neighbours, position, graph.lane, lanes)
         _transpose(graph, layers, position, allow_ties=sweep % 4 >= 2, work=work, pass_work=transpose_work)
-        crossings = drawn_crossings(graph, layers)
+        crossings = drawn_crossings(graph, layers, position)
         if crossings < best_crossings:
             best, best_crossings, stale = [list(layer) for layer in layers], crossings, 0
         else:
@@ -144,26 +145,29 @@ def _median(values: list[int]) -> float:
 
 
 def _median_sort(layer: list[int], neighbours: list[list[int]], position: list[int],
-                 lane: list[int]) -> None:
-    """Sort ``layer`` in place by neighbour medians; vertices without neighbours keep
-    their slots; lanes stay grouped."""
-    movable: list[tuple[float, int, int]] = []
-    fixed_slots: set[int] = set()
+                 lane: list[int], lanes: bool) -> None:
+    """Sort ``layer`` in place by neighbour medians, stably; vertices without neighbours
+    keep their slots; with ``lanes`` (swimlanes), lanes stay grouped."""
+    medians: list[float] = []  # of the movable vertices, in layer order
+    movable: list[int] = []
+    fixed_slots: list[int] = []
     for index, vertex in enumerate(layer):
         adjacent = neighbours[vertex]
-        if len(adjacent) == 1:  # most vertices: the median is the one neighbour
-            movable.append((float(position[adjacent[0]]), index, vertex))
+        if len(adjacent) == 1:  # most vertices: the median is the one neighbour's position
+            medians.append(position[adjacent[0]])
+            movable.append(vertex)
         elif adjacent:
-            movable.append((_median(sorted([position[w] for w in adjacent])), index, vertex))
+            medians.append(_median(sorted([position[w] for w in adjacent])))
+            movable.append(vertex)
         else:
-            fixed_slots.add(index)
-    movable.sort()
-    if fixed_slots:
-        moving = iter(movable)
-        reordered = [layer[i] if i in fixed_slots else next(moving)[2] for i in range(len(layer))]
-    else:
-        reordered = [vertex for _, _, vertex in movable]
-    layer[:] = sorted(reordered, key=lane.__getitem__)
+            fixed_slots.append(index)
+    # a stable sort of the indices by median: ties keep their order, as (median, index) would
+    reordered = [movable[i] for i in sorted(range(len(movable)), key=medians.__getitem__)]
+    for index in fixed_slots:  # in increasing order, so each lands in its slot
+        reordered.insert(index, layer[index])
+    if lanes:
+        reordered.sort(key=lane.__getitem__)
+    layer[:] = reordered
     for index, vertex in enumerate(layer):
         position[vertex] = index
 
