@@ -110,6 +110,7 @@ def _sweep(graph: ProperGraph, layers: Layers, max_sweeps: int, parity: int, wor
     best_crossings = drawn_crossings(graph, layers, position)
     stale = 0
     lanes = any(graph.lane)
+    only_neighbours = _only_neighbours(graph.up), _only_neighbours(graph.down)
     sweep_work = graph.vertex_count + sum(len(adjacent) for adjacent in graph.down)
     # a transpose pass compares each vertex's neighbours with its neighbour's
     transpose_work = sum(len(adjacent) ** 2 for adjacency in (graph.up, graph.down) for adjacent in adjacency)
@@ -121,7 +122,8 @@ def _sweep(graph: ProperGraph, layers: Layers, max_sweeps: int, parity: int, wor
         for k in indices:
             neighbours = graph.up if downward else graph.down
             _median_sort(layers[k], neighbours, position, graph.lane, lanes)
-        _transpose(graph, layers, position, allow_ties=sweep % 4 >= 2, work=work, pass_work=transpose_work)
+        _transpose(graph, layers, position, allow_ties=sweep % 4 >= 2, only_neighbours=only_neighbours, work=work,
+                   pass_work=transpose_work)
         crossings = drawn_crossings(graph, layers, position)
         if crossings < best_crossings:
             best, best_crossings, stale = [list(layer) for layer in layers], crossings, 0
@@ -172,6 +174,12 @@ def _median_sort(layer: list[int], neighbours: list[list[int]], position: list[i
         position[vertex] = index
 
 
+def _only_neighbours(adjacency: list[list[int]]) -> list[int]:
+    """Per vertex, its neighbour when it has exactly one in ``adjacency``, else -1: the
+    usual case of ``_transpose`` read with two list lookups."""
+    return [adjacent[0] if len(adjacent) == 1 else -1 for adjacent in adjacency]
+
+
 def _pair_crossings(left_neighbours: list[int], right_neighbours: list[int], position: list[int]) -> tuple[int, int]:
     """Crossings among the links of two neighbours to ``left_neighbours`` and
     ``right_neighbours`` (the same side), the two kept in order and swapped."""
@@ -188,10 +196,11 @@ def _pair_crossings(left_neighbours: list[int], right_neighbours: list[int], pos
 
 
 def _transpose(graph: ProperGraph, layers: Layers, position: list[int], allow_ties: bool,
-               work: Work, pass_work: int, max_passes: int = 8) -> None:
+               only_neighbours: tuple[list[int], list[int]], work: Work, pass_work: int, max_passes: int = 8) -> None:
     """Swap neighbours while that removes crossings; with ``allow_ties`` also swap
     neighbours whose order does not matter, which lets the next sweep escape a plateau
     (dot's "reverse" transpose). A pass costs ``pass_work``, the sum of squared degrees.
+    ``only_neighbours``: ``_only_neighbours`` of ``graph.up`` and of ``graph.down``.
 
     Whether two neighbours swap depends only on them and their neighbours' positions,
     so a pass compares only the pairs that changed since they were last compared and
@@ -199,6 +208,7 @@ def _transpose(graph: ProperGraph, layers: Layers, position: list[int], allow_ti
     the swapped two and the pairs of their neighbours in the layers above and below."""
     up, down, lane, layer_of = graph.up, graph.down, graph.lane, graph.layer_of
     lanes = any(lane)
+    only_up, only_down = only_neighbours
     kept: int
     swapped: int
     stale = [[True] * max(len(layer) - 1, 0) for layer in layers]  # per pair: compare it again
@@ -224,21 +234,21 @@ def _transpose(graph: ProperGraph, layers: Layers, position: list[int], allow_ti
                 if lanes and lane[v] != lane[w]:
                     continue
                 # the links above, then below; most vertices have one on each side
-                left_neighbours, right_neighbours = up[v], up[w]
-                if len(left_neighbours) == 1 and len(right_neighbours) == 1:
-                    left_at, right_at = position[left_neighbours[0]], position[right_neighbours[0]]
+                left_at, right_at = only_up[v], only_up[w]
+                if left_at >= 0 and right_at >= 0:
+                    left_at, right_at = position[left_at], position[right_at]
                     kept, swapped = left_at > right_at, left_at < right_at
-                elif left_neighbours and right_neighbours:
-                    kept, swapped = _pair_crossings(left_neighbours, right_neighbours, position)
+                elif up[v] and up[w]:
+                    kept, swapped = _pair_crossings(up[v], up[w], position)
                 else:
                     kept = swapped = 0
-                left_neighbours, right_neighbours = down[v], down[w]
-                if len(left_neighbours) == 1 and len(right_neighbours) == 1:
-                    left_at, right_at = position[left_neighbours[0]], position[right_neighbours[0]]
+                left_at, right_at = only_down[v], only_down[w]
+                if left_at >= 0 and right_at >= 0:
+                    left_at, right_at = position[left_at], position[right_at]
                     kept += left_at > right_at
                     swapped += left_at < right_at
-                elif left_neighbours and right_neighbours:
-                    below_kept, below_swapped = _pair_crossings(left_neighbours, right_neighbours, position)
+                elif down[v] and down[w]:
+                    below_kept, below_swapped = _pair_crossings(down[v], down[w], position)
                     kept += below_kept
                     swapped += below_swapped
                 if swapped < kept or (allow_ties and kept > 0 and swapped == kept):
