@@ -165,6 +165,8 @@ def _reroute(state: _Rethreading, edge: int) -> bool:
     inner_steps = np.arange(steps - 2)
     now = int(leave[current[0]] + enter[current[-1]] + before_upper[inner_steps, current[:-1]].sum()
               + before_lower[inner_steps, current[1:]].sum() - 2 * inner[inner_steps, current[:-1], current[1:]].sum())
+    if now == 0:  # no path costs less than nothing
+        return False
     closed = _closed_gaps(state, chain, sizes, gaps)
     value = leave + closed[1]
     choices: list[IntArray] = []

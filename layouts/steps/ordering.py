@@ -234,17 +234,17 @@ def _transpose(graph: ProperGraph, layers: Layers, position: list[int], allow_ti
                 if lanes and lane[v] != lane[w]:
                     continue
                 # the links above, then below; most vertices have one on each side
-                left_at, right_at = only_up[v], only_up[w]
-                if left_at >= 0 and right_at >= 0:
-                    left_at, right_at = position[left_at], position[right_at]
+                left_only, right_only = only_up[v], only_up[w]
+                if left_only >= 0 and right_only >= 0:
+                    left_at, right_at = position[left_only], position[right_only]
                     kept, swapped = left_at > right_at, left_at < right_at
                 elif up[v] and up[w]:
                     kept, swapped = _pair_crossings(up[v], up[w], position)
                 else:
                     kept = swapped = 0
-                left_at, right_at = only_down[v], only_down[w]
-                if left_at >= 0 and right_at >= 0:
-                    left_at, right_at = position[left_at], position[right_at]
+                left_only, right_only = only_down[v], only_down[w]
+                if left_only >= 0 and right_only >= 0:
+                    left_at, right_at = position[left_only], position[right_only]
                     kept += left_at > right_at
                     swapped += left_at < right_at
                 elif down[v] and down[w]:
