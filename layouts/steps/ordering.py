@@ -28,7 +28,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from layouts.steps.chain_paths import reroute_chains
-from layouts.steps.crossings import Layers, drawn_crossings, positions, total_crossings
+from layouts.steps.crossings import CrossingCounter, Layers, positions
 from layouts.steps.exact_order import exact_order
 from layouts.steps.proper import ProperGraph
 
@@ -54,22 +54,23 @@ def order_layers(graph: ProperGraph, roots: Sequence[int], max_sweeps: int = 24)
     best_rank = (0, 0)
     starts = 2 if graph.vertex_count < 3000 else 1
     work = Work(SWEEP_WORK)
+    counter = CrossingCounter(graph)
     for start in range(starts):
         layers = _by_lane(graph, initial_order(graph, roots)) if start == 0 else _reversed_start(graph, roots)
-        layers, crossings = _sweep(graph, layers, max_sweeps, start, work)
+        layers, crossings = _sweep(graph, layers, max_sweeps, start, work, counter)
         # on a tie, fewer crossings among the links: a loop's turn is the easier one to remove
-        rank = (crossings, total_crossings(graph, layers))
+        rank = (crossings, counter.links(layers, positions(graph, layers)))
         if not best or rank < best_rank:
             best, best_rank = layers, rank
         if crossings == 0:
             return best
     best = reroute_chains(graph, best)
-    best_crossings = drawn_crossings(graph, best)
+    best_crossings = counter.drawn(best, positions(graph, best))
     if best_crossings > 0:
         proven = exact_order(graph, best)
         if proven is not None:
             proven = reroute_chains(graph, proven)  # the program does not see the loops' turns
-            if drawn_crossings(graph, proven) < best_crossings:
+            if counter.drawn(proven, positions(graph, proven)) < best_crossings:
                 best = proven
     return best
 
@@ -104,10 +105,11 @@ def initial_order(graph: ProperGraph, roots: Sequence[int]) -> Layers:
     return layers
 
 
-def _sweep(graph: ProperGraph, layers: Layers, max_sweeps: int, parity: int, work: Work) -> tuple[Layers, int]:
+def _sweep(graph: ProperGraph, layers: Layers, max_sweeps: int, parity: int, work: Work,
+           counter: CrossingCounter) -> tuple[Layers, int]:
     position = positions(graph, layers)
     best = [list(layer) for layer in layers]
-    best_crossings = drawn_crossings(graph, layers, position)
+    best_crossings = counter.drawn(layers, position)
     stale = 0
     lanes = any(graph.lane)
     only_neighbours = _only_neighbours(graph.up), _only_neighbours(graph.down)
@@ -124,7 +126,7 @@ def _sweep(graph: ProperGraph, layers: Layers, max_sweeps: int, parity: int, wor
             _median_sort(layers[k], neighbours, position, graph.lane, lanes)
         _transpose(graph, layers, position, allow_ties=sweep % 4 >= 2, only_neighbours=only_neighbours, work=work,
                    pass_work=transpose_work)
-        crossings = drawn_crossings(graph, layers, position)
+        crossings = counter.drawn(layers, position)
         if crossings < best_crossings:
             best, best_crossings, stale = [list(layer) for layer in layers], crossings, 0
         else:
