@@ -24,15 +24,23 @@ without them; dense graphs get fewer sweeps and fewer re-threaded chains.
 """
 from __future__ import annotations
 
+import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import NDArray
 
 from layouts.steps.chain_paths import reroute_chains
 from layouts.steps.crossings import CrossingCounter, Layers, positions
 from layouts.steps.exact_order import exact_order
 from layouts.steps.proper import ProperGraph
 
+IntArray = NDArray[np.int64]
 SWEEP_WORK = 1_000_000
+NO_LINK, SEVERAL_LINKS = -1, -2  # in place of a vertex's single neighbour
+#: From these many vertices the transpose's first pass is prepared with numpy.
+FIRST_PASS_AT_ONCE = 200
 
 
 @dataclass(slots=True)
@@ -112,7 +120,7 @@ def _sweep(graph: ProperGraph, layers: Layers, max_sweeps: int, parity: int, wor
     best_crossings = counter.drawn(layers, position)
     stale = 0
     lanes = any(graph.lane)
-    only_neighbours = _only_neighbours(graph.up), _only_neighbours(graph.down)
+    single = _SingleLinks.of(graph)
     sweep_work = graph.vertex_count + sum(len(adjacent) for adjacent in graph.down)
     # a transpose pass compares each vertex's neighbours with its neighbour's
     transpose_work = sum(len(adjacent) ** 2 for adjacency in (graph.up, graph.down) for adjacent in adjacency)
@@ -124,7 +132,7 @@ def _sweep(graph: ProperGraph, layers: Layers, max_sweeps: int, parity: int, wor
         for k in indices:
             neighbours = graph.up if downward else graph.down
             _median_sort(layers[k], neighbours, position, graph.lane, lanes)
-        _transpose(graph, layers, position, allow_ties=sweep % 4 >= 2, only_neighbours=only_neighbours, work=work,
+        _transpose(graph, layers, position, allow_ties=sweep % 4 >= 2, single=single, work=work,
                    pass_work=transpose_work)
         crossings = counter.drawn(layers, position)
         if crossings < best_crossings:
@@ -176,10 +184,49 @@ def _median_sort(layer: list[int], neighbours: list[list[int]], position: list[i
         position[vertex] = index
 
 
-def _only_neighbours(adjacency: list[list[int]]) -> list[int]:
-    """Per vertex, its neighbour when it has exactly one in ``adjacency``, else -1: the
-    usual case of ``_transpose`` read with two list lookups."""
-    return [adjacent[0] if len(adjacent) == 1 else -1 for adjacent in adjacency]
+@dataclass(frozen=True, slots=True)
+class _SingleLinks:
+    """Per vertex, its neighbour above (``up``) and below (``down``) when it has exactly
+    one there, else ``NO_LINK`` or ``SEVERAL_LINKS``: lists for the transpose's usual
+    comparison (two list lookups), arrays for its first pass (all pairs at once)."""
+
+    up: list[int]
+    down: list[int]
+    up_array: IntArray
+    down_array: IntArray
+
+    @staticmethod
+    def of(graph: ProperGraph) -> _SingleLinks:
+        up, down = ([adjacent[0] if len(adjacent) == 1 else SEVERAL_LINKS if adjacent else NO_LINK
+                     for adjacent in adjacency] for adjacency in (graph.up, graph.down))
+        return _SingleLinks(up, down, np.array(up, dtype=np.int64), np.array(down, dtype=np.int64))
+
+
+def _first_pass_pairs(layers: Layers, position: list[int], single: _SingleLinks, allow_ties: bool) -> list[list[bool]]:
+    """Per layer, per pair of neighbours, whether the transpose's first pass must compare
+    it: all pairs but those whose links (at most one per vertex on either side) show,
+    at once (numpy), that they stay as they are."""
+    vertices = np.fromiter(itertools.chain.from_iterable(layers), dtype=np.int64, count=len(position))
+    at = np.array(position, dtype=np.int64)
+    left, right = vertices[:-1], vertices[1:]  # also pairs across layers, left out below
+    kept = swapped = np.zeros(len(left), dtype=np.int64)
+    undecided = np.zeros(len(left), dtype=np.bool_)
+    for neighbour in (single.up_array, single.down_array):
+        left_neighbour, right_neighbour = neighbour[left], neighbour[right]
+        both = (left_neighbour >= 0) & (right_neighbour >= 0)
+        undecided |= (left_neighbour != NO_LINK) & (right_neighbour != NO_LINK) & ~both  # several links
+        # (without a single neighbour, index -1 or -2 reads some position, masked out)
+        left_at, right_at = at[left_neighbour], at[right_neighbour]
+        kept = kept + (both & (left_at > right_at))
+        swapped = swapped + (both & (left_at < right_at))
+    swaps = (swapped < kept) | (allow_ties & (kept > 0) & (swapped == kept))
+    compare = (swaps | undecided).tolist()
+    pairs: list[list[bool]] = []
+    start = 0
+    for layer in layers:
+        pairs.append(compare[start:start + len(layer) - 1])
+        start += len(layer)
+    return pairs
 
 
 def _pair_crossings(left_neighbours: list[int], right_neighbours: list[int], position: list[int]) -> tuple[int, int]:
@@ -197,23 +244,27 @@ def _pair_crossings(left_neighbours: list[int], right_neighbours: list[int], pos
     return kept, swapped
 
 
-def _transpose(graph: ProperGraph, layers: Layers, position: list[int], allow_ties: bool,
-               only_neighbours: tuple[list[int], list[int]], work: Work, pass_work: int, max_passes: int = 8) -> None:
+def _transpose(graph: ProperGraph, layers: Layers, position: list[int], allow_ties: bool, single: _SingleLinks,
+               work: Work, pass_work: int, max_passes: int = 8) -> None:
     """Swap neighbours while that removes crossings; with ``allow_ties`` also swap
     neighbours whose order does not matter, which lets the next sweep escape a plateau
     (dot's "reverse" transpose). A pass costs ``pass_work``, the sum of squared degrees.
-    ``only_neighbours``: ``_only_neighbours`` of ``graph.up`` and of ``graph.down``.
+    ``single``: ``_SingleLinks.of(graph)``.
 
     Whether two neighbours swap depends only on them and their neighbours' positions,
     so a pass compares only the pairs that changed since they were last compared and
     kept (the outcome is that of comparing them all): a swap marks the pairs around
-    the swapped two and the pairs of their neighbours in the layers above and below."""
+    the swapped two and the pairs of their neighbours in the layers above and below.
+    On a large graph the first pass starts from the pairs that a comparison of all of
+    them at once (``_first_pass_pairs``) does not show to stay: the same marks keep
+    those that change before their turn."""
     up, down, lane, layer_of = graph.up, graph.down, graph.lane, graph.layer_of
     lanes = any(lane)
-    only_up, only_down = only_neighbours
+    only_up, only_down = single.up, single.down
     kept: int
     swapped: int
-    stale = [[True] * max(len(layer) - 1, 0) for layer in layers]  # per pair: compare it again
+    stale = (_first_pass_pairs(layers, position, single, allow_ties) if graph.vertex_count >= FIRST_PASS_AT_ONCE
+             else [[True] * max(len(layer) - 1, 0) for layer in layers])  # per pair: compare it again
     layer_stale = [True] * len(layers)
 
     for _ in range(max_passes):
