@@ -23,12 +23,13 @@ call and ``ROUNDS`` rounds bound the work, never time.
 """
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass, field
 
 import numpy as np
 from numpy.typing import NDArray
 
-from layouts.steps.crossings import Layers
+from layouts.steps.crossings import Layers, positions
 from layouts.steps.proper import ProperGraph
 
 IntArray = NDArray[np.int64]
@@ -56,16 +57,16 @@ class _Rethreading:
 
     def __post_init__(self) -> None:
         graph = self.graph
-        self.position = np.zeros(graph.vertex_count, dtype=np.int64)
-        for k, layer in enumerate(self.layers):
-            self.set_layer(k, layer)
+        self.position = np.array(positions(graph, self.layers), dtype=np.int64)
+        # (a dummy that several chains share gets one of them: none of those moves)
         self.owner = np.full(graph.vertex_count, -1, dtype=np.int64)
-        for edge, chain in enumerate(graph.chains):
-            self.owner[chain[1:-1]] = edge
-        links = sorted((graph.layer_of[a], a, b) for a in range(graph.vertex_count) for b in graph.down[a])
-        self.upper = np.array([a for _, a, _ in links], dtype=np.int64)
-        self.lower = np.array([b for _, _, b in links], dtype=np.int64)
-        link_layer = np.array([k for k, _, _ in links], dtype=np.int64)
+        self.owner[_dummies(graph)] = np.repeat(np.arange(len(graph.chains)), [len(c) - 2 for c in graph.chains])
+        link_count = sum(len(adjacent) for adjacent in graph.down)
+        upper = np.repeat(np.arange(graph.vertex_count), [len(adjacent) for adjacent in graph.down])
+        lower = np.fromiter(itertools.chain.from_iterable(graph.down), dtype=np.int64, count=link_count)
+        link_layer = np.asarray(graph.layer_of, dtype=np.int64)[upper]
+        by_layer = np.lexsort((lower, upper, link_layer))
+        self.upper, self.lower, link_layer = upper[by_layer], lower[by_layer], link_layer[by_layer]
         self.start = np.searchsorted(link_layer, np.arange(graph.layer_count() + 1)).astype(np.int64)
         self.layer_of = np.asarray(graph.layer_of, dtype=np.int64)
         self.lanes = any(graph.lane)
@@ -82,12 +83,14 @@ class _Rethreading:
     def movable(self) -> list[int]:
         """Chains with dummies of their own (a chain shared by several edges stays)."""
         graph = self.graph
-        users: dict[int, int] = {}
-        for chain in graph.chains:
-            for dummy in chain[1:-1]:
-                users[dummy] = users.get(dummy, 0) + 1
+        users = np.bincount(_dummies(graph), minlength=graph.vertex_count).tolist()
         return [edge for edge, chain in enumerate(graph.chains)
                 if len(chain) > 2 and edge not in graph.bypass and all(users[d] == 1 for d in chain[1:-1])]
+
+
+def _dummies(graph: ProperGraph) -> IntArray:
+    """The dummies of every chain, chain after chain (a shared one as often as it is)."""
+    return np.fromiter(itertools.chain.from_iterable(chain[1:-1] for chain in graph.chains), dtype=np.int64)
 
 
 def reroute_chains(graph: ProperGraph, layers: Layers) -> Layers:
