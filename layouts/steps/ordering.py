@@ -62,10 +62,11 @@ def order_layers(graph: ProperGraph, roots: Sequence[int], max_sweeps: int = 24)
     best_rank = (0, 0)
     starts = 2 if graph.vertex_count < 3000 else 1
     work = Work(SWEEP_WORK)
-    counter = CrossingCounter(graph)
+    setup = _SweepSetup.of(graph)
+    counter = setup.counter
     for start in range(starts):
         layers = _by_lane(graph, initial_order(graph, roots)) if start == 0 else _reversed_start(graph, roots)
-        layers, crossings = _sweep(graph, layers, max_sweeps, start, work, counter)
+        layers, crossings = _sweep(graph, layers, max_sweeps, start, work, setup)
         # on a tie, fewer crossings among the links: a loop's turn is the easier one to remove
         rank = (crossings, counter.links(layers, positions(graph, layers)))
         if not best or rank < best_rank:
@@ -113,27 +114,41 @@ def initial_order(graph: ProperGraph, roots: Sequence[int]) -> Layers:
     return layers
 
 
+@dataclass(frozen=True, slots=True)
+class _SweepSetup:
+    """What the sweeps read of the graph, gathered once for both starts."""
+
+    counter: CrossingCounter
+    single: _SingleLinks
+    lanes: bool
+    sweep_work: int  # a sweep's cost: the vertices and links
+    transpose_work: int  # a transpose pass's: each vertex's neighbours compared with its neighbour's
+
+    @staticmethod
+    def of(graph: ProperGraph) -> _SweepSetup:
+        return _SweepSetup(
+            CrossingCounter(graph), _SingleLinks.of(graph), any(graph.lane),
+            graph.vertex_count + sum(len(adjacent) for adjacent in graph.down),
+            sum(len(adjacent) ** 2 for adjacency in (graph.up, graph.down) for adjacent in adjacency))
+
+
 def _sweep(graph: ProperGraph, layers: Layers, max_sweeps: int, parity: int, work: Work,
-           counter: CrossingCounter) -> tuple[Layers, int]:
+           setup: _SweepSetup) -> tuple[Layers, int]:
+    counter = setup.counter
     position = positions(graph, layers)
     best = [list(layer) for layer in layers]
     best_crossings = counter.drawn(layers, position)
     stale = 0
-    lanes = any(graph.lane)
-    single = _SingleLinks.of(graph)
-    sweep_work = graph.vertex_count + sum(len(adjacent) for adjacent in graph.down)
-    # a transpose pass compares each vertex's neighbours with its neighbour's
-    transpose_work = sum(len(adjacent) ** 2 for adjacency in (graph.up, graph.down) for adjacent in adjacency)
     for sweep in range(max_sweeps):
-        if best_crossings == 0 or stale >= 4 or not work.spend(sweep_work):
+        if best_crossings == 0 or stale >= 4 or not work.spend(setup.sweep_work):
             break
         downward = (sweep + parity) % 2 == 0
         indices = range(1, len(layers)) if downward else range(len(layers) - 2, -1, -1)
         for k in indices:
             neighbours = graph.up if downward else graph.down
-            _median_sort(layers[k], neighbours, position, graph.lane, lanes)
-        _transpose(graph, layers, position, allow_ties=sweep % 4 >= 2, single=single, work=work,
-                   pass_work=transpose_work)
+            _median_sort(layers[k], neighbours, position, graph.lane, setup.lanes)
+        _transpose(graph, layers, position, allow_ties=sweep % 4 >= 2, single=setup.single, work=work,
+                   pass_work=setup.transpose_work)
         crossings = counter.drawn(layers, position)
         if crossings < best_crossings:
             best, best_crossings, stale = [list(layer) for layer in layers], crossings, 0
