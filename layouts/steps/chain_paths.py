@@ -171,21 +171,23 @@ def _reroute(state: _Rethreading, edge: int) -> bool:
     if now == 0:  # no path costs less than nothing
         return False
     closed = _closed_gaps(state, chain, sizes, gaps)
-    value = leave + closed[1]
     choices: list[IntArray] = []
-    # A step's table, value[i] + before_upper[i] - 2 prefix[i, j] + before_lower[j] + closed[j],
-    # is kept by lower gap j (row) and upper gap i (column), the minimum taken along
-    # contiguous rows; the terms of j alone are the same along a row, so they are added
-    # after its minimum is chosen (the same choices, fewer passes).
-    upper_terms = before_upper[:, None, :] - 2 * inner.transpose(0, 2, 1)
+    # The path to lower gap j of an inner step from upper gap i costs value[i] + before_upper[i]
+    # - 2 prefix[i, j] + before_lower[j] + closed[j]. The terms of j are paid in the next
+    # step instead (the same sums, one array call fewer a step), whose table is kept by
+    # lower gap (row) and upper gap (column): the minimum is taken along contiguous rows.
     lower_terms = before_lower + closed[2:steps]
+    carried = np.zeros_like(lower_terms)
+    carried[1:] = lower_terms[:-1]
+    tables = (before_upper + carried).astype(np.int32)[:, None, :] - 2 * inner.transpose(0, 2, 1)
+    value = leave + closed[1]
     rows = np.arange(gaps)
-    for upper_term, lower_term in zip(upper_terms, lower_terms):
-        table = value + upper_term
-        choice = table.argmin(axis=1)
+    for table in tables:
+        sums = value + table
+        choice = sums.argmin(axis=1)
         choices.append(choice)
-        value = table[rows, choice] + lower_term
-    value = value + enter
+        value = sums[rows, choice]
+    value = value + enter + (lower_terms[-1] if steps > 2 else 0)
     gap = int(value.argmin())
     if int(value[gap]) >= now:
         return False
