@@ -109,8 +109,8 @@ def initial_order(graph: ProperGraph, roots: Sequence[int]) -> Layers:
                 continue
             seen[vertex] = True
             layers[graph.layer_of[vertex]].append(vertex)
-            # reversed so the first successor is visited first
-            stack.extend(w for w in reversed(graph.down[vertex] + graph.up[vertex]) if not seen[w])
+            # reversed so the first successor is visited first (the seen ones are skipped when popped)
+            stack += reversed(graph.down[vertex] + graph.up[vertex])
     return layers
 
 
