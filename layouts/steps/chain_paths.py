@@ -23,12 +23,13 @@ call and ``ROUNDS`` rounds bound the work, never time.
 """
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass, field
 
 import numpy as np
 from numpy.typing import NDArray
 
-from layouts.steps.crossings import Layers
+from layouts.steps.crossings import Layers, positions
 from layouts.steps.proper import ProperGraph
 
 IntArray = NDArray[np.int64]
@@ -56,16 +57,16 @@ class _Rethreading:
 
     def __post_init__(self) -> None:
         graph = self.graph
-        self.position = np.zeros(graph.vertex_count, dtype=np.int64)
-        for k, layer in enumerate(self.layers):
-            self.set_layer(k, layer)
+        self.position = np.array(positions(graph, self.layers), dtype=np.int64)
+        # (a dummy that several chains share gets one of them: none of those moves)
         self.owner = np.full(graph.vertex_count, -1, dtype=np.int64)
-        for edge, chain in enumerate(graph.chains):
-            self.owner[chain[1:-1]] = edge
-        links = sorted((graph.layer_of[a], a, b) for a in range(graph.vertex_count) for b in graph.down[a])
-        self.upper = np.array([a for _, a, _ in links], dtype=np.int64)
-        self.lower = np.array([b for _, _, b in links], dtype=np.int64)
-        link_layer = np.array([k for k, _, _ in links], dtype=np.int64)
+        self.owner[_dummies(graph)] = np.repeat(np.arange(len(graph.chains)), [len(c) - 2 for c in graph.chains])
+        link_count = sum(len(adjacent) for adjacent in graph.down)
+        upper = np.repeat(np.arange(graph.vertex_count), [len(adjacent) for adjacent in graph.down])
+        lower = np.fromiter(itertools.chain.from_iterable(graph.down), dtype=np.int64, count=link_count)
+        link_layer = np.asarray(graph.layer_of, dtype=np.int64)[upper]
+        by_layer = np.lexsort((lower, upper, link_layer))
+        self.upper, self.lower, link_layer = upper[by_layer], lower[by_layer], link_layer[by_layer]
         self.start = np.searchsorted(link_layer, np.arange(graph.layer_count() + 1)).astype(np.int64)
         self.layer_of = np.asarray(graph.layer_of, dtype=np.int64)
         self.lanes = any(graph.lane)
@@ -82,12 +83,14 @@ class _Rethreading:
     def movable(self) -> list[int]:
         """Chains with dummies of their own (a chain shared by several edges stays)."""
         graph = self.graph
-        users: dict[int, int] = {}
-        for chain in graph.chains:
-            for dummy in chain[1:-1]:
-                users[dummy] = users.get(dummy, 0) + 1
+        users = np.bincount(_dummies(graph), minlength=graph.vertex_count).tolist()
         return [edge for edge, chain in enumerate(graph.chains)
                 if len(chain) > 2 and edge not in graph.bypass and all(users[d] == 1 for d in chain[1:-1])]
+
+
+def _dummies(graph: ProperGraph) -> IntArray:
+    """The dummies of every chain, chain after chain (a shared one as often as it is)."""
+    return np.fromiter(itertools.chain.from_iterable(chain[1:-1] for chain in graph.chains), dtype=np.int64)
 
 
 def reroute_chains(graph: ProperGraph, layers: Layers) -> Layers:
@@ -145,11 +148,12 @@ def _reroute(state: _Rethreading, edge: int) -> bool:
     sizes = np.array([len(state.layers[first + t]) for t in range(steps + 1)], dtype=np.int64)
     sizes[1:-1] -= 1
     gaps = int(sizes.max()) + 1
-    cost, prefix = _crossing_tables(step, a, b, steps, gaps)
+    prefix = _link_prefix(step, a, b, steps, gaps)
     top_at, bottom_at, last = int(at[0]), int(at[-1]), gaps - 1
     if loop:  # its turns lie just above or below its nodes
-        leave = np.minimum(cost[0, top_at], cost[0, top_at + 1])
-        enter = np.minimum(cost[-1, :, bottom_at], cost[-1, :, bottom_at + 1])
+        head, tail = _crossing_table(prefix[0]), _crossing_table(prefix[-1])
+        leave = np.minimum(head[top_at], head[top_at + 1])
+        enter = np.minimum(tail[:, bottom_at], tail[:, bottom_at + 1])
     else:  # the end nodes' own links do not cross the chain
         head, tail = prefix[0], prefix[-1]
         leave = head[top_at, last] - head[top_at] + head[last] - head[top_at + 1]
@@ -157,17 +161,33 @@ def _reroute(state: _Rethreading, edge: int) -> bool:
     leave = leave + _turn_costs(state, near_loops[0], top, chain[1], 1, gaps)
     enter = enter + _turn_costs(state, near_loops[1], bottom, chain[-2], -2, gaps)
     current = taken[1:-1]
-    now = int(leave[current[0]] + enter[current[-1]] + cost[np.arange(1, steps - 1), current[:-1], current[1:]].sum())
+    # the inner steps' crossings (see _crossing_table): links before the upper gap, links
+    # before the lower gap, less twice those before both
+    inner = prefix[1:steps - 1]
+    before_upper, before_lower = inner[:, :, last], inner[:, last, :]
+    inner_steps = np.arange(steps - 2)
+    now = int(leave[current[0]] + enter[current[-1]] + before_upper[inner_steps, current[:-1]].sum()
+              + before_lower[inner_steps, current[1:]].sum() - 2 * inner[inner_steps, current[:-1], current[1:]].sum())
+    if now == 0:  # no path costs less than nothing
+        return False
     closed = _closed_gaps(state, chain, sizes, gaps)
-    value = leave + closed[1]
     choices: list[IntArray] = []
-    # a step's cost with its lower gaps' closings (the same per column: the same choices)
-    step_costs = cost[1:steps - 1] + closed[2:steps, None, :]
-    for step_cost in step_costs:
-        table = value[:, None] + step_cost
-        choices.append(table.argmin(axis=0))
-        value = table.min(axis=0)
-    value = value + enter
+    # The path to lower gap j of an inner step from upper gap i costs value[i] + before_upper[i]
+    # - 2 prefix[i, j] + before_lower[j] + closed[j]. The terms of j are paid in the next
+    # step instead (the same sums, one array call fewer a step), whose table is kept by
+    # lower gap (row) and upper gap (column): the minimum is taken along contiguous rows.
+    lower_terms = before_lower + closed[2:steps]
+    carried = np.zeros_like(lower_terms)
+    carried[1:] = lower_terms[:-1]
+    tables = (before_upper + carried).astype(np.int32)[:, None, :] - 2 * inner.transpose(0, 2, 1)
+    value = leave + closed[1]
+    rows = np.arange(gaps)
+    for table in tables:
+        sums = value + table
+        choice = sums.argmin(axis=1)
+        choices.append(choice)
+        value = sums[rows, choice]
+    value = value + enter + (lower_terms[-1] if steps > 2 else 0)
     gap = int(value.argmin())
     if int(value[gap]) >= now:
         return False
@@ -198,19 +218,28 @@ def _crosses(a: IntArray, b: IntArray, step: IntArray, at: IntArray, loop: bool,
     return False
 
 
-def _crossing_tables(step: IntArray, a: IntArray, b: IntArray, steps: int, gaps: int) -> tuple[Table, Table]:
-    """``cost[t, i, j]``: crossings of a link from gap ``i`` of layer ``t`` to gap ``j`` of
-    layer ``t + 1`` with the given links (upper position ``a``, lower ``b``, the chain
-    taken out), those with ``a < i`` and ``b >= j`` or ``a >= i`` and ``b < j``; and
-    ``prefix[t, i, j]``, the links with ``a < i`` and ``b < j`` it is made of."""
-    index = (step * gaps + a) * gaps + b
+def _link_prefix(step: IntArray, a: IntArray, b: IntArray, steps: int, gaps: int) -> Table:
+    """``prefix[t, i, j]``: the given links (upper position ``a`` in layer ``step``,
+    lower ``b``, the chain taken out) with ``a < i`` and ``b < j``. Stored with ``i``
+    varying fastest (a transposed view), as the path search reads it."""
+    # counts at (a + 1, b + 1), then summed along j and along i, each time along
+    # contiguous memory (numpy's cumsum is several times slower across it)
+    index = (step * gaps + a + 1) * gaps + b + 1
     counts = np.bincount(index, minlength=steps * gaps * gaps).astype(np.int32).reshape(steps, gaps, gaps)
-    inner = counts[:, :-1, :-1].cumsum(axis=1, dtype=np.int32)
-    prefix = np.zeros_like(counts)
-    inner.cumsum(axis=2, dtype=np.int32, out=prefix[:, 1:, 1:])
-    last = gaps - 1  # every position lies before the last gap
-    cost: Table = prefix[:, :, last:] + prefix[:, last:, :] - 2 * prefix
-    return cost, prefix
+    np.cumsum(counts, axis=2, out=counts)
+    flipped = np.ascontiguousarray(counts.transpose(0, 2, 1))
+    np.cumsum(flipped, axis=2, out=flipped)
+    prefix: Table = flipped.transpose(0, 2, 1)
+    return prefix
+
+
+def _crossing_table(prefix: Table) -> Table:
+    """``cost[i, j]``: crossings of a link from gap ``i`` to gap ``j`` with the links
+    counted in ``prefix`` (one step), those with ``a < i`` and ``b >= j`` or ``a >= i``
+    and ``b < j``."""
+    last = len(prefix) - 1  # every position lies before the last gap
+    cost: Table = prefix[:, last:] + prefix[last:, :] - 2 * prefix
+    return cost
 
 
 def _turn_costs(state: _Rethreading, loops: list[int], node: int, dummy: int, neighbour_index: int,

@@ -24,15 +24,23 @@ without them; dense graphs get fewer sweeps and fewer re-threaded chains.
 """
 from __future__ import annotations
 
+import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+import numpy as np
+from numpy.typing import NDArray
+
 from layouts.steps.chain_paths import reroute_chains
-from layouts.steps.crossings import Layers, drawn_crossings, positions, total_crossings
+from layouts.steps.crossings import CrossingCounter, Layers, positions
 from layouts.steps.exact_order import exact_order
 from layouts.steps.proper import ProperGraph
 
+IntArray = NDArray[np.int64]
 SWEEP_WORK = 1_000_000
+NO_LINK, SEVERAL_LINKS = -1, -2  # in place of a vertex's single neighbour
+#: From these many vertices the transpose's first pass is prepared with numpy.
+FIRST_PASS_AT_ONCE = 200
 
 
 @dataclass(slots=True)
@@ -54,22 +62,24 @@ def order_layers(graph: ProperGraph, roots: Sequence[int], max_sweeps: int = 24)
     best_rank = (0, 0)
     starts = 2 if graph.vertex_count < 3000 else 1
     work = Work(SWEEP_WORK)
+    setup = _SweepSetup.of(graph)
+    counter = setup.counter
     for start in range(starts):
         layers = _by_lane(graph, initial_order(graph, roots)) if start == 0 else _reversed_start(graph, roots)
-        layers, crossings = _sweep(graph, layers, max_sweeps, start, work)
+        layers, crossings = _sweep(graph, layers, max_sweeps, start, work, setup)
         # on a tie, fewer crossings among the links: a loop's turn is the easier one to remove
-        rank = (crossings, total_crossings(graph, layers))
+        rank = (crossings, counter.links(layers, positions(graph, layers)))
         if not best or rank < best_rank:
             best, best_rank = layers, rank
         if crossings == 0:
             return best
     best = reroute_chains(graph, best)
-    best_crossings = drawn_crossings(graph, best)
+    best_crossings = counter.drawn(best, positions(graph, best))
     if best_crossings > 0:
         proven = exact_order(graph, best)
         if proven is not None:
             proven = reroute_chains(graph, proven)  # the program does not see the loops' turns
-            if drawn_crossings(graph, proven) < best_crossings:
+            if counter.drawn(proven, positions(graph, proven)) < best_crossings:
                 best = proven
     return best
 
@@ -99,29 +109,47 @@ def initial_order(graph: ProperGraph, roots: Sequence[int]) -> Layers:
                 continue
             seen[vertex] = True
             layers[graph.layer_of[vertex]].append(vertex)
-            # reversed so the first successor is visited first
-            stack.extend(w for w in reversed(graph.down[vertex] + graph.up[vertex]) if not seen[w])
+            # reversed so the first successor is visited first (the seen ones are skipped when popped)
+            stack += reversed(graph.down[vertex] + graph.up[vertex])
     return layers
 
 
-def _sweep(graph: ProperGraph, layers: Layers, max_sweeps: int, parity: int, work: Work) -> tuple[Layers, int]:
+@dataclass(frozen=True, slots=True)
+class _SweepSetup:
+    """What the sweeps read of the graph, gathered once for both starts."""
+
+    counter: CrossingCounter
+    single: _SingleLinks
+    lanes: bool
+    sweep_work: int  # a sweep's cost: the vertices and links
+    transpose_work: int  # a transpose pass's: each vertex's neighbours compared with its neighbour's
+
+    @staticmethod
+    def of(graph: ProperGraph) -> _SweepSetup:
+        return _SweepSetup(
+            CrossingCounter(graph), _SingleLinks.of(graph), any(graph.lane),
+            graph.vertex_count + sum(len(adjacent) for adjacent in graph.down),
+            sum(len(adjacent) ** 2 for adjacency in (graph.up, graph.down) for adjacent in adjacency))
+
+
+def _sweep(graph: ProperGraph, layers: Layers, max_sweeps: int, parity: int, work: Work,
+           setup: _SweepSetup) -> tuple[Layers, int]:
+    counter = setup.counter
     position = positions(graph, layers)
     best = [list(layer) for layer in layers]
-    best_crossings = drawn_crossings(graph, layers)
+    best_crossings = counter.drawn(layers, position)
     stale = 0
-    sweep_work = graph.vertex_count + sum(len(adjacent) for adjacent in graph.down)
-    # a transpose pass compares each vertex's neighbours with its neighbour's
-    transpose_work = sum(len(adjacent) ** 2 for adjacency in (graph.up, graph.down) for adjacent in adjacency)
     for sweep in range(max_sweeps):
-        if best_crossings == 0 or stale >= 4 or not work.spend(sweep_work):
+        if best_crossings == 0 or stale >= 4 or not work.spend(setup.sweep_work):
             break
         downward = (sweep + parity) % 2 == 0
         indices = range(1, len(layers)) if downward else range(len(layers) - 2, -1, -1)
         for k in indices:
             neighbours = graph.up if downward else graph.down
-            _median_sort(layers[k], neighbours, position, graph.lane)
-        _transpose(graph, layers, position, allow_ties=sweep % 4 >= 2, work=work, pass_work=transpose_work)
-        crossings = drawn_crossings(graph, layers)
+            _median_sort(layers[k], neighbours, position, graph.lane, setup.lanes)
+        _transpose(graph, layers, position, allow_ties=sweep % 4 >= 2, single=setup.single, work=work,
+                   pass_work=setup.transpose_work)
+        crossings = counter.drawn(layers, position)
         if crossings < best_crossings:
             best, best_crossings, stale = [list(layer) for layer in layers], crossings, 0
         else:
@@ -144,36 +172,83 @@ def _median(values: list[int]) -> float:
 
 
 def _median_sort(layer: list[int], neighbours: list[list[int]], position: list[int],
-                 lane: list[int]) -> None:
-    """Sort ``layer`` in place by neighbour medians; vertices without neighbours keep
-    their slots; lanes stay grouped."""
-    movable: list[tuple[float, int, int]] = []
-    fixed_slots: set[int] = set()
+                 lane: list[int], lanes: bool) -> None:
+    """Sort ``layer`` in place by neighbour medians, stably; vertices without neighbours
+    keep their slots; with ``lanes`` (swimlanes), lanes stay grouped."""
+    medians: list[float] = []  # of the movable vertices, in layer order
+    movable: list[int] = []
+    fixed_slots: list[int] = []
     for index, vertex in enumerate(layer):
         adjacent = neighbours[vertex]
-        if len(adjacent) == 1:  # most vertices: the median is the one neighbour
-            movable.append((float(position[adjacent[0]]), index, vertex))
+        if len(adjacent) == 1:  # most vertices: the median is the one neighbour's position
+            medians.append(position[adjacent[0]])
+            movable.append(vertex)
         elif adjacent:
-            movable.append((_median(sorted([position[w] for w in adjacent])), index, vertex))
+            medians.append(_median(sorted([position[w] for w in adjacent])))
+            movable.append(vertex)
         else:
-            fixed_slots.add(index)
-    movable.sort()
-    if fixed_slots:
-        moving = iter(movable)
-        reordered = [layer[i] if i in fixed_slots else next(moving)[2] for i in range(len(layer))]
-    else:
-        reordered = [vertex for _, _, vertex in movable]
-    layer[:] = sorted(reordered, key=lane.__getitem__)
+            fixed_slots.append(index)
+    # a stable sort of the indices by median: ties keep their order, as (median, index) would
+    reordered = [movable[i] for i in sorted(range(len(movable)), key=medians.__getitem__)]
+    for index in fixed_slots:  # in increasing order, so each lands in its slot
+        reordered.insert(index, layer[index])
+    if lanes:
+        reordered.sort(key=lane.__getitem__)
+    layer[:] = reordered
     for index, vertex in enumerate(layer):
         position[vertex] = index
 
 
-def _pair_crossings(left: int, right: int, adjacency: list[list[int]], position: list[int]) -> tuple[int, int]:
-    """Crossings among the ``adjacency`` edges of two neighbours with ``left`` before
-    ``right``, and with the two swapped."""
+@dataclass(frozen=True, slots=True)
+class _SingleLinks:
+    """Per vertex, its neighbour above (``up``) and below (``down``) when it has exactly
+    one there, else ``NO_LINK`` or ``SEVERAL_LINKS``: lists for the transpose's usual
+    comparison (two list lookups), arrays for its first pass (all pairs at once)."""
+
+    up: list[int]
+    down: list[int]
+    up_array: IntArray
+    down_array: IntArray
+
+    @staticmethod
+    def of(graph: ProperGraph) -> _SingleLinks:
+        up, down = ([adjacent[0] if len(adjacent) == 1 else SEVERAL_LINKS if adjacent else NO_LINK
+                     for adjacent in adjacency] for adjacency in (graph.up, graph.down))
+        return _SingleLinks(up, down, np.array(up, dtype=np.int64), np.array(down, dtype=np.int64))
+
+
+def _first_pass_pairs(layers: Layers, position: list[int], single: _SingleLinks, allow_ties: bool) -> list[list[bool]]:
+    """Per layer, per pair of neighbours, whether the transpose's first pass must compare
+    it: all pairs but those whose links (at most one per vertex on either side) show,
+    at once (numpy), that they stay as they are."""
+    vertices = np.fromiter(itertools.chain.from_iterable(layers), dtype=np.int64, count=len(position))
+    at = np.array(position, dtype=np.int64)
+    left, right = vertices[:-1], vertices[1:]  # also pairs across layers, left out below
+    kept = swapped = np.zeros(len(left), dtype=np.int64)
+    undecided = np.zeros(len(left), dtype=np.bool_)
+    for neighbour in (single.up_array, single.down_array):
+        left_neighbour, right_neighbour = neighbour[left], neighbour[right]
+        both = (left_neighbour >= 0) & (right_neighbour >= 0)
+        undecided |= (left_neighbour != NO_LINK) & (right_neighbour != NO_LINK) & ~both  # several links
+        # (without a single neighbour, index -1 or -2 reads some position, masked out)
+        left_at, right_at = at[left_neighbour], at[right_neighbour]
+        kept = kept + (both & (left_at > right_at))
+        swapped = swapped + (both & (left_at < right_at))
+    swaps = (swapped < kept) | (allow_ties & (kept > 0) & (swapped == kept))
+    compare = (swaps | undecided).tolist()
+    pairs: list[list[bool]] = []
+    start = 0
+    for layer in layers:
+        pairs.append(compare[start:start + len(layer) - 1])
+        start += len(layer)
+    return pairs
+
+
+def _pair_crossings(left_neighbours: list[int], right_neighbours: list[int], position: list[int]) -> tuple[int, int]:
+    """Crossings among the links of two neighbours to ``left_neighbours`` and
+    ``right_neighbours`` (the same side), the two kept in order and swapped."""
     kept = swapped = 0
-    right_neighbours = adjacency[right]
-    for a in adjacency[left]:
+    for a in left_neighbours:
         pa = position[a]
         for b in right_neighbours:
             pb = position[b]
@@ -184,18 +259,27 @@ def _pair_crossings(left: int, right: int, adjacency: list[list[int]], position:
     return kept, swapped
 
 
-def _transpose(graph: ProperGraph, layers: Layers, position: list[int], allow_ties: bool,
+def _transpose(graph: ProperGraph, layers: Layers, position: list[int], allow_ties: bool, single: _SingleLinks,
                work: Work, pass_work: int, max_passes: int = 8) -> None:
     """Swap neighbours while that removes crossings; with ``allow_ties`` also swap
     neighbours whose order does not matter, which lets the next sweep escape a plateau
     (dot's "reverse" transpose). A pass costs ``pass_work``, the sum of squared degrees.
+    ``single``: ``_SingleLinks.of(graph)``.
 
     Whether two neighbours swap depends only on them and their neighbours' positions,
     so a pass compares only the pairs that changed since they were last compared and
     kept (the outcome is that of comparing them all): a swap marks the pairs around
-    the swapped two and the pairs of their neighbours in the layers above and below."""
+    the swapped two and the pairs of their neighbours in the layers above and below.
+    On a large graph the first pass starts from the pairs that a comparison of all of
+    them at once (``_first_pass_pairs``) does not show to stay: the same marks keep
+    those that change before their turn."""
     up, down, lane, layer_of = graph.up, graph.down, graph.lane, graph.layer_of
-    stale = [[True] * max(len(layer) - 1, 0) for layer in layers]  # per pair: compare it again
+    lanes = any(lane)
+    only_up, only_down = single.up, single.down
+    kept: int
+    swapped: int
+    stale = (_first_pass_pairs(layers, position, single, allow_ties) if graph.vertex_count >= FIRST_PASS_AT_ONCE
+             else [[True] * max(len(layer) - 1, 0) for layer in layers])  # per pair: compare it again
     layer_stale = [True] * len(layers)
 
     for _ in range(max_passes):
@@ -207,36 +291,52 @@ def _transpose(graph: ProperGraph, layers: Layers, position: list[int], allow_ti
                 continue
             layer_stale[k] = False
             flags = stale[k]
-            for index in range(len(flags)):
-                if not flags[index]:
-                    continue
+            index = -1
+            while True:
+                try:  # the next pair to compare, found by C code: most pairs stay unmarked
+                    index = flags.index(True, index + 1)
+                except ValueError:
+                    break
                 flags[index] = False
                 v, w = layer[index], layer[index + 1]
-                if lane[v] != lane[w]:
+                if lanes and lane[v] != lane[w]:
                     continue
-                kept = swapped = 0
-                for adjacency in (up, down):
-                    left_neighbours, right_neighbours = adjacency[v], adjacency[w]
-                    if len(left_neighbours) == 1 and len(right_neighbours) == 1:  # most pairs: no call
-                        left_at, right_at = position[left_neighbours[0]], position[right_neighbours[0]]
-                        kept += left_at > right_at
-                        swapped += left_at < right_at
-                    elif left_neighbours and right_neighbours:
-                        pair_kept, pair_swapped = _pair_crossings(v, w, adjacency, position)
-                        kept += pair_kept
-                        swapped += pair_swapped
+                # the links above, then below; most vertices have one on each side
+                left_only, right_only = only_up[v], only_up[w]
+                if left_only >= 0 and right_only >= 0:
+                    left_at, right_at = position[left_only], position[right_only]
+                    kept, swapped = left_at > right_at, left_at < right_at
+                elif up[v] and up[w]:
+                    kept, swapped = _pair_crossings(up[v], up[w], position)
+                else:
+                    kept = swapped = 0
+                left_only, right_only = only_down[v], only_down[w]
+                if left_only >= 0 and right_only >= 0:
+                    left_at, right_at = position[left_only], position[right_only]
+                    kept += left_at > right_at
+                    swapped += left_at < right_at
+                elif down[v] and down[w]:
+                    below_kept, below_swapped = _pair_crossings(down[v], down[w], position)
+                    kept += below_kept
+                    swapped += below_swapped
                 if swapped < kept or (allow_ties and kept > 0 and swapped == kept):
                     layer[index], layer[index + 1] = w, v
                     position[v], position[w] = index + 1, index
                     # the pairs of the two (the next one still in this scan) and of their
                     # neighbours above and below, whose neighbour moved, compared again
-                    for vertex in (v, w, *up[v], *down[v], *up[w], *down[w]):
+                    if index > 0:
+                        flags[index - 1] = True
+                    flags[index] = True
+                    if index + 1 < len(flags):
+                        flags[index + 1] = True
+                    for vertex in (*up[v], *down[v], *up[w], *down[w]):
                         marked, at = stale[layer_of[vertex]], position[vertex]
                         if at > 0:
                             marked[at - 1] = True
                         if at < len(marked):
                             marked[at] = True
                         layer_stale[layer_of[vertex]] = True
+                    layer_stale[k] = True
                     improved = improved or swapped < kept
         if not improved:
             return
