@@ -37,13 +37,12 @@ class InfeasibleProgram(ValueError):
 
 
 def minimize_linear(cost: NDArray[np.float64], rows: ArrayLike, cols: ArrayLike, values: ArrayLike,
-                    upper: NDArray[np.float64], lower: NDArray[np.float64] | float,
-                    options: Mapping[str, bool | int | str] | None = None) -> NDArray[np.float64]:
-    """``min cost·x`` subject to ``A·x <= upper`` and ``lower <= x``; ``options``: HiGHS's."""
+                    upper: NDArray[np.float64], lower: NDArray[np.float64] | float) -> NDArray[np.float64]:
+    """``min cost·x`` subject to ``A·x <= upper`` and ``lower <= x``."""
     variable_count = len(cost)
     return minimize(cost, rows, cols, values, np.full(len(upper), -np.inf), upper,
                     np.broadcast_to(np.asarray(lower, dtype=np.float64), (variable_count,)),
-                    np.full(variable_count, np.inf), options=options)
+                    np.full(variable_count, np.inf))
 
 
 def minimize(cost: NDArray[np.float64], rows: ArrayLike, cols: ArrayLike, values: ArrayLike,
@@ -52,7 +51,8 @@ def minimize(cost: NDArray[np.float64], rows: ArrayLike, cols: ArrayLike, values
              options: Mapping[str, bool | int | str] | None = None) -> NDArray[np.float64]:
     """``min cost·x`` subject to ``row_lower <= A·x <= row_upper`` and ``col_lower <= x <=
     col_upper``, every variable integral if ``integer`` (then at most ``node_limit``
-    branch-and-bound nodes, from the feasible point ``start`` if given). Raises
+    branch-and-bound nodes, from the feasible point ``start`` if given); ``options``:
+    HiGHS's, over the defaults. Raises
     InfeasibleProgram, with HiGHS's model status, when it proves no optimum."""
     variable_count = len(cost)
     row_lower = np.asarray(row_lower, dtype=np.float64)
