@@ -29,10 +29,11 @@ _INTEGER = re.compile(r"-?[0-9]+")
 # JSON), U+FFFE and U+FFFF as escapes or in UTF-8; an integer out of range has 19 digits
 # or more, a number too large for a double has them or a three-digit exponent. Only
 # bodies holding one (rarely, by chance) pay for the exact walk, several times slower
-# than parsing. Digits are folded to 0 first: bytes.translate and `in` are much faster
-# than a regular expression.
-_RULE_BREAKING_TEXT = re.compile(
-    rb"\\(?:u(?:00[01][0-9a-fA-F]|[dD][89a-fA-F]|[fF]{3}[eEfF])|[bf])|\xef\xbf[\xbe\xbf]")
+# than parsing. Two expressions, each starting with a fixed byte, search several times
+# faster than one alternation (10 MiB: 11 ms against 44 ms). Digits are folded to 0
+# first: bytes.translate and `in` are much faster than a regular expression.
+_RULE_BREAKING_ESCAPE = re.compile(rb"\\(?:u(?:00[01][0-9a-fA-F]|[dD][89a-fA-F]|[fF]{3}[eEfF])|[bf])")
+_RAW_NONCHARACTER = re.compile(rb"\xef\xbf[\xbe\xbf]")  # U+FFFE, U+FFFF in UTF-8
 _FOLD_NUMBERS = bytes.maketrans(b"123456789E-", b"000000000e+")
 _RULE_BREAKING_NUMBERS = (b"0" * 19, b"e000", b"e+000")
 _SHOWN_INPUT = 40  # characters of a refused input echoed in its message
@@ -58,7 +59,8 @@ def load_json(raw: bytes) -> Any:
 
 def _may_break_a_rule(raw: bytes) -> bool:
     folded = raw.translate(_FOLD_NUMBERS)
-    return (_RULE_BREAKING_TEXT.search(raw) is not None
+    return (_RULE_BREAKING_ESCAPE.search(raw) is not None
+            or _RAW_NONCHARACTER.search(raw) is not None
             or any(pattern in folded for pattern in _RULE_BREAKING_NUMBERS))
 
 
