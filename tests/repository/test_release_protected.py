@@ -22,7 +22,7 @@ from repository.errors import Forbidden
 from repository.protected import ADMINISTRATOR
 from repository.store.models import Base, Element, RelatedLink, Token
 from repository.wire import ElementInput
-from tests.repository.conftest import FACETS, TENANT, Api, assert_error
+from tests.repository.conftest import FACETS, TENANT, Api, assert_error, recorded_statements
 from tests.repository.standin import HIRE, ORDER
 from tests.repository.test_cli import Server
 
@@ -135,6 +135,20 @@ def test_a_user_the_audit_trail_names_is_protected_and_other_users_are_not(api: 
     assert update(api, "users", [rename_other], "editor").status_code == 200
     assert update(api, "users", [rename_actor], ADMINISTRATOR).status_code == 200
     assert api.element(ACTOR_USER, facet="users")["attributes"]["name"]["1033"] == "Forged"
+
+
+def test_the_guard_costs_a_write_elsewhere_no_statement(api: Api) -> None:
+    """Only a write reaching the service facet looks up the actor's role, and only a
+    change to a user looks up the audit links."""
+    def guard_statements(facet: str, element_id: str) -> list[str]:
+        with recorded_statements(api.app) as seen:
+            response = update(api, facet, [{"id": element_id, "attributes": {
+                "name": {"1033": "Renamed"}}}], "editor")
+        assert response.status_code == 200, response.get_json()
+        return [sql for sql, _ in seen if "tokens.role FROM" in sql
+                or ("SELECT DISTINCT" in sql and "related_links.target_pk" in sql)]
+    assert guard_statements("processes", ORDER) == []
+    assert len(guard_statements("users", OTHER_USER)) == 1
 
 
 def test_an_editor_cannot_run_a_transition_on_a_token(api: Api) -> None:
