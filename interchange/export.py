@@ -27,6 +27,7 @@ from interchange.kept import BPMN_FLOWS, BPMN_ID, BPMN_PROCESS, BPMN_TYPE
 from interchange.parsing import MODEL_NS, one_line, qname
 from interchange.reader import DATA_TAGS, SCOPES, SHAPE_TYPES
 from renderer.culture import LANGUAGE_NEUTRAL
+from renderer.markup import clean_text
 
 #: Our element type → the BPMN tag it is written as when no tag was kept.
 DEFAULT_TAGS: dict[str, str] = {
@@ -84,6 +85,13 @@ def _outermost(unit: str, parent_of: Mapping[str, str]) -> list[str]:
     return chain
 
 
+def _xml_name(value: Any) -> str:
+    """A stored name as an XML attribute: on one line, without what XML cannot hold (the
+    input rules refuse it, a database written before them may hold it), as the SVG
+    drawings show it."""
+    return one_line(clean_text(str(value)))
+
+
 def _flow_key(flow: Mapping[str, Any]) -> tuple[str, str, str]:
     return flow["source"], flow["target"], flow["type"]
 
@@ -111,8 +119,8 @@ class _Exporter:
         names = names or {}
         for key in self.cultures:
             if names.get(key) not in (None, ""):
-                return one_line(str(names[key]))
-        return next((one_line(str(v)) for v in names.values() if v not in (None, "")), "")
+                return _xml_name(names[key])
+        return next((_xml_name(v) for v in names.values() if v not in (None, "")), "")
 
     def _element_name(self, element: Mapping[str, Any]) -> str:
         return self._name((element.get("attributes") or {}).get("name"))

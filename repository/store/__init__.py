@@ -10,6 +10,7 @@ commits: the caller owns the transaction (one per request).
     reads     elements, listing pages, hierarchy, content, attributes and links
     rows      row writes: attributes, links, children, content, revision bumps
     versions  the version a write goes to (a frozen one gets a new revision)
+    guard     who may write tokens, approval tasks and audit actors (repository/protected.py)
     writes    create, update, append_content
     releases  release transitions and their side effects
 

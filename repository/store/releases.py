@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from sqlalchemy import exists, select
 
-from repository import catalog, release
+from repository import catalog, protected, release
 from repository.errors import Conflict
 from repository.store.base import current_version_pk
 from repository.store.models import AttributeValue, Element, ElementVersion, RelatedLink
@@ -25,6 +25,7 @@ class Releases(Writes):
     def transition(self, element: Element, transition: release.Transition,
                    actor_pk: int | None) -> Element:
         """Run a release transition (409 when it does not start from the current state)."""
+        self._refuse_protected_changes([element], actor_pk)
         self._count_writes([element])
         version = self.current_version(element)
         try:
@@ -83,19 +84,20 @@ class Releases(Writes):
                           name=label(names, culture, self.tenant.default_culture))
                       for culture, template in catalog.TASK_NAMES[EXPIRY_TASK].items()}
         approvers = [user.id for user in self.users_with_role_flag(APPROVER_FLAG)]
-        self.create("automation", ElementInput(
-            id=None, version_id=None, type="task", facet="automation",
-            attributes={"name": task_names, "actionType": {NEUTRAL: EXPIRY_TASK},
-                        "taskStatus": {NEUTRAL: "open"}},
-            related={"subject": [element.id], "assignedTo": approvers},
-            children=None, content=None), actor_pk)
+        with self.acting_as_service():  # the caller may not create tasks, the workflow may
+            self.create(protected.SERVICE_FACET, ElementInput(
+                id=None, version_id=None, type="task", facet=protected.SERVICE_FACET,
+                attributes={"name": task_names, "actionType": {NEUTRAL: EXPIRY_TASK},
+                            "taskStatus": {NEUTRAL: "open"}},
+                related={"subject": [element.id], "assignedTo": approvers},
+                children=None, content=None), actor_pk)
 
     def _close_expiry_tasks(self, element: Element, status: str) -> None:
         open_tasks = self.session.scalars(
             select(ElementVersion)
             .join(Element, Element.pk == ElementVersion.element_pk)
             .join(RelatedLink, RelatedLink.version_pk == ElementVersion.pk)
-            .where(Element.tenant_pk == self.tenant.pk, Element.facet == "automation",
+            .where(Element.tenant_pk == self.tenant.pk, Element.facet == protected.SERVICE_FACET,
                    Element.type == "task", RelatedLink.context == "subject",
                    RelatedLink.target_pk == element.pk,
                    exists(select(AttributeValue.pk).where(

@@ -18,6 +18,7 @@ from repository.errors import Conflict, InvalidInput
 from repository.store import batch
 from repository.store.base import current_version_pk, pks_of
 from repository.store.generation import bump_content_generation
+from repository.store.guard import Guard
 from repository.store.models import AttributeValue, Element, ElementVersion, RelatedLink, Shape
 from repository.store.values import (
     NEUTRAL,
@@ -27,11 +28,10 @@ from repository.store.values import (
     now_timestamp,
     sort_key,
 )
-from repository.store.versions import Versions
 from repository.wire import AttributeMap, ContentItem, ElementInput, check_link_count
 
 
-class Writes(Versions):
+class Writes(Guard):
     """create, update and append_content; `actor_pk` is the element that acts."""
 
     def create(self, facet: str, data: ElementInput, actor_pk: int | None,
@@ -59,6 +59,7 @@ class Writes(Versions):
         need the element first (see `create`)."""
         if not inputs:
             return []
+        self._refuse_protected_creates([facet for facet, _ in inputs], actor_pk)
         # A new element is in the listings at once: their cache keys must change
         # (first thing, as in every write: repository/store/generation.py).
         bump_content_generation(self.session, self.tenant.pk)
@@ -133,6 +134,7 @@ class Writes(Versions):
     def _update_batch(self, changes: Sequence[tuple[Element, ElementInput]],
                       actor_pk: int | None, if_match: frozenset[int] | None) -> None:
         """`update_many` for distinct elements."""
+        self._refuse_protected_changes([element for element, _ in changes], actor_pk)
         self._count_writes([element for element, _ in changes], if_match)
         newest = self.versions_by_pk(element.current_version_pk for element, _ in changes)
         for element, data in changes:
@@ -164,6 +166,7 @@ class Writes(Versions):
         in-process version first, as on update); returns (shape id, request index) per
         item. A fixed number of statements however many items: new elements in bulk
         (`create_many`), new shapes in one insert, changed ones in one update."""
+        self._refuse_protected_changes([diagram], actor_pk)
         self._count_writes([diagram], if_match)
         version = self._writable_version(diagram)
         named_shapes = [item.shape_id for item in items if item.shape_id is not None]

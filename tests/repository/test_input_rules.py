@@ -315,7 +315,8 @@ DOCUMENTS = st.recursive(SCALARS, lambda children: st.lists(children, max_size=3
 def breaks_a_rule(value: Any) -> bool:
     """The rules, restated plainly: what load_json must refuse."""
     if isinstance(value, str):
-        return "\x00" in value or any(0xD800 <= ord(c) <= 0xDFFF for c in value)
+        return any((ord(c) < 0x20 and c not in "\t\n\r") or 0xD800 <= ord(c) <= 0xDFFF
+                   or c in "\ufffe\uffff" for c in value)
     if isinstance(value, bool):
         return False
     if isinstance(value, int):
