@@ -14,7 +14,7 @@ from typing import Any
 from sqlalchemy import func, select, update
 
 from repository import catalog, release
-from repository.errors import Conflict, InvalidInput
+from repository.errors import Conflict, InvalidInput, TooLarge
 from repository.store import batch
 from repository.store.base import current_version_pk, pks_of
 from repository.store.generation import bump_content_generation
@@ -28,7 +28,13 @@ from repository.store.values import (
     sort_key,
 )
 from repository.store.versions import Versions
-from repository.wire import AttributeMap, ContentItem, ElementInput, check_link_count
+from repository.wire import (
+    MAX_CONTENT_ITEMS,
+    AttributeMap,
+    ContentItem,
+    ElementInput,
+    check_link_count,
+)
 
 
 class Writes(Versions):
@@ -175,6 +181,7 @@ class Writes(Versions):
             if item.shape_id is not None and item.shape_id not in existing:
                 raise InvalidInput(f"Item {item.index}: shape {item.shape_id!r} is not a "
                                    f"shape of diagram {diagram.id!r}")
+        self._check_shape_total(version, sum(item.shape_id is None for item in items))
         target_pks = self._content_targets(diagram, items, actor_pk)
         shape_ids = {item.index: item.shape_id or new_id() for item in items}
         predecessors = {shape_id: list(previous) for shape_id, (_, previous)
@@ -198,6 +205,16 @@ class Writes(Versions):
             self.session.execute(update(Shape), changed)
         self.touch(diagram, version, actor_pk)
         return [(shape_ids[item.index], item.index) for item in items]
+
+    def _check_shape_total(self, version: ElementVersion, new_shapes: int) -> None:
+        """A diagram holds at most the shapes content create may write at once (and the
+        renderer draws): appends cannot grow it past that. Checked before the new
+        shapes' elements are made."""
+        shapes = new_shapes + (self.session.scalar(
+            select(func.count()).select_from(Shape).where(Shape.version_pk == version.pk)) or 0)
+        if shapes > MAX_CONTENT_ITEMS:
+            raise TooLarge(f"A diagram holds at most {MAX_CONTENT_ITEMS:,} shapes; after this "
+                           f"append it would hold {shapes:,}")
 
     def _check_link_total(self, version: ElementVersion, changed: Mapping[str, Any],
                           predecessors: Mapping[str, list[str]]) -> None:
