@@ -27,11 +27,12 @@ MAX_ID_LENGTH = 64
 MAX_ATTRIBUTE_VALUE_LENGTH = 100_000
 MAX_PREDECESSOR_LINKS = 20_000
 # What one request writes, counted over all its elements (docs/reliability.md, "Request
-# limits (issue 18)"): attribute values (a row each, per culture) and related links keep
-# the longest write's lock far under SQLite's 5 s busy timeout (50,000 values: 1.8 s).
-MAX_VALUES_PER_REQUEST = 50_000
+# limits (issue 18)"): attribute values (a row each, per culture; five per element of a
+# full update) and related links keep the longest write's lock well under SQLite's 5 s
+# busy timeout even on a loaded machine (the limits together with 5,000 new shapes).
+MAX_VALUES_PER_REQUEST = 25_000
 MAX_RELATED_PER_ELEMENT = 5_000
-MAX_RELATED_PER_REQUEST = 20_000
+MAX_RELATED_PER_REQUEST = 10_000
 # Entries of list values (file lists; an import's kept flows): each is decoded on every
 # read, whatever its text (a million `{}` hold none).
 MAX_LIST_ENTRIES_PER_ELEMENT = 5_000

@@ -15,7 +15,7 @@ from sqlalchemy import func, select, update
 
 from repository import catalog, release
 from repository.errors import Conflict, InvalidInput, TooLarge
-from repository.store import batch
+from repository.store import batch, idempotency
 from repository.store.base import current_version_pk, pks_of
 from repository.store.generation import bump_content_generation
 from repository.store.models import AttributeValue, Element, ElementVersion, RelatedLink, Shape
@@ -242,6 +242,16 @@ class Writes(Versions):
             [_content_input(diagram, item) for item in fresh], actor_pk), strict=True))
         return {item.index: named[item.element_id] if item.element_id is not None
                 else created[item.index] for item in items if item.shape_id is None}
+
+    def claim_idempotency_key(self, actor_pk: int, key: str,
+                              fingerprint: str) -> idempotency.StoredAnswer | None:
+        """The answer committed under the caller's `key`, or None once the key is the
+        caller's create's (repository/store/idempotency.py)."""
+        return idempotency.claim(self.session, self.tenant.pk, actor_pk, key, fingerprint)
+
+    def remember_answer(self, actor_pk: int, key: str, status: int, body: str) -> None:
+        """The answer of the create that claimed `key`, committed with the create."""
+        idempotency.remember(self.session, self.tenant.pk, actor_pk, key, status, body)
 
     def _check_type(self, facet: str, type_key: str | None) -> str:
         if type_key is None:
