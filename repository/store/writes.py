@@ -30,6 +30,7 @@ from repository.store.values import (
 from repository.store.versions import Versions
 from repository.wire import (
     MAX_CONTENT_ITEMS,
+    MAX_RELATED_PER_ELEMENT,
     AttributeMap,
     ContentItem,
     ElementInput,
@@ -155,8 +156,12 @@ class Writes(Versions):
         self._write_attributes_of({version.pk: {**_client_attributes(data), **changed_on}
                                    for version, (_, data) in zip(versions, changes, strict=True)})
         changed_by = {} if actor_pk is None else {"changedBy": [actor_pk]}
+        client_links = self._client_links_of([data for _, data in changes])
         self._set_links_of({version.pk: {**links, **changed_by} for version, links in zip(
-            versions, self._client_links_of([data for _, data in changes]), strict=True)})
+            versions, client_links, strict=True)})
+        self._check_related_totals({version.pk: element.id for version, (element, _), links
+                                    in zip(versions, changes, client_links, strict=True)
+                                    if links})
         for (element, data), version in zip(changes, versions, strict=True):
             self._set_structure(element, version, data)
         names = self._names_of([version.pk for version in versions])
@@ -205,6 +210,23 @@ class Writes(Versions):
             self.session.execute(update(Shape), changed)
         self.touch(diagram, version, actor_pk)
         return [(shape_ids[item.index], item.index) for item in items]
+
+    def _check_related_totals(self, element_ids: Mapping[int, str]) -> None:
+        """The related links of each element (by version pk) whose links this write set,
+        the contexts it left alone included, within MAX_RELATED_PER_ELEMENT: a request
+        holds an element to the limit, and this keeps contexts sent one request at a time
+        from growing past it. Server-set contexts (history) are not counted."""
+        version_pks = list(element_ids)
+        for start in range(0, len(version_pks), batch.IN_CHUNK):
+            over = self.session.execute(
+                select(RelatedLink.version_pk, func.count())
+                .where(RelatedLink.version_pk.in_(version_pks[start:start + batch.IN_CHUNK]),
+                       RelatedLink.context.not_in(sorted(catalog.SERVER_RELATED)))
+                .group_by(RelatedLink.version_pk)
+                .having(func.count() > MAX_RELATED_PER_ELEMENT)).first()
+            if over is not None:
+                raise TooLarge(f"{element_ids[over[0]]!r} would hold {over[1]:,} related links; "
+                               f"an element holds at most {MAX_RELATED_PER_ELEMENT:,}")
 
     def _check_shape_total(self, version: ElementVersion, new_shapes: int) -> None:
         """A diagram holds at most the shapes content create may write at once (and the

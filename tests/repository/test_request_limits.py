@@ -15,6 +15,7 @@ import pytest
 from sqlalchemy import func, insert, select
 
 from repository.cli import main
+from repository.store import writes
 from repository.store.db import make_engine, session_factory
 from repository.store.models import AttributeValue, Element, RelatedLink, Shape
 from repository.wire import (
@@ -109,6 +110,24 @@ def test_more_related_links_than_an_element_may_hold_are_413(api: Api) -> None:
     body = assert_error(api.post(CONTENT.format(DRAFT), new_tasks(
         1, related={"executedBy": over}), role="editor"), 413)
     assert "values[0].element.related" in body["message"]
+
+
+def test_contexts_sent_one_request_at_a_time_cannot_grow_an_element_past_the_limit(
+        api: Api, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(writes, "MAX_RELATED_PER_ELEMENT", 3)  # the store's count, kept small
+    first = api.post(UPDATE, update_body({"id": DRAFT, "related": {"owner": [
+        {"id": SALES}, {"id": BIKE}]}}), role="editor")
+    assert first.status_code == 200, first.get_json()
+    before = rows(api)
+    body = assert_error(api.post(UPDATE, update_body({"id": DRAFT, "related": {"hasOutput": [
+        {"id": BIKE}, {"id": ORDER}]}}), role="editor"), 413)
+    assert repr(DRAFT) in body["message"] and "4" in body["message"]
+    assert rows(api) == before
+    # Replacing a context so that the element stays within the limit is fine.
+    again = api.post(UPDATE, update_body({"id": DRAFT, "related": {"owner": [{"id": SALES}],
+                                                                 "hasOutput": [{"id": BIKE}]}}),
+                     role="editor")
+    assert again.status_code == 200, again.get_json()
 
 
 @pytest.mark.usefixtures("unchanged")
