@@ -1,5 +1,8 @@
 """Inbound JSON bodies → typed inputs, with every check of their shape a client can fail
-(400/413): attribute values and predecessor links are bounded, ids and names are plain.
+(400/413): attribute values and predecessor links are bounded, and so is what one
+request writes (values, related links, file list entries, shapes; `check_request_limits`),
+ids and names are plain; related links are de-duplicated. `parse_document` holds a body
+built in process (`elrepo import`) to the same rules.
 The rules on every text and number are `repository.input_rules`'s (applied to a whole
 body by its `load_json`); the rules of the content itself (indices, predecessors,
 element references) are the renderer's (renderer/contract.py): this module calls them,
@@ -27,9 +30,9 @@ MAX_ID_LENGTH = 64
 MAX_ATTRIBUTE_VALUE_LENGTH = 100_000
 MAX_PREDECESSOR_LINKS = 20_000
 # What one request writes, counted over all its elements (docs/reliability.md, "Request
-# limits (issue 18)"): attribute values (a row each, per culture; five per element of a
-# full update) and related links keep the longest write's lock well under SQLite's 5 s
-# busy timeout even on a loaded machine (the limits together with 5,000 new shapes).
+# limits and Idempotency-Key (issue 18)"): attribute values (a row each, per culture;
+# five per element of a full update) and related links keep the longest write's lock
+# well under SQLite's 5 s busy timeout even on a loaded machine (with 5,000 new shapes).
 MAX_VALUES_PER_REQUEST = 25_000
 MAX_RELATED_PER_ELEMENT = 5_000
 MAX_RELATED_PER_REQUEST = 10_000
@@ -135,12 +138,13 @@ def check_request_limits(elements: Sequence[tuple[str, WrittenElement]]) -> None
         values += sum(len(per_culture) for per_culture in element.attributes.values())
         related += links
         entries += listed
-    for count, limit, what in ((values, MAX_VALUES_PER_REQUEST, "attribute values"),
-                               (related, MAX_RELATED_PER_REQUEST, "related links"),
-                               (entries, MAX_LIST_ENTRIES_PER_REQUEST, "file list entries")):
+    for count, limit, what in (
+            (values, MAX_VALUES_PER_REQUEST, "attribute values (one per culture)"),
+            (related, MAX_RELATED_PER_REQUEST, "related links"),
+            (entries, MAX_LIST_ENTRIES_PER_REQUEST, "file list entries")):
         if count > limit:
-            raise TooLarge(f"A request writes at most {limit:,} {what} (each culture's "
-                           f"value counts); this one has {count:,}")
+            raise TooLarge(f"A request writes at most {limit:,} {what}; this one has "
+                           f"{count:,}")
 
 
 def parse_element(raw: Any, where: str) -> ElementInput:

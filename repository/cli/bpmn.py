@@ -108,8 +108,8 @@ def plan_import(imported: BpmnImport, tenant: Tenant, file_name: str) -> ImportP
     They are written as the bodies of an update (every element of the file) and of a
     content create per diagram, and read back by the API's own parsers
     (`wire.parse_document`): an imported file meets exactly the input rules and limits
-    of a request (docs/reliability.md, "Request limits (issue 18)"), and a file that
-    breaks one is refused whole with the API's message."""
+    of a request (docs/reliability.md, "Request limits and Idempotency-Key (issue 18)"),
+    and a file that breaks one is refused whole with the API's message."""
     from interchange.fixture import lane_keys, scope_fixture, scope_nodes
     from interchange.kept import BPMN_FLOWS, BPMN_ID, BPMN_PROCESS, BPMN_TYPE
     from repository.wire import parse_content_body, parse_document, parse_update_body
