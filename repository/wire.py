@@ -1,5 +1,8 @@
 """Inbound JSON bodies → typed inputs, with every check of their shape a client can fail
-(400/413): attribute values and predecessor links are bounded, ids and names are plain.
+(400/413): attribute values and predecessor links are bounded, and so is what one
+request writes (values, related links, file list entries, shapes; `check_request_limits`),
+ids and names are plain; related links are de-duplicated. `parse_document` holds a body
+built in process (`elrepo import`) to the same rules.
 The rules on every text and number are `repository.input_rules`'s (applied to a whole
 body by its `load_json`); the rules of the content itself (indices, predecessors,
 element references) are the renderer's (renderer/contract.py): this module calls them,
@@ -10,12 +13,14 @@ shape of a body.
 
 from __future__ import annotations
 
+import json
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, TypeGuard
+from typing import Any, Protocol, TypeGuard, TypeVar
 
 from renderer.contract import MAX_SHAPES, check_element_reference, check_shape_links, shape_links
 from repository.errors import InvalidInput, TooLarge
-from repository.input_rules import PLAIN_NAME, parse_culture_id, render_contract
+from repository.input_rules import PLAIN_NAME, load_json, parse_culture_id, render_contract
 
 MAX_CONTENT_ITEMS = MAX_SHAPES
 MAX_ELEMENTS_PER_UPDATE = 5000
@@ -24,7 +29,19 @@ MAX_ID_LENGTH = 64
 # Characters of one attribute value in one culture (a file list: all its text together).
 MAX_ATTRIBUTE_VALUE_LENGTH = 100_000
 MAX_PREDECESSOR_LINKS = 20_000
+# What one request writes, counted over all its elements (docs/reliability.md, "Request
+# limits and Idempotency-Key (issue 18)"): attribute values (a row each, per culture;
+# five per element of a full update) and related links keep the longest write's lock
+# well under SQLite's 5 s busy timeout even on a loaded machine (with 5,000 new shapes).
+MAX_VALUES_PER_REQUEST = 25_000
+MAX_RELATED_PER_ELEMENT = 5_000
+MAX_RELATED_PER_REQUEST = 10_000
+# Entries of list values (file lists; an import's kept flows): each is decoded on every
+# read, whatever its text (a million `{}` hold none).
+MAX_LIST_ENTRIES_PER_ELEMENT = 5_000
+MAX_LIST_ENTRIES_PER_REQUEST = 50_000
 AttributeMap = dict[str, dict[int, Any]]
+Parsed = TypeVar("Parsed")
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,6 +78,24 @@ class ContentItem:
     predecessors: tuple[int, ...]
 
 
+def parse_document(parse: Callable[[Any], Parsed], document: Any) -> Parsed:
+    """A body built in process (an imported file's elements, a diagram's content) held to
+    exactly the rules of a request's body: its JSON text through `load_json`, as the
+    request's bytes, then `parse` (`parse_update_body`, `parse_content_body`)."""
+    return parse(load_json(json.dumps(document).encode()))
+
+
+class WrittenElement(Protocol):
+    """What the request limits count of an element a request writes (an update's
+    `ElementInput`, a content item's new element)."""
+
+    @property
+    def attributes(self) -> AttributeMap: ...
+
+    @property
+    def related(self) -> Mapping[str, list[str]] | None: ...
+
+
 def parse_update_body(body: Any) -> list[ElementInput]:
     """`{count, elements: [...]}`; count must equal the list length (docs/contract.md,
     "Details clients rely on")."""
@@ -73,7 +108,43 @@ def parse_update_body(body: Any) -> list[ElementInput]:
     count = obj.get("count")
     if count is not None and (not _is_int(count) or count != len(elements)):
         raise InvalidInput(f"'count' is {count!r} but 'elements' holds {len(elements)} items")
-    return [parse_element(item, f"elements[{i}]") for i, item in enumerate(elements)]
+    inputs = [parse_element(item, f"elements[{i}]") for i, item in enumerate(elements)]
+    check_request_limits([(f"elements[{i}]", data) for i, data in enumerate(inputs)])
+    shapes = sum(len(data.content or ()) for data in inputs)
+    if shapes > MAX_CONTENT_ITEMS:
+        raise TooLarge(f"At most {MAX_CONTENT_ITEMS:,} content shapes per request, as in "
+                       f"content create; this update lists {shapes:,}")
+    check_link_count(sum(len(entry.predecessors or ()) for data in inputs
+                         for entry in data.content or ()), "this request")
+    return inputs
+
+
+def check_request_limits(elements: Sequence[tuple[str, WrittenElement]]) -> None:
+    """The limits on what one request (an update, a content create, an imported file)
+    writes: related links and list entries per element, and attribute values, related
+    links and list entries over all its elements; 413 naming the first one broken."""
+    values = related = entries = 0
+    for where, element in elements:
+        links = sum(len(targets) for targets in (element.related or {}).values())
+        if links > MAX_RELATED_PER_ELEMENT:
+            raise TooLarge(f"{where}.related: an element holds at most "
+                           f"{MAX_RELATED_PER_ELEMENT:,} related links, got {links:,}")
+        listed = sum(len(value) for per_culture in element.attributes.values()
+                     for value in per_culture.values() if isinstance(value, list))
+        if listed > MAX_LIST_ENTRIES_PER_ELEMENT:
+            raise TooLarge(f"{where}.attributes: an element's list values (file lists) hold "
+                           f"at most {MAX_LIST_ENTRIES_PER_ELEMENT:,} entries together, got "
+                           f"{listed:,}")
+        values += sum(len(per_culture) for per_culture in element.attributes.values())
+        related += links
+        entries += listed
+    for count, limit, what in (
+            (values, MAX_VALUES_PER_REQUEST, "attribute values (one per culture)"),
+            (related, MAX_RELATED_PER_REQUEST, "related links"),
+            (entries, MAX_LIST_ENTRIES_PER_REQUEST, "file list entries")):
+        if count > limit:
+            raise TooLarge(f"A request writes at most {limit:,} {what}; this one has "
+                           f"{count:,}")
 
 
 def parse_element(raw: Any, where: str) -> ElementInput:
@@ -109,10 +180,12 @@ def parse_attributes(raw: Any, where: str) -> AttributeMap:
 
 
 def parse_related(raw: Any, where: str) -> dict[str, list[str]]:
+    """Related links by context; a target listed again in its context is one link (the
+    first place kept): a link is a fact, not a count."""
     result: dict[str, list[str]] = {}
     for context, refs in _object(raw, where).items():
         _check_name(context, f"{where} context")
-        result[context] = _references(refs, f"{where}.{context}")
+        result[context] = list(dict.fromkeys(_references(refs, f"{where}.{context}")))
     return result
 
 
@@ -125,6 +198,7 @@ def parse_content_body(body: Any) -> list[ContentItem]:
         raise TooLarge(f"At most {MAX_CONTENT_ITEMS} content items per request, "
                        f"got {len(values)}")
     items = [_content_item(raw, f"values[{i}]") for i, raw in enumerate(values)]
+    check_request_limits([(f"values[{i}].element", item) for i, item in enumerate(items)])
     check_link_count(sum(len(item.predecessors) for item in items), "this request")
     with render_contract():
         check_shape_links([(item.index, item.predecessors) for item in items])
@@ -161,6 +235,9 @@ def _content_item(raw: Any, where: str) -> ContentItem:
 def _content_entries(raw: Any, where: str) -> list[ContentEntry]:
     if not isinstance(raw, list):
         raise InvalidInput(f"{where} must be a list")
+    if len(raw) > MAX_CONTENT_ITEMS:
+        raise TooLarge(f"{where}: a diagram holds at most {MAX_CONTENT_ITEMS:,} shapes, as "
+                       f"in content create; got {len(raw):,}")
     entries = []
     for i, item in enumerate(raw):
         obj = _object(item, f"{where}[{i}]")

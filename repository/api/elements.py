@@ -26,6 +26,7 @@ from repository.api.common import (
     shaping,
 )
 from repository.api.endpoint import Answer, Body, Resource
+from repository.api.idempotency import idempotent
 from repository.api.lookup import matching_element, serializer
 from repository.api.routes import ELEMENT, VIEW
 from repository.errors import InvalidInput
@@ -72,11 +73,15 @@ def get_element(req: TenantRequest, facet: catalog.Facet, view: str,
 
 @resource.endpoint("POST", VIEW + "/elements", summary="Update or create elements",
                    api_version="4.0", answer="ElementList", permission=auth.EDIT,
-                   parameters=(parameters.IF_MATCH,),
+                   parameters=(parameters.IF_MATCH, parameters.IDEMPOTENCY_KEY),
                    body=Body(parse_update_body, "UpdateBody"))
 def update_elements(req: TenantRequest, facet: catalog.Facet, view: str,
-                    body: Callable[[], list[ElementInput]]) -> dict[str, Any]:
+                    body: Callable[[], list[ElementInput]]) -> Response | dict[str, Any]:
     inputs = body()
+    return idempotent(req, inputs, lambda: _update(req, facet, inputs))
+
+
+def _update(req: TenantRequest, facet: catalog.Facet, inputs: list[ElementInput]) -> dict[str, Any]:
     expected = if_match()
     if expected is not None and (len(inputs) != 1 or inputs[0].id is None):
         raise InvalidInput("If-Match names one element: send exactly one element, with its "

@@ -82,6 +82,14 @@ IF_NONE_MATCH = Parameter(
     "`*` or ETags of answers (pictures, listing pages) the client holds",
     answer=(304, "If-None-Match names the current ETag; empty body"))
 
+IDEMPOTENCY_KEY = Parameter(
+    "Idempotency-Key", "Idempotency-Key", "header",
+    {"type": "string", "minLength": 1, "maxLength": 255, "pattern": "^[!-~]([ -~]*[!-~])?$"},
+    "A key of the client's for this create (visible ASCII): a retry with the same key "
+    "within 24 h answers the first answer (header `Idempotent-Replayed: true`), nothing "
+    "written again",
+    answer=(422, "The Idempotency-Key was sent before with another request"))
+
 PATH: dict[str, Parameter] = {
     "collection_id": _path("collectionId"),
     "storage_id": _path("storageId"),

@@ -103,26 +103,38 @@ def _import_file(args: argparse.Namespace, path: Path) -> None:
 def plan_import(imported: BpmnImport, tenant: Tenant, file_name: str) -> ImportPlan:
     """The elements and contents of a BPMN file, with ids stable for this tenant, file
     name (without its folder) and model: modelling tools give many files the same
-    process id (`Process_1`), so the process id alone would merge unrelated models."""
+    process id (`Process_1`), so the process id alone would merge unrelated models.
+
+    They are written as the bodies of an update (every element of the file) and of a
+    content create per diagram, and read back by the API's own parsers
+    (`wire.parse_document`): an imported file meets exactly the input rules and limits
+    of a request (docs/reliability.md, "Request limits and Idempotency-Key (issue 18)"),
+    and a file that breaks one is refused whole with the API's message."""
     from interchange.fixture import lane_keys, scope_fixture, scope_nodes
     from interchange.kept import BPMN_FLOWS, BPMN_ID, BPMN_PROCESS, BPMN_TYPE
-    from repository.wire import ContentItem, ElementInput
+    from repository.wire import parse_content_body, parse_document, parse_update_body
 
     model = imported.model
+    neutral = str(catalog.NEUTRAL)
 
     def stable_id(bpmn_id: str) -> str:
         key = "\n".join((tenant.collection_id, tenant.storage_id, file_name, model.plane_element, bpmn_id))
         return str(uuid.uuid5(BPMN_ID_NAMESPACE, key))
 
-    def kept(bpmn_id: str, tag: str, **more: Any) -> dict[str, dict[int, Any]]:
-        return {BPMN_ID: {catalog.NEUTRAL: bpmn_id}, BPMN_TYPE: {catalog.NEUTRAL: tag},
-                **{name: {catalog.NEUTRAL: value} for name, value in more.items()}}
+    def references(ids: list[str]) -> list[dict[str, str]]:
+        return [{"id": stable_id(bpmn_id)} for bpmn_id in ids]
 
-    def element_input(facet: str, bpmn_id: str, type_key: str, attributes: dict[str, dict[int, Any]],
-                      related: dict[str, list[str]] | None = None,
-                      children: list[str] | None = None) -> tuple[str, ElementInput]:
-        return facet, ElementInput(id=stable_id(bpmn_id), version_id=None, type=type_key, facet=facet,
-                                   attributes=attributes, related=related, children=children, content=None)
+    def kept(bpmn_id: str, tag: str, **more: Any) -> dict[str, dict[str, Any]]:
+        return {BPMN_ID: {neutral: bpmn_id}, BPMN_TYPE: {neutral: tag},
+                **{name: {neutral: value} for name, value in more.items()}}
+
+    def element(facet: str, bpmn_id: str, type_key: str, attributes: dict[str, dict[str, Any]],
+                related: dict[str, list[dict[str, str]]] | None = None,
+                children: list[dict[str, str]] | None = None) -> dict[str, Any]:
+        """One element of the update body (wire form, docs/contract.md)."""
+        return {"id": stable_id(bpmn_id), "type": type_key, "facetName": facet, "attributes": attributes,
+                **({"related": related} if related is not None else {}),
+                **({"children": children} if children is not None else {})}
 
     pool_process = {pool.id: pool.process for pool in model.pools}
     lane_ids = {lane.id for lane in model.lanes}
@@ -130,9 +142,9 @@ def plan_import(imported: BpmnImport, tenant: Tenant, file_name: str) -> ImportP
     for unit in imported.fixture["elements"]:
         tag = "participant" if unit["id"] in pool_process else "lane" if unit["id"] in lane_ids else "process"
         process = {BPMN_PROCESS: pool_process[unit["id"]]} if pool_process.get(unit["id"]) else {}
-        units.append(element_input("organization", unit["id"], "orgUnit",
-                                   {**_names(unit), **kept(unit["id"], tag, **process)},
-                                   children=[stable_id(child["id"]) for child in unit.get("children", [])]))
+        units.append(element("organization", unit["id"], "orgUnit",
+                             {**_names(unit), **kept(unit["id"], tag, **process)},
+                             children=references([child["id"] for child in unit.get("children", [])])))
 
     scope_of = {node.id: node.parent for node in model.nodes}
     flows: dict[str | None, list[dict[str, Any]]] = {}
@@ -144,13 +156,13 @@ def plan_import(imported: BpmnImport, tenant: Tenant, file_name: str) -> ImportP
 
     bands = lane_keys(model)
     scopes = [None] + [node.id for node in model.nodes if node.expandable and scope_nodes(model, node.id)]
-    process_names = _names(imported.fixture["diagram"]) or {"name": {catalog.NEUTRAL: Path(file_name).stem}}
+    process_names = _names(imported.fixture["diagram"]) or {"name": {neutral: Path(file_name).stem}}
     process_kept = kept(model.plane_element, "collaboration" if model.pools else "process",
                         **{BPMN_FLOWS: flows.get(None, [])})
-    every_unit = [stable_id(unit["id"]) for unit in imported.fixture["elements"]]  # so export finds them all
-    elements = [element_input(PROCESS_FACET, model.plane_element, "mainProcess", {**process_names, **process_kept},
-                              related={"executedBy": every_unit})]
-    contents: dict[str, list[ContentItem]] = {}
+    every_unit = references([unit["id"] for unit in imported.fixture["elements"]])  # so export finds them all
+    elements = [element(PROCESS_FACET, model.plane_element, "mainProcess", {**process_names, **process_kept},
+                        related={"executedBy": every_unit})]
+    content_bodies: dict[str, dict[str, Any]] = {}
     for scope in scopes:
         values = scope_fixture(model, scope_nodes(model, scope), bands).fixture["values"]
         items = []
@@ -160,18 +172,22 @@ def plan_import(imported: BpmnImport, tenant: Tenant, file_name: str) -> ImportP
             assert node is not None, "every shape of the fixture is a node of the model"
             more = {BPMN_FLOWS: flows.get(node.id, [])} if node.id in scopes else {}
             type_key = raw["type"]
-            elements.append(element_input(
+            lanes = [ref["id"] for ref in raw.get("related", {}).get("executedBy", [])]
+            elements.append(element(
                 catalog.facet_of_type(type_key, PROCESS_FACET) or PROCESS_FACET, node.id, type_key,
-                {**_names(raw), **kept(node.id, node.tag, **more)},
-                related={"executedBy": [stable_id(ref["id"]) for ref in raw.get("related", {}).get("executedBy", [])]}))
-            items.append(ContentItem(index=value["shapeInfo"]["index"], shape_id=None, element_id=stable_id(node.id),
-                                     type=None, attributes={}, related={},
-                                     predecessors=tuple(value["shapeInfo"]["predecessors"])))
-        contents[stable_id(scope or model.plane_element)] = items
-    return ImportPlan(units, elements, contents)
+                {**_names(raw), **kept(node.id, node.tag, **more)}, related={"executedBy": references(lanes)}))
+            items.append({"shapeInfo": {"index": value["shapeInfo"]["index"],
+                                        "predecessors": value["shapeInfo"]["predecessors"]},
+                          "element": {"id": stable_id(node.id)}})
+        content_bodies[stable_id(scope or model.plane_element)] = {"values": items}
+    every_element = units + elements
+    parsed = parse_document(parse_update_body, {"count": len(every_element), "elements": every_element})
+    inputs = [(data.facet or PROCESS_FACET, data) for data in parsed]
+    contents = {diagram_id: parse_document(parse_content_body, body) for diagram_id, body in content_bodies.items()}
+    return ImportPlan(inputs[:len(units)], inputs[len(units):], contents)
 
 
-def _names(fixture_element: Mapping[str, Any]) -> dict[str, dict[int, Any]]:
-    """The fixture's `name` attribute with culture ids as numbers, as the store keeps them."""
+def _names(fixture_element: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
+    """The fixture's `name` attribute, culture ids as text keys (the wire form)."""
     names = fixture_element.get("attributes", {}).get("name", {})
-    return {"name": {int(culture): text for culture, text in names.items()}} if names else {}
+    return {"name": {str(culture): text for culture, text in names.items()}} if names else {}

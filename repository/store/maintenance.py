@@ -21,6 +21,7 @@ from sqlalchemy.orm import Session, aliased
 from repository.render_cache import RenderCache
 from repository.store.db import create_text_search, qualified_name
 from repository.store.generation import bump_content_generation
+from repository.store.idempotency import purge_expired
 from repository.store.models import (
     AttributeValue,
     Base,
@@ -44,6 +45,7 @@ def pool_id(tenant: Tenant) -> str:
 def maintain_pool(session: Session, tenant: Tenant, caches: Sequence[RenderCache]) -> bool:
     """`caches`: the render and listing caches, whose entries of the pool are dropped."""
     refresh_caches(session, tenant)
+    purge_expired(session, tenant.pk)  # Idempotency-Key answers older than a day
     for cache in caches:
         drop_entries(cache, tenant)
     healthy = database_ok(session) and tenant_consistent(session, tenant)

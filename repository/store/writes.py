@@ -14,8 +14,8 @@ from typing import Any
 from sqlalchemy import func, select, update
 
 from repository import catalog, release
-from repository.errors import Conflict, InvalidInput
-from repository.store import batch
+from repository.errors import Conflict, InvalidInput, TooLarge
+from repository.store import batch, idempotency
 from repository.store.base import current_version_pk, pks_of
 from repository.store.generation import bump_content_generation
 from repository.store.guard import Guard
@@ -28,7 +28,14 @@ from repository.store.values import (
     now_timestamp,
     sort_key,
 )
-from repository.wire import AttributeMap, ContentItem, ElementInput, check_link_count
+from repository.wire import (
+    MAX_CONTENT_ITEMS,
+    MAX_RELATED_PER_ELEMENT,
+    AttributeMap,
+    ContentItem,
+    ElementInput,
+    check_link_count,
+)
 
 
 class Writes(Guard):
@@ -151,8 +158,12 @@ class Writes(Guard):
         self._write_attributes_of({version.pk: {**_client_attributes(data), **changed_on}
                                    for version, (_, data) in zip(versions, changes, strict=True)})
         changed_by = {} if actor_pk is None else {"changedBy": [actor_pk]}
+        client_links = self._client_links_of([data for _, data in changes])
         self._set_links_of({version.pk: {**links, **changed_by} for version, links in zip(
-            versions, self._client_links_of([data for _, data in changes]), strict=True)})
+            versions, client_links, strict=True)})
+        self._check_related_totals({version.pk: element.id for version, (element, _), links
+                                    in zip(versions, changes, client_links, strict=True)
+                                    if links})
         for (element, data), version in zip(changes, versions, strict=True):
             self._set_structure(element, version, data)
         names = self._names_of([version.pk for version in versions])
@@ -178,6 +189,7 @@ class Writes(Guard):
             if item.shape_id is not None and item.shape_id not in existing:
                 raise InvalidInput(f"Item {item.index}: shape {item.shape_id!r} is not a "
                                    f"shape of diagram {diagram.id!r}")
+        self._check_shape_total(version, sum(item.shape_id is None for item in items))
         target_pks = self._content_targets(diagram, items, actor_pk)
         shape_ids = {item.index: item.shape_id or new_id() for item in items}
         predecessors = {shape_id: list(previous) for shape_id, (_, previous)
@@ -201,6 +213,33 @@ class Writes(Guard):
             self.session.execute(update(Shape), changed)
         self.touch(diagram, version, actor_pk)
         return [(shape_ids[item.index], item.index) for item in items]
+
+    def _check_related_totals(self, element_ids: Mapping[int, str]) -> None:
+        """The related links of each element (by version pk) whose links this write set,
+        the contexts it left alone included, within MAX_RELATED_PER_ELEMENT: a request
+        holds an element to the limit, and this keeps contexts sent one request at a time
+        from growing past it. Server-set contexts (history) are not counted."""
+        version_pks = list(element_ids)
+        for start in range(0, len(version_pks), batch.IN_CHUNK):
+            over = self.session.execute(
+                select(RelatedLink.version_pk, func.count())
+                .where(RelatedLink.version_pk.in_(version_pks[start:start + batch.IN_CHUNK]),
+                       RelatedLink.context.not_in(sorted(catalog.SERVER_RELATED)))
+                .group_by(RelatedLink.version_pk)
+                .having(func.count() > MAX_RELATED_PER_ELEMENT)).first()
+            if over is not None:
+                raise TooLarge(f"{element_ids[over[0]]!r} would hold {over[1]:,} related links; "
+                               f"an element holds at most {MAX_RELATED_PER_ELEMENT:,}")
+
+    def _check_shape_total(self, version: ElementVersion, new_shapes: int) -> None:
+        """A diagram holds at most the shapes content create may write at once (and the
+        renderer draws): appends cannot grow it past that. Checked before the new
+        shapes' elements are made."""
+        shapes = new_shapes + (self.session.scalar(
+            select(func.count()).select_from(Shape).where(Shape.version_pk == version.pk)) or 0)
+        if shapes > MAX_CONTENT_ITEMS:
+            raise TooLarge(f"A diagram holds at most {MAX_CONTENT_ITEMS:,} shapes; after this "
+                           f"append it would hold {shapes:,}")
 
     def _check_link_total(self, version: ElementVersion, changed: Mapping[str, Any],
                           predecessors: Mapping[str, list[str]]) -> None:
@@ -228,6 +267,16 @@ class Writes(Guard):
             [_content_input(diagram, item) for item in fresh], actor_pk), strict=True))
         return {item.index: named[item.element_id] if item.element_id is not None
                 else created[item.index] for item in items if item.shape_id is None}
+
+    def claim_idempotency_key(self, actor_pk: int, key: str,
+                              fingerprint: str) -> idempotency.StoredAnswer | None:
+        """The answer committed under the caller's `key`, or None once the key is the
+        caller's create's (repository/store/idempotency.py)."""
+        return idempotency.claim(self.session, self.tenant.pk, actor_pk, key, fingerprint)
+
+    def remember_answer(self, actor_pk: int, key: str, status: int, body: str) -> None:
+        """The answer of the create that claimed `key`, committed with the create."""
+        idempotency.remember(self.session, self.tenant.pk, actor_pk, key, status, body)
 
     def _check_type(self, facet: str, type_key: str | None) -> str:
         if type_key is None:
