@@ -208,11 +208,12 @@ class RedisRenderCache:
     def __init__(self, url: str, namespace: str = DEFAULT_NAMESPACE,
                  ttl_seconds: int = DEFAULT_TTL_SECONDS, connect_timeout: float = 1.0,
                  timeout: float = 2.0, retry_seconds: float = 5.0,
-                 key_prefix: str = KEY_PREFIX) -> None:
+                 key_prefix: str = KEY_PREFIX, tell_outages: bool = True) -> None:
         """Raises ValueError for a URL redis-py cannot use or a bad namespace; does not
         connect (a worker connects on its first render, after gunicorn's fork).
         `retry_seconds` is the pause after a Redis error; `key_prefix` names what is
-        cached (the listing cache keeps its answers under its own)."""
+        cached (the listing cache keeps its answers under its own); `tell_outages` False
+        leaves telling an outage to the render cache on the same Redis."""
         try:
             import redis
             from redis.backoff import NoBackoff
@@ -228,6 +229,9 @@ class RedisRenderCache:
         self.prefix = f"{key_prefix}{namespace}:"
         self.ttl_seconds = ttl_seconds
         self.retry_seconds = retry_seconds
+        self._log = _log if tell_outages else _log.getChild("quiet")
+        if not tell_outages:
+            self._log.setLevel(logging.ERROR)
         # No retries inside redis-py (its default retries up to 10 times): the pause
         # after an error below is the retry policy, and a request must not wait long.
         self._client: redis.Redis = redis.Redis.from_url(
@@ -297,9 +301,9 @@ class RedisRenderCache:
             starting = self._down_until is None
             self._down_until = time.monotonic() + self.retry_seconds
         if starting:
-            _log.warning("render cache: Redis %s failed (%s: %s); rendering without the "
-                         "cache, retrying every %.0f s", action, type(error).__name__, error,
-                         self.retry_seconds)
+            self._log.warning("render cache: Redis %s failed (%s: %s); rendering without "
+                              "the cache, retrying every %.0f s", action, type(error).__name__,
+                              error, self.retry_seconds)
 
     def _answered(self) -> None:
         if self._down_until is None:
@@ -308,7 +312,7 @@ class RedisRenderCache:
             recovered = self._down_until is not None
             self._down_until = None
         if recovered:
-            _log.info("render cache: Redis answers again")
+            self._log.info("render cache: Redis answers again")
 
 
 def redis_url(explicit: str | None = None) -> str | None:

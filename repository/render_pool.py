@@ -46,6 +46,7 @@ their worker's end of the socket closes, should the worker be killed.
 from __future__ import annotations
 
 import atexit
+import contextlib
 import itertools
 import math
 import os
@@ -75,6 +76,7 @@ __all__ = [
     "RenderPool",
     "RenderTimedOut",
     "Work",
+    "refuse_if_timed_out",
     "render_timeout",
     "shared_pool",
 ]
@@ -84,10 +86,12 @@ DEFAULT_TIMEOUT_SECONDS = 10.0
 #: Concurrent renders per request worker: with the default two gunicorn workers, at most
 #: four render processes on the machine, all at lower priority than request handling.
 PROCESSES_PER_WORKER = 2
-#: The time a render had in its process is always a little less than its deadline (it
-#: waited for a process, its request was sent): one that had at least this share of a
-#: deadline shows that deadline too short, and a repeat under it is refused.
-_TELLING_SHARE = 0.9
+#: The time a render had in its process is less than its deadline: it waited for a
+#: process, maybe for its start-up (a killed one's replacement loads for a second), and
+#: its request was sent. One that had at least this share of its deadline shows that
+#: deadline too short, and a repeat under a deadline no longer is refused; one that had
+#: less tells little (it mostly waited), and a repeat runs.
+_TELLING_SHARE = 0.5
 _NICENESS = 10
 #: What a render process makes, as the refusals name it: an SVG, or BPMN 2.0 XML with DI.
 Work = Literal["render", "BPMN export"]
@@ -162,6 +166,15 @@ class _RenderProcess:
             self._connection.recv()  # its "ready"; EOFError if it could not start
             self._ready = True
         return self._connection
+
+    def ready(self) -> bool:
+        """Whether the process has loaded the engine, asked without waiting."""
+        if not self._ready and self._connection is not None:
+            with contextlib.suppress(EOFError, OSError):  # dead: `render` restarts it
+                if self._connection.poll(0):
+                    self._connection.recv()  # its "ready"
+                    self._ready = True
+        return self._ready
 
     def ensure_running(self) -> None:
         if self._process is None or self._process.poll() is not None:
@@ -251,7 +264,7 @@ class RenderPool:
         """The answer of the render `job.key` names: of a render under way with that key,
         if there is one (its refusal too), else of one started now."""
         memory = self.timed_out if timed_out is None else timed_out
-        _refuse_if_timed_out(work, memory, job.content, timeout)
+        refuse_if_timed_out(work, memory, job.content, timeout)
         with self._lock:
             shared = self._under_way.get(job.key)
             leading = shared is None
@@ -291,7 +304,7 @@ class RenderPool:
             raise RenderBusy(f"The render processes are still starting; try again after "
                              f"{retry} s", retry) from None
         except _PastDeadline as past:
-            timed_out.remember(job.content, past.seconds)
+            timed_out.remember(job.content, past.seconds, timeout)
             raise RenderTimedOut(f"The {work} took longer than the {timeout:g} s deadline "
                                  f"and was stopped; this {work} is refused for "
                                  f"{REFUSAL_SECONDS} s", REFUSAL_SECONDS) from None
@@ -319,12 +332,13 @@ class RenderPool:
             slot.stop()
 
 
-def _refuse_if_timed_out(work: Work, timed_out: TimedOutRenders, content: str,
-                         timeout: float) -> None:
-    """Refuses a render of content whose render was stopped shortly before after having
-    most of a deadline as long as this one (so this one would be stopped too)."""
+def refuse_if_timed_out(work: Work, timed_out: TimedOutRenders, content: str,
+                        timeout: float) -> None:
+    """Refuses a render of content whose render was stopped shortly before, after having
+    most of a deadline at least as long as this one (so this one would be stopped too)."""
     remembered = timed_out.recall(content)
-    if remembered is None or remembered.ran < _TELLING_SHARE * timeout:
+    if (remembered is None or timeout > remembered.deadline
+            or remembered.ran < _TELLING_SHARE * remembered.deadline):
         return
     retry = max(1, math.ceil(remembered.seconds_left()))
     raise RenderTimedOut(f"This {work} was stopped after {remembered.ran:.1f} s shortly "
@@ -342,8 +356,8 @@ class _FairShare:
     once; when a process frees, it goes to the waiting tenant served least recently (then
     to the earliest request). At most `waiting` renders of one tenant wait: a further one
     is refused at once, since each waits on a request thread other tenants' requests
-    need. Idle processes are handed out last in, first out: under light load the same
-    warm process serves every render."""
+    need. Idle processes are handed out last in, first out (under light load the same
+    warm process serves every render), those that have loaded the engine first."""
 
     def __init__(self, slots: Sequence[_RenderProcess], share: int, waiting: int) -> None:
         self._idle = list(slots)
@@ -377,7 +391,7 @@ class _FairShare:
             self._running[tenant] += 1
             self._served[tenant] = next(self._turns)
             self._condition.notify_all()  # the order of those still waiting changed
-            return self._idle.pop()
+            return self._idle.pop(self._warmest())
 
     def release(self, tenant: str, slot: _RenderProcess) -> None:
         with self._condition:
@@ -409,6 +423,13 @@ class _FairShare:
             running[candidate.tenant] += 1
             free -= 1
         return False
+
+    def _warmest(self) -> int:
+        """The index of the idle process to hand out: the last one that has loaded the
+        engine, else the last one (a replacement of a killed process may still be
+        starting: a small render should not wait for that while another is ready)."""
+        return next((index for index in range(len(self._idle) - 1, -1, -1)
+                     if self._idle[index].ready()), len(self._idle) - 1)
 
     def _turn(self, waiter: _Waiter) -> tuple[int, int]:
         return self._served.get(waiter.tenant, -1), waiter.arrival

@@ -2,9 +2,9 @@
 
 A render (or BPMN export) that ran past its deadline is remembered for REFUSAL_SECONDS
 under its content key (`render_cache.content_key`: the diagram's shapes and links, not
-the culture, the layout or the tenant's generation), and how long it had in its render
-process; the render pool refuses a repeat at once instead of spending another deadline
-on it (repository/render_pool.py). A memory private to each worker would let a client
+the culture, the layout or the tenant's generation), with its deadline and how long it
+had of it in its render process; the render pool refuses a repeat at once instead of
+spending another deadline on it (repository/render_pool.py). A memory private to each worker would let a client
 spend one deadline per worker, and one per culture if the culture were in the key
 (issue 18, item 4), so the memory lives where every worker of a server sees it:
 
@@ -15,6 +15,11 @@ spend one deadline per worker, and one per culture if the culture were in the ke
   service's database so that remembering never waits for its write lock; at most
   MAX_REMEMBERED entries, expired ones dropped on every write;
 - else (an app without a server: tests, the CLI) in this process's memory, as bounded.
+
+A repeat in another culture or layout would still read the whole diagram to learn its
+content key (80 ms for 19,900 links, on a request thread): `ContentKeys` keeps, per
+worker, the content key of each recently drawn state (diagram, newest version, tenant
+generation), so such a repeat is refused from two indexed reads.
 
 Losing the memory is harmless: a store that fails (Redis down, a file that cannot be
 written) reads as empty and the render runs under its deadline as before; one warning
@@ -38,6 +43,7 @@ from typing import Protocol
 from repository.render_cache import DEFAULT_NAMESPACE, RedisRenderCache
 
 __all__ = [
+    "ContentKeys",
     "FILE_NAME",
     "KEY_PREFIX",
     "MAX_REMEMBERED",
@@ -56,6 +62,8 @@ REFUSAL_SECONDS = 60
 #: go first). Each one cost a whole deadline of a render process, so even an attacker
 #: fills few: 1,024 is over an hour of one process's timeouts at the default 10 s.
 MAX_REMEMBERED = 1024
+#: Drawn states whose content key a worker keeps (about 200 bytes each).
+MAX_CONTENT_KEYS = 4096
 KEY_PREFIX = "elrepo:timedout:"
 FILE_NAME = "timed-out-renders.sqlite3"
 #: A file store waits at most this long for another worker's write.
@@ -67,9 +75,10 @@ _log = logging.getLogger(__name__)
 @dataclass(frozen=True, slots=True)
 class TimedOut:
     """A remembered timeout: how long the render had in its render process before it was
-    stopped, and until when (`time.time()`) it is refused."""
+    stopped (`ran`), of which deadline, and until when (`time.time()`) it is refused."""
 
     ran: float
+    deadline: float
     until: float
 
     def seconds_left(self) -> float:
@@ -81,7 +90,7 @@ class TimedOutRenders(Protocol):
 
     def recall(self, key: str) -> TimedOut | None: ...
 
-    def remember(self, key: str, ran: float) -> None: ...
+    def remember(self, key: str, ran: float, deadline: float) -> None: ...
 
 
 class MemoryTimedOutRenders:
@@ -102,9 +111,9 @@ class MemoryTimedOutRenders:
                 return None
             return entry
 
-    def remember(self, key: str, ran: float) -> None:
+    def remember(self, key: str, ran: float, deadline: float) -> None:
         with self._lock:
-            self._entries[key] = TimedOut(ran, time.time() + self.seconds)
+            self._entries[key] = TimedOut(ran, deadline, time.time() + self.seconds)
             self._entries.move_to_end(key)
             while len(self._entries) > self.max_keys:
                 self._entries.popitem(last=False)
@@ -128,20 +137,20 @@ class FileTimedOutRenders:
         try:
             with self._connection() as connection:
                 row = connection.execute(
-                    "SELECT ran, expires FROM timed_out WHERE key = ? AND expires > ?",
+                    "SELECT ran, deadline, expires FROM timed_out WHERE key = ? AND expires > ?",
                     (key, time.time())).fetchone()
         except (sqlite3.Error, OSError) as error:
             self._failed(error)
             return None
-        return None if row is None else TimedOut(float(row[0]), float(row[1]))
+        return None if row is None else TimedOut(*(float(value) for value in row))
 
-    def remember(self, key: str, ran: float) -> None:
+    def remember(self, key: str, ran: float, deadline: float) -> None:
         now = time.time()
         try:
             with self._connection() as connection:
                 connection.execute("BEGIN IMMEDIATE")
-                connection.execute("INSERT OR REPLACE INTO timed_out VALUES (?, ?, ?)",
-                                   (key, ran, now + self.seconds))
+                connection.execute("INSERT OR REPLACE INTO timed_out VALUES (?, ?, ?, ?)",
+                                   (key, ran, deadline, now + self.seconds))
                 connection.execute("DELETE FROM timed_out WHERE expires <= ?", (now,))
                 connection.execute("DELETE FROM timed_out WHERE key NOT IN (SELECT key FROM "
                                    "timed_out ORDER BY expires DESC LIMIT ?)", (self.max_keys,))
@@ -155,7 +164,8 @@ class FileTimedOutRenders:
                                      isolation_level=None)
         try:
             connection.execute("CREATE TABLE IF NOT EXISTS timed_out "
-                               "(key TEXT PRIMARY KEY, ran REAL NOT NULL, expires REAL NOT NULL)")
+                               "(key TEXT PRIMARY KEY, ran REAL NOT NULL, deadline REAL NOT NULL, "
+                               "expires REAL NOT NULL)")
             yield connection
         finally:
             connection.close()
@@ -169,12 +179,13 @@ class FileTimedOutRenders:
 
 class RedisTimedOutRenders:
     """Entries as Redis strings `elrepo:timedout:<namespace>:<key>` that expire by
-    themselves; Redis errors are absorbed as the render cache absorbs them."""
+    themselves; Redis errors are absorbed as the render cache absorbs them (which tells
+    the outage: it uses the same Redis)."""
 
     def __init__(self, url: str, namespace: str = DEFAULT_NAMESPACE,
                  seconds: int = REFUSAL_SECONDS) -> None:
         self._entries = RedisRenderCache(url, namespace, ttl_seconds=seconds,
-                                         key_prefix=KEY_PREFIX)
+                                         key_prefix=KEY_PREFIX, tell_outages=False)
         self.seconds = seconds
 
     def recall(self, key: str) -> TimedOut | None:
@@ -182,17 +193,41 @@ class RedisTimedOutRenders:
         if stored is None:
             return None
         try:
-            ran, until = json.loads(stored)
-            entry = TimedOut(float(ran), float(until))
+            ran, deadline, until = json.loads(stored)
+            entry = TimedOut(float(ran), float(deadline), float(until))
         except (ValueError, TypeError):
             return None
         return entry if entry.seconds_left() > 0 else None
 
-    def remember(self, key: str, ran: float) -> None:
-        self._entries.put(key, json.dumps([ran, time.time() + self.seconds]).encode())
+    def remember(self, key: str, ran: float, deadline: float) -> None:
+        self._entries.put(key, json.dumps([ran, deadline, time.time() + self.seconds]).encode())
 
     def close(self) -> None:
         self._entries.close()
+
+
+class ContentKeys:
+    """The content key of each recently drawn state, by a key naming that state; least
+    recently used forgotten first. Safe to share between the threads of one process."""
+
+    def __init__(self, max_keys: int = MAX_CONTENT_KEYS) -> None:
+        self.max_keys = max_keys
+        self._keys: OrderedDict[str, str] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, drawn: str) -> str | None:
+        with self._lock:
+            content = self._keys.get(drawn)
+            if content is not None:
+                self._keys.move_to_end(drawn)
+            return content
+
+    def put(self, drawn: str, content: str) -> None:
+        with self._lock:
+            self._keys[drawn] = content
+            self._keys.move_to_end(drawn)
+            while len(self._keys) > self.max_keys:
+                self._keys.popitem(last=False)
 
 
 def make_timed_out_renders(redis_url: str | None, namespace: str = DEFAULT_NAMESPACE,

@@ -30,10 +30,8 @@ from repository.api.routes import TENANT
 from repository.errors import InvalidInput
 from repository.fixtures import nested_fixture
 from repository.input_rules import parse_culture_id
-from repository.render_cache import DrawnState, content_key, render_key
-from repository.render_pool import RenderJob, render_timeout, shared_pool
-from repository.store.base import current_version_pk
-from repository.store.maintenance import pool_id
+from repository.render_cache import DrawnState, render_key
+from repository.render_pool import render_timeout, shared_pool
 
 resource = Resource("bpmn", __name__, error_schema="RenderError")
 BPMN_MEDIA_TYPE = "application/xml"
@@ -50,15 +48,13 @@ def export_bpmn(req: TenantRequest, diagram_id: str, culture_id: str, layout_key
     if layout_key not in BPMN_LAYOUT_KEYS:
         raise InvalidInput(f"Unknown BPMN layout key {layout_key!r}; BPMN layout keys: "
                            f"{', '.join(BPMN_LAYOUT_KEYS)}")
-    diagram, tenant = req.store.element(diagram_id), req.store.tenant
+    tenant = req.store.tenant
+    drawn = DrawnState(diagram_id, req.store.newest_version_pk(diagram_id), req.store.content_generation())
     # Names the export (not a render: "bpmn:" keys no render layout) for requests to
     # share one under way.
-    key = render_key(tenant.collection_id, tenant.storage_id,
-                     DrawnState(diagram.id, current_version_pk(diagram), req.store.content_generation()),
-                     f"bpmn:{layout_key}", culture, default_culture=tenant.default_culture)
-    fixture = read_drawing(req, diagram, nested_fixture)
-    job = RenderJob(key, content_key(tenant.collection_id, tenant.storage_id, "BPMN export", fixture),
-                    pool_id(tenant))
+    key = render_key(tenant.collection_id, tenant.storage_id, drawn, f"bpmn:{layout_key}", culture,
+                     default_culture=tenant.default_culture)
+    job, fixture = read_drawing(req, "BPMN export", key, drawn, nested_fixture)
     try:
         xml = shared_pool().export_bpmn(job, fixture, layout_key, culture,
                                         render_timeout(current_app.config),

@@ -44,9 +44,15 @@ from repository.app import RENDER_BLUEPRINT
 from repository.errors import InvalidInput, TooLarge
 from repository.fixtures import diagram_fixture
 from repository.input_rules import parse_culture_id
-from repository.render_cache import DrawnState, RenderCache, content_key, render_key
-from repository.render_pool import RenderJob, render_timeout, shared_pool
-from repository.render_refusals import TimedOutRenders
+from repository.render_cache import DrawnState, RenderCache, content_key, pool_key, render_key
+from repository.render_pool import (
+    RenderJob,
+    Work,
+    refuse_if_timed_out,
+    render_timeout,
+    shared_pool,
+)
+from repository.render_refusals import ContentKeys, TimedOutRenders
 from repository.store import Store
 from repository.store.maintenance import pool_id
 from repository.store.models import Element
@@ -92,9 +98,7 @@ def render_diagram(req: TenantRequest, diagram_id: str, culture_id: str,
     svg = cache.get(key)
     outcome = "hit"
     if svg is None:
-        fixture = read_drawing(req, req.store.element(diagram_id), diagram_fixture)
-        job = RenderJob(key, content_key(tenant.collection_id, tenant.storage_id, "render",
-                                         fixture), pool_id(tenant))
+        job, fixture = read_drawing(req, "render", key, drawn, diagram_fixture)
         svg = render_fixture(job, fixture, layout_key, culture,
                              tenant.default_culture).encode("utf-8")
         cache.put(key, svg)
@@ -116,22 +120,36 @@ def render_fixture(job: RenderJob, fixture: dict[str, object], layout_key: str,
                                 default_culture=default_culture, timed_out=timed_out_renders())
 
 
-def read_drawing(req: TenantRequest, diagram: Element,
-                 build: Callable[[Store, Element], dict[str, Any]]) -> dict[str, Any]:
-    """The fixture `build` makes of `diagram`, once a count of its shapes showed them
-    within the render contract (413 otherwise, in milliseconds: 100,000 stored shapes
-    took 7.5 s to read into a fixture). Then the request's read transaction ends and its
-    connection goes back to the pool: the render may take its whole deadline, and
-    nothing after it reads the database."""
+def read_drawing(req: TenantRequest, work: Work, key: str, drawn: DrawnState,
+                 build: Callable[[Store, Element], dict[str, Any]]
+                 ) -> tuple[RenderJob, dict[str, Any]]:
+    """The job and the fixture `build` makes of the diagram `drawn` names, for the render
+    (or export) `key` names. Refused first, from two indexed reads, when this worker saw
+    the same drawn state's content time out lately (`ContentKeys`: the fixture of 19,900
+    links takes 80 ms to read); then when a count of its shapes finds them past the render
+    contract (413: 100,000 stored shapes took 7.5 s to read into a fixture). Once read,
+    the request's read transaction ends and its connection goes back to the pool: the
+    render may take its whole deadline, and nothing after it reads the database."""
+    tenant = req.store.tenant
+    content_keys: ContentKeys = current_app.extensions.setdefault("elrepo.content_keys",
+                                                                  ContentKeys())
+    drawn_key = pool_key(tenant.collection_id, tenant.storage_id,
+                         [work, drawn.diagram_id, drawn.version_pk, drawn.generation])
+    known = content_keys.get(drawn_key)
+    if known is not None:
+        refuse_if_timed_out(work, timed_out_renders(), known, render_timeout(current_app.config))
+    diagram = req.store.element(drawn.diagram_id)
     shapes = req.store.shape_count(diagram)
     if shapes > MAX_SHAPES:
         raise TooLarge(f"Diagram {diagram.id!r} holds {shapes:,} shapes; a drawing holds at "
                        f"most {MAX_SHAPES:,}")
     fixture = build(req.store, diagram)
+    content = content_key(tenant.collection_id, tenant.storage_id, work, fixture)
+    content_keys.put(drawn_key, content)
     db = g.pop("db_session", None)
     if db is not None:
         db.close()
-    return fixture
+    return RenderJob(key, content, pool_id(tenant)), fixture
 
 
 def timed_out_renders() -> TimedOutRenders:

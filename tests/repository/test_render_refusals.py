@@ -68,9 +68,9 @@ def memory(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[TimedOutR
 
 def test_a_remembered_timeout_is_recalled_until_it_expires(memory: TimedOutRenders) -> None:
     assert memory.recall("k") is None
-    memory.remember("k", 9.5)
+    memory.remember("k", 9.5, 10)
     recalled = memory.recall("k")
-    assert recalled is not None and recalled.ran == 9.5
+    assert recalled is not None and (recalled.ran, recalled.deadline) == (9.5, 10)
     assert 55 < recalled.seconds_left() <= 60
 
 
@@ -80,11 +80,11 @@ def test_the_file_store_is_shared_bounded_and_expires(tmp_path: Path) -> None:
     one_worker = FileTimedOutRenders(path, max_keys=3)
     other_worker = FileTimedOutRenders(path, max_keys=3)
     for index in range(5):
-        one_worker.remember(f"k{index}", 1.0)
+        one_worker.remember(f"k{index}", 1.0, 1.0)
     assert [key for key in ("k0", "k1", "k2", "k3", "k4")
             if other_worker.recall(key) is not None] == ["k2", "k3", "k4"]
     brief = FileTimedOutRenders(path, seconds=0.05)
-    brief.remember("soon gone", 1.0)
+    brief.remember("soon gone", 1.0, 1.0)
     time.sleep(0.1)
     assert other_worker.recall("soon gone") is None
 
@@ -92,11 +92,11 @@ def test_the_file_store_is_shared_bounded_and_expires(tmp_path: Path) -> None:
 def test_a_store_that_fails_reads_as_empty(tmp_path: Path,
                                            caplog: pytest.LogCaptureFixture) -> None:
     unwritable = FileTimedOutRenders(tmp_path / "missing" / "timed-out.sqlite3")
-    unwritable.remember("k", 1.0)
+    unwritable.remember("k", 1.0, 1.0)
     assert unwritable.recall("k") is None
     assert "not remembered" in caplog.text
     unreachable = RedisTimedOutRenders("redis://127.0.0.1:1/0")
-    unreachable.remember("k", 1.0)
+    unreachable.remember("k", 1.0, 1.0)
     assert unreachable.recall("k") is None
 
 
@@ -122,15 +122,16 @@ def test_every_worker_of_elrepo_serve_refuses_a_timed_out_diagram_in_any_culture
         assert status == 200
         render = "/demo/default/_api/rest/diagram/{}/render/{}/{}"
         # A worker's first renders wait for its render process to start, in their
-        # deadline: one that had less than the deadline to render teaches nothing (a
-        # longer deadline might do). Within a few tries one had it all and is refused.
+        # deadline: one that had less than half of it to render teaches little, and is
+        # not held against a repeat. Within a few tries one had most of it.
         messages = []
-        for culture in range(1000, 1006):
+        for culture in range(1000, 1010):
             status, _, body = server.request(render.format(dense, culture, "horizontal"))
             assert status == 503
             messages.append(json.loads(body)["message"])
             if "shortly before" in messages[-1]:
                 break
+            time.sleep(0.5)  # a killed render process's replacement loads meanwhile
         else:
             raise AssertionError(messages)
         for culture, layout in [(1031, "horizontal"), (1033, "vertical"), (7, "detailed"),
