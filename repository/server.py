@@ -230,7 +230,8 @@ class _Logger(glogging.Logger):  # type: ignore[misc]
 
 class _Server(BaseApplication):  # type: ignore[misc]
     def __init__(self, database_url: str, redis_url: str | None, render_timeout: float,
-                 header_timeout: float, run_directory: str, options: dict[str, Any]) -> None:
+                 header_timeout: float, options: dict[str, Any], *,
+                 run_directory: str | None = None) -> None:
         self.database_url = database_url
         self.redis_url = redis_url
         self.run_directory = run_directory
@@ -275,7 +276,7 @@ def run(*, database_url: str, host: str, port: int, workers: int, render_timeout
         shutil.rmtree(run_directory, ignore_errors=True)
         say_stopped(arbiter)
 
-    _Server(database_url, redis_url, render_timeout, header_timeout, run_directory, {
+    _Server(database_url, redis_url, render_timeout, header_timeout, {
         "bind": f"{host}:{port}",
         "workers": max(1, workers),
         "worker_class": _Worker,
@@ -291,4 +292,4 @@ def run(*, database_url: str, host: str, port: int, workers: int, render_timeout
         "control_socket_disable": True,
         "on_reload": say_restarting,
         "on_exit": stopped,
-    }).run()
+    }, run_directory=run_directory).run()
