@@ -15,6 +15,11 @@ because the tenant is hashed in too, no tenant can ever be served another tenant
 picture. A generation is unique within one database only: databases that share a Redis
 use separate namespaces.
 
+A second key, `content_key`, names what a drawing costs rather than what it shows: the
+diagram's shapes and links, whatever the culture, layout or generation. It is computed
+from the fixture of a miss, and the memory of renders that ran past their deadline is
+kept by it (repository/render_refusals.py).
+
 Two implementations of one small protocol: `MemoryRenderCache`, the default, embedded
 and private to each process (each gunicorn worker has its own), and `RedisRenderCache`,
 shared by every worker and server that points at the same Redis. A Redis that does not
