@@ -18,6 +18,7 @@ from repository.errors import RepositoryError, ServiceUnavailable
 from repository.json_provider import OrjsonProvider
 from repository.listing_cache import make_listing_cache
 from repository.render_cache import DEFAULT_NAMESPACE, make_render_cache, redis_url
+from repository.render_refusals import make_timed_out_renders
 from repository.store.db import (
     RETRY_AFTER_SECONDS,
     create_schema,
@@ -59,6 +60,8 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     app.extensions["elrepo.sessions"] = session_factory(engine)
     app.extensions["elrepo.render_cache"] = cache
     app.extensions["elrepo.listing_cache"] = listing_cache
+    app.extensions["elrepo.timed_out_renders"] = make_timed_out_renders(
+        cache_url, namespace, app.config.get("RUN_DIRECTORY"))
     app.extensions["elrepo.listing_positions"] = app.config.get("LISTING_POSITIONS",
                                                                 ListingPositions())
     app.url_map.strict_slashes = False

@@ -15,6 +15,11 @@ because the tenant is hashed in too, no tenant can ever be served another tenant
 picture. A generation is unique within one database only: databases that share a Redis
 use separate namespaces.
 
+A second key, `content_key`, names what a drawing costs rather than what it shows: the
+diagram's shapes and links, whatever the culture, layout or generation. It is computed
+from the fixture of a miss, and the memory of renders that ran past their deadline is
+kept by it (repository/render_refusals.py).
+
 Two implementations of one small protocol: `MemoryRenderCache`, the default, embedded
 and private to each process (each gunicorn worker has its own), and `RedisRenderCache`,
 shared by every worker and server that points at the same Redis. A Redis that does not
@@ -32,6 +37,7 @@ import re
 import threading
 import time
 from collections import OrderedDict
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -51,6 +57,7 @@ __all__ = [
     "MemoryRenderCache",
     "RedisRenderCache",
     "RenderCache",
+    "content_key",
     "make_render_cache",
     "pool_key",
     "redis_url",
@@ -99,6 +106,28 @@ def render_key(collection_id: str, storage_id: str, drawn: DrawnState, layout_ke
     return pool_key(collection_id, storage_id, [
         drawn.diagram_id, drawn.version_pk, drawn.generation, layout_key, culture,
         default_culture, engine_version()])
+
+
+def content_key(collection_id: str, storage_id: str, work: str,
+                fixture: Mapping[str, Any]) -> str:
+    """`<collection>.<storage>:<sha256>` over what drawing `fixture` costs, as `work` (a
+    render or a BPMN export) with this engine: the diagram's type, each shape's element
+    type, predecessors and related links (counted by context), how many other elements
+    the fixture describes, and the same of each nested fixture (an export's expanded
+    sub-processes). No names, culture, layout, diagram id or generation: every culture
+    and layout of a diagram, and every copy of its content in the tenant, share the key
+    (repository/render_refusals.py). Hashing 19,900 links takes a few milliseconds."""
+    return pool_key(collection_id, storage_id, [work, engine_version(), _skeleton(fixture)])
+
+
+def _skeleton(fixture: Mapping[str, Any]) -> list[Any]:
+    shapes = [[value["element"].get("type"), value["shapeInfo"].get("predecessors", []),
+               sorted((context, len(links))
+                      for context, links in value["element"].get("related", {}).items())]
+              for value in fixture.get("values", [])]
+    inner = fixture.get("inner", {})
+    return [fixture["diagram"].get("type"), shapes, len(fixture.get("elements", [])),
+            [[element_id, _skeleton(inner[element_id])] for element_id in sorted(inner)]]
 
 
 def pool_key(collection_id: str, storage_id: str, parts: list[Any]) -> str:
@@ -184,11 +213,12 @@ class RedisRenderCache:
     def __init__(self, url: str, namespace: str = DEFAULT_NAMESPACE,
                  ttl_seconds: int = DEFAULT_TTL_SECONDS, connect_timeout: float = 1.0,
                  timeout: float = 2.0, retry_seconds: float = 5.0,
-                 key_prefix: str = KEY_PREFIX) -> None:
+                 key_prefix: str = KEY_PREFIX, tell_outages: bool = True) -> None:
         """Raises ValueError for a URL redis-py cannot use or a bad namespace; does not
         connect (a worker connects on its first render, after gunicorn's fork).
         `retry_seconds` is the pause after a Redis error; `key_prefix` names what is
-        cached (the listing cache keeps its answers under its own)."""
+        cached (the listing cache keeps its answers under its own); `tell_outages` False
+        leaves telling an outage to the render cache on the same Redis."""
         try:
             import redis
             from redis.backoff import NoBackoff
@@ -204,6 +234,9 @@ class RedisRenderCache:
         self.prefix = f"{key_prefix}{namespace}:"
         self.ttl_seconds = ttl_seconds
         self.retry_seconds = retry_seconds
+        self._log = _log if tell_outages else _log.getChild("quiet")
+        if not tell_outages:
+            self._log.setLevel(logging.ERROR)
         # No retries inside redis-py (its default retries up to 10 times): the pause
         # after an error below is the retry policy, and a request must not wait long.
         self._client: redis.Redis = redis.Redis.from_url(
@@ -273,9 +306,9 @@ class RedisRenderCache:
             starting = self._down_until is None
             self._down_until = time.monotonic() + self.retry_seconds
         if starting:
-            _log.warning("render cache: Redis %s failed (%s: %s); rendering without the "
-                         "cache, retrying every %.0f s", action, type(error).__name__, error,
-                         self.retry_seconds)
+            self._log.warning("render cache: Redis %s failed (%s: %s); rendering without "
+                              "the cache, retrying every %.0f s", action, type(error).__name__,
+                              error, self.retry_seconds)
 
     def _answered(self) -> None:
         if self._down_until is None:
@@ -284,7 +317,7 @@ class RedisRenderCache:
             recovered = self._down_until is not None
             self._down_until = None
         if recovered:
-            _log.info("render cache: Redis answers again")
+            self._log.info("render cache: Redis answers again")
 
 
 def redis_url(explicit: str | None = None) -> str | None:

@@ -10,11 +10,20 @@ for a free render process, for its start-up if it is still loading the engine, a
 the SVG. Past it the answer is a 503 with `Retry-After` (`RenderBusy` when the render
 never began, `RenderTimedOut` when it ran too long) and no request thread waits longer.
 A render that ran too long has its process killed (the request worker lives on) and a
-replacement started at once; the same render (same cache key: same data, request and
-engine) is then refused at once for a while unless given a longer deadline, so a client
-repeating a hostile render costs nothing. Requests for a render already under way (same
-key) wait for its answer, within their own deadline, instead of rendering it again: a
-burst on a cold cache renders each picture once.
+replacement started at once; every render of the same content (`RenderJob.content`: the
+diagram's shapes and links, whatever the culture or layout) is then refused at once for
+a while unless given a longer deadline, by every worker of the server
+(repository/render_refusals.py), so a client repeating a hostile render costs nothing.
+Requests for a render already under way (same `RenderJob.key`) wait for its answer,
+within their own deadline, instead of rendering it again: a burst on a cold cache
+renders each picture once.
+
+Render processes are shared fairly between tenants (`_FairShare`): one tenant holds at
+most half of a worker's render processes at once and has at most a few renders waiting;
+when a process frees, the waiting tenant served least recently gets it. A tenant past
+its share waits within its own deadline, or is refused at once with 503 and
+`Retry-After` when too many of its renders wait already: a tenant asking for slow
+renders delays its own renders, never another tenant's.
 
 Persistent render processes, each a fresh `python -m repository.render_pool`, chosen by
 measurement on the 2-core build machine (20-shape flow, medians of 60 to 100 renders):
@@ -38,33 +47,36 @@ from __future__ import annotations
 
 import atexit
 import contextlib
+import itertools
 import math
 import os
-import queue
 import signal
 import socket
 import subprocess
 import sys
 import threading
 import time
-from collections import OrderedDict
-from collections.abc import Mapping
+from collections import Counter
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Future
 from concurrent.futures import TimeoutError as FutureTimeout
+from dataclasses import dataclass
 from multiprocessing.connection import Connection
 from typing import Any, Literal
 
 from repository.errors import InvalidInput, ServiceUnavailable
+from repository.render_refusals import REFUSAL_SECONDS, MemoryTimedOutRenders, TimedOutRenders
 
 __all__ = [
     "DEFAULT_TIMEOUT_SECONDS",
     "PROCESSES_PER_WORKER",
-    "REFUSAL_SECONDS",
     "RENDER_TIMEOUT_ENV",
     "RenderBusy",
+    "RenderJob",
     "RenderPool",
     "RenderTimedOut",
     "Work",
+    "refuse_if_timed_out",
     "render_timeout",
     "shared_pool",
 ]
@@ -74,10 +86,12 @@ DEFAULT_TIMEOUT_SECONDS = 10.0
 #: Concurrent renders per request worker: with the default two gunicorn workers, at most
 #: four render processes on the machine, all at lower priority than request handling.
 PROCESSES_PER_WORKER = 2
-#: How long a render that ran past its deadline is refused without trying again.
-REFUSAL_SECONDS = 60
-#: Timed-out render keys remembered at most (oldest forgotten first).
-_REMEMBERED_KEYS = 1024
+#: The time a render had in its process is less than its deadline: it waited for a
+#: process, maybe for its start-up (a killed one's replacement loads for a second), and
+#: its request was sent. One that had at least this share of its deadline shows that
+#: deadline too short, and a repeat under a deadline no longer is refused; one that had
+#: less tells little (it mostly waited), and a repeat runs.
+_TELLING_SHARE = 0.5
 _NICENESS = 10
 #: What a render process makes, as the refusals name it: an SVG, or BPMN 2.0 XML with DI.
 Work = Literal["render", "BPMN export"]
@@ -153,6 +167,15 @@ class _RenderProcess:
             self._ready = True
         return self._connection
 
+    def ready(self) -> bool:
+        """Whether the process has loaded the engine, asked without waiting."""
+        if not self._ready and self._connection is not None:
+            with contextlib.suppress(EOFError, OSError):  # dead: `render` restarts it
+                if self._connection.poll(0):
+                    self._connection.recv()  # its "ready"
+                    self._ready = True
+        return self._ready
+
     def ensure_running(self) -> None:
         if self._process is None or self._process.poll() is not None:
             self.restart()
@@ -181,56 +204,76 @@ class _RenderProcess:
         self._ready = False
 
 
+@dataclass(frozen=True, slots=True)
+class RenderJob:
+    """What the pool's rules know a render by. `key` names the picture (its render cache
+    key): requests for one under way share its answer. `content` names what it costs
+    (`render_cache.content_key`): one that ran past its deadline refuses every render of
+    that content for a while. `tenant` is whose share of the render processes it takes."""
+
+    key: str
+    content: str
+    tenant: str
+
+
 class RenderPool:
     """At most `processes` concurrent renders in separate processes, each bounded by a
-    deadline; safe to share between the threads of one request worker."""
+    deadline and shared fairly between tenants (`_FairShare`: `tenant_share` processes
+    and `tenant_waiting` waiting renders at most per tenant); safe to share between the
+    threads of one request worker."""
 
-    def __init__(self, processes: int = PROCESSES_PER_WORKER) -> None:
-        # LIFO: under light load the same warm process serves every render.
+    def __init__(self, processes: int = PROCESSES_PER_WORKER, *,
+                 tenant_share: int | None = None, tenant_waiting: int | None = None) -> None:
         self._slots = [_RenderProcess() for _ in range(processes)]
-        self._idle: queue.LifoQueue[_RenderProcess] = queue.LifoQueue()
-        for slot in self._slots:
-            self._idle.put(slot)
+        self._share = _FairShare(self._slots,
+                                 max(1, processes // 2) if tenant_share is None else tenant_share,
+                                 2 * processes if tenant_waiting is None else tenant_waiting)
         self._processes = processes
-        self._timed_out: OrderedDict[str, tuple[float, float]] = OrderedDict()
+        #: Timed-out renders for callers that name no memory of their own (tests, CLI).
+        self.timed_out: TimedOutRenders = MemoryTimedOutRenders()
         # Renders under way by key: a request for one of them waits for its answer
         # instead of rendering it again (a burst on a cold cache renders once).
         self._under_way: dict[str, Future[Any]] = {}
         self._lock = threading.Lock()
 
-    def render(self, key: str, fixture: Any, layout_key: str, culture: int,
-               timeout: float, *, default_culture: int) -> str:
-        """The engine's SVG of `fixture`. `key` names the render (its cache key) to
-        refuse a repeat of one that timed out. Raises InvalidInput for the engine's
-        input errors, RenderTimedOut, RenderBusy, ServiceUnavailable if the render
-        process died, and RuntimeError for a bug in the engine."""
-        svg = self._run("render", key, (fixture, layout_key, culture, default_culture), timeout)
+    def render(self, job: RenderJob, fixture: Any, layout_key: str, culture: int,
+               timeout: float, *, default_culture: int,
+               timed_out: TimedOutRenders | None = None) -> str:
+        """The engine's SVG of `fixture`. A repeat of a render that timed out is refused
+        by `timed_out` (the server's memory; else this pool's). Raises InvalidInput for
+        the engine's input errors, RenderTimedOut, RenderBusy, ServiceUnavailable if the
+        render process died, and RuntimeError for a bug in the engine."""
+        svg = self._run("render", job, (fixture, layout_key, culture, default_culture),
+                        timeout, timed_out)
         assert isinstance(svg, str)
         return svg
 
-    def export_bpmn(self, key: str, fixture: Any, layout_key: str, culture: int,
-                    timeout: float, *, default_culture: int) -> bytes:
+    def export_bpmn(self, job: RenderJob, fixture: Any, layout_key: str, culture: int,
+                    timeout: float, *, default_culture: int,
+                    timed_out: TimedOutRenders | None = None) -> bytes:
         """`interchange.diagram_to_bpmn` of `fixture` in the BPMN layout `layout_key`, as
         `render` draws: same deadline, refusals and errors (InvalidInput for what cannot
-        be written as BPMN). `key` must differ from every render's."""
-        xml = self._run("BPMN export", key, (fixture, layout_key, culture, default_culture),
-                        timeout)
+        be written as BPMN). The job's keys must differ from every render's."""
+        xml = self._run("BPMN export", job, (fixture, layout_key, culture, default_culture),
+                        timeout, timed_out)
         assert isinstance(xml, bytes)
         return xml
 
-    def _run(self, work: Work, key: str, arguments: tuple[Any, ...], timeout: float) -> Any:
-        """The answer of the render `key` names: of a render under way with that key, if
-        there is one (its refusal too), else of one started now."""
-        self._refuse_if_timed_out(work, key, timeout)
+    def _run(self, work: Work, job: RenderJob, arguments: tuple[Any, ...], timeout: float,
+             timed_out: TimedOutRenders | None) -> Any:
+        """The answer of the render `job.key` names: of a render under way with that key,
+        if there is one (its refusal too), else of one started now."""
+        memory = self.timed_out if timed_out is None else timed_out
+        refuse_if_timed_out(work, memory, job.content, timeout)
         with self._lock:
-            shared = self._under_way.get(key)
+            shared = self._under_way.get(job.key)
             leading = shared is None
             if shared is None:
-                shared = self._under_way[key] = Future()
+                shared = self._under_way[job.key] = Future()
         if not leading:
             return self._wait_for(work, shared, timeout)
         try:
-            output = self._run_in_a_process(work, key, arguments, timeout)
+            output = self._run_in_a_process(work, job, arguments, timeout, memory)
         except BaseException as error:
             shared.set_exception(error)
             raise
@@ -239,7 +282,7 @@ class RenderPool:
             return output
         finally:
             with self._lock:
-                del self._under_way[key]
+                del self._under_way[job.key]
 
     @staticmethod
     def _wait_for(work: Work, shared: Future[Any], timeout: float) -> Any:
@@ -250,22 +293,18 @@ class RenderPool:
             raise RenderBusy(f"The same {work} for another request did not finish within "
                              f"{timeout:g} s; try again after {retry} s", retry) from None
 
-    def _run_in_a_process(self, work: Work, key: str, arguments: tuple[Any, ...],
-                          timeout: float) -> Any:
+    def _run_in_a_process(self, work: Work, job: RenderJob, arguments: tuple[Any, ...],
+                          timeout: float, timed_out: TimedOutRenders) -> Any:
         deadline = time.monotonic() + timeout
         retry = math.ceil(timeout)  # by then every render under way has ended
-        try:
-            slot = self._idle.get(timeout=timeout)
-        except queue.Empty:
-            raise RenderBusy(f"All {self._processes} render processes stayed busy for "
-                             f"{timeout:g} s; try again after {retry} s", retry) from None
+        slot = self._share.acquire(job.tenant, deadline, timeout)
         try:
             outcome, output = slot.render((work, *arguments), deadline)
         except _Starting:
             raise RenderBusy(f"The render processes are still starting; try again after "
                              f"{retry} s", retry) from None
         except _PastDeadline as past:
-            self._remember_timed_out(key, past.seconds)
+            timed_out.remember(job.content, past.seconds, timeout)
             raise RenderTimedOut(f"The {work} took longer than the {timeout:g} s deadline "
                                  f"and was stopped; this {work} is refused for "
                                  f"{REFUSAL_SECONDS} s", REFUSAL_SECONDS) from None
@@ -273,7 +312,7 @@ class RenderPool:
             raise ServiceUnavailable("The render process stopped unexpectedly; try again",
                                      1) from None
         finally:
-            self._idle.put(slot)
+            self._share.release(job.tenant, slot)
         if outcome == "input":
             raise InvalidInput(output)
         if outcome == "error":
@@ -284,13 +323,7 @@ class RenderPool:
         """Starts the idle slots' processes that are not running, without waiting: they
         load the engine meanwhile (for a server worker as it boots, so that its first
         renders do not wait for that)."""
-        idle: list[_RenderProcess] = []
-        with contextlib.suppress(queue.Empty):
-            while True:
-                idle.append(self._idle.get_nowait())
-        for slot in idle:
-            slot.ensure_running()
-            self._idle.put(slot)
+        self._share.on_idle(lambda slot: slot.ensure_running())
 
     def close(self) -> None:
         """Stops every render process (a render under way answers 503); the pool starts
@@ -298,29 +331,117 @@ class RenderPool:
         for slot in self._slots:
             slot.stop()
 
-    def _refuse_if_timed_out(self, work: Work, key: str, timeout: float) -> None:
-        """A render stopped shortly before after running at least this long."""
-        with self._lock:
-            remembered = self._timed_out.get(key)
-            if remembered is None:
-                return
-            until, ran = remembered
-            remaining = until - time.monotonic()
-            if remaining <= 0:
-                del self._timed_out[key]
-                return
-        if timeout <= ran:
-            raise RenderTimedOut(f"This {work} was stopped after {ran:.1f} s shortly before; "
-                                 f"try again after {math.ceil(remaining)} s",
-                                 math.ceil(remaining))
 
-    def _remember_timed_out(self, key: str, ran: float) -> None:
-        """`ran`: how long the render had (less than the deadline if it waited)."""
-        with self._lock:
-            self._timed_out[key] = (time.monotonic() + REFUSAL_SECONDS, ran)
-            self._timed_out.move_to_end(key)
-            while len(self._timed_out) > _REMEMBERED_KEYS:
-                self._timed_out.popitem(last=False)
+def refuse_if_timed_out(work: Work, timed_out: TimedOutRenders, content: str,
+                        timeout: float) -> None:
+    """Refuses a render of content whose render was stopped shortly before, after having
+    most of a deadline at least as long as this one (so this one would be stopped too)."""
+    remembered = timed_out.recall(content)
+    if (remembered is None or timeout > remembered.deadline
+            or remembered.ran < _TELLING_SHARE * remembered.deadline):
+        return
+    retry = max(1, math.ceil(remembered.seconds_left()))
+    raise RenderTimedOut(f"This {work} was stopped after {remembered.ran:.1f} s shortly "
+                         f"before; try again after {retry} s", retry)
+
+
+@dataclass(eq=False, slots=True)
+class _Waiter:
+    tenant: str
+    arrival: int
+
+
+class _FairShare:
+    """Hands the render processes out fairly: one tenant holds at most `share` of them at
+    once; when a process frees, it goes to the waiting tenant served least recently (then
+    to the earliest request). At most `waiting` renders of one tenant wait: a further one
+    is refused at once, since each waits on a request thread other tenants' requests
+    need. Idle processes are handed out last in, first out (under light load the same
+    warm process serves every render), those that have loaded the engine first."""
+
+    def __init__(self, slots: Sequence[_RenderProcess], share: int, waiting: int) -> None:
+        self._idle = list(slots)
+        self._processes = len(slots)
+        self._limit, self._waiting_limit = share, waiting
+        self._running: Counter[str] = Counter()
+        self._waiters: list[_Waiter] = []
+        self._served: dict[str, int] = {}  # tenant → the turn it was last given a process
+        self._turns = itertools.count()
+        self._condition = threading.Condition()
+
+    def acquire(self, tenant: str, deadline: float, timeout: float) -> _RenderProcess:
+        """A process for `tenant` by `deadline`, else RenderBusy (`timeout`: the whole
+        deadline's length, what the refusal names)."""
+        retry = math.ceil(timeout)
+        with self._condition:
+            if sum(waiter.tenant == tenant for waiter in self._waiters) >= self._waiting_limit:
+                raise RenderBusy(f"{self._waiting_limit} renders of this tenant are waiting "
+                                 f"for a render process already; try again after {retry} s",
+                                 retry)
+            waiter = _Waiter(tenant, next(self._turns))
+            self._waiters.append(waiter)
+            try:
+                while not self._granted(waiter):
+                    remaining = deadline - time.monotonic()
+                    if remaining <= 0:
+                        raise self._busy(tenant, timeout)
+                    self._condition.wait(remaining)
+            finally:
+                self._waiters.remove(waiter)
+            self._running[tenant] += 1
+            self._served[tenant] = next(self._turns)
+            self._condition.notify_all()  # the order of those still waiting changed
+            return self._idle.pop(self._warmest())
+
+    def release(self, tenant: str, slot: _RenderProcess) -> None:
+        with self._condition:
+            self._running[tenant] -= 1
+            if self._running[tenant] <= 0:
+                del self._running[tenant]
+                if not any(waiter.tenant == tenant for waiter in self._waiters):
+                    self._served.pop(tenant, None)  # bounded by the tenants now rendering
+            self._idle.append(slot)
+            self._condition.notify_all()
+
+    def on_idle(self, action: Callable[[_RenderProcess], None]) -> None:
+        """Calls `action` on each idle process, holding them meanwhile."""
+        with self._condition:
+            for slot in self._idle:
+                action(slot)
+
+    def _granted(self, waiter: _Waiter) -> bool:
+        """Whether `waiter` is among those the idle processes go to now."""
+        free = len(self._idle)
+        running = Counter(self._running)
+        for candidate in sorted(self._waiters, key=self._turn):
+            if free == 0:
+                return False
+            if running[candidate.tenant] >= self._limit:
+                continue
+            if candidate is waiter:
+                return True
+            running[candidate.tenant] += 1
+            free -= 1
+        return False
+
+    def _warmest(self) -> int:
+        """The index of the idle process to hand out: the last one that has loaded the
+        engine, else the last one (a replacement of a killed process may still be
+        starting: a small render should not wait for that while another is ready)."""
+        return next((index for index in range(len(self._idle) - 1, -1, -1)
+                     if self._idle[index].ready()), len(self._idle) - 1)
+
+    def _turn(self, waiter: _Waiter) -> tuple[int, int]:
+        return self._served.get(waiter.tenant, -1), waiter.arrival
+
+    def _busy(self, tenant: str, timeout: float) -> RenderBusy:
+        retry = math.ceil(timeout)  # by then every render under way has ended
+        if self._running[tenant] >= self._limit:
+            return RenderBusy(f"This tenant's renders held its share of the render processes "
+                              f"({self._limit} of {self._processes}) for {timeout:g} s; try "
+                              f"again after {retry} s", retry)
+        return RenderBusy(f"All {self._processes} render processes stayed busy for "
+                          f"{timeout:g} s; try again after {retry} s", retry)
 
 
 def _serve(connection: Connection) -> None:

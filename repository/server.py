@@ -16,8 +16,10 @@ the JSON envelope.
 from __future__ import annotations
 
 import json
+import shutil
 import socket
 import struct
+import tempfile
 import threading
 import time
 from concurrent.futures import Future
@@ -228,9 +230,11 @@ class _Logger(glogging.Logger):  # type: ignore[misc]
 
 class _Server(BaseApplication):  # type: ignore[misc]
     def __init__(self, database_url: str, redis_url: str | None, render_timeout: float,
-                 header_timeout: float, options: dict[str, Any]) -> None:
+                 header_timeout: float, options: dict[str, Any], *,
+                 run_directory: str | None = None) -> None:
         self.database_url = database_url
         self.redis_url = redis_url
+        self.run_directory = run_directory
         self.render_timeout = render_timeout
         self.header_timeout = header_timeout  # read by `_Worker`
         self.options = options
@@ -242,7 +246,8 @@ class _Server(BaseApplication):  # type: ignore[misc]
 
     def load(self) -> Any:
         return create_app({"DATABASE_URL": self.database_url, "REDIS_URL": self.redis_url,
-                           "RENDER_TIMEOUT": self.render_timeout})
+                           "RENDER_TIMEOUT": self.render_timeout,
+                           "RUN_DIRECTORY": self.run_directory})
 
 
 def run(*, database_url: str, host: str, port: int, workers: int, render_timeout: float,
@@ -262,6 +267,15 @@ def run(*, database_url: str, host: str, port: int, workers: int, render_timeout
         arbiter.log.info("elrepo serve stopped; the data stays in %s",
                          make_url(database_url))  # str() of a URL masks its password
 
+    # What the workers share besides the database (timed-out renders without Redis:
+    # repository/render_refusals.py): made before they fork, removed by the arbiter at
+    # the stop (a finalizer would run in each worker that exits, too).
+    run_directory = tempfile.mkdtemp(prefix="elrepo-serve-")
+
+    def stopped(arbiter: Any) -> None:
+        shutil.rmtree(run_directory, ignore_errors=True)
+        say_stopped(arbiter)
+
     _Server(database_url, redis_url, render_timeout, header_timeout, {
         "bind": f"{host}:{port}",
         "workers": max(1, workers),
@@ -277,5 +291,5 @@ def run(*, database_url: str, host: str, port: int, workers: int, render_timeout
         # `elrepo serve` on a host would take it over from the others. Not offered.
         "control_socket_disable": True,
         "on_reload": say_restarting,
-        "on_exit": say_stopped,
-    }).run()
+        "on_exit": stopped,
+    }, run_directory=run_directory).run()

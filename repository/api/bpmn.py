@@ -6,9 +6,11 @@ render error shape (its path is under `/_api/rest/diagram/`, which app.error_res
 answers in that shape) and the same headers on every answer, refusals included, that
 keep it from being run or sniffed as another type. The export runs in this worker's
 render processes under the render deadline (repository/render_pool.py): past it 503 with
-`Retry-After`, and a timed-out export is refused at once for a while, as a render is.
-Expanded sub-processes are drawn with their content (`repository.fixtures.nested_fixture`):
-nested too deep 400, more than the render contract's shapes in all 413.
+`Retry-After`, and every export of the same content is refused at once for a while, as
+a render is; it reads what it draws and gives its connection back first, as a render
+does (`render.read_drawing`). Expanded sub-processes are drawn with their content
+(`repository.fixtures.nested_fixture`): nested too deep 400, more than the render
+contract's shapes in all 413.
 """
 
 from __future__ import annotations
@@ -18,14 +20,18 @@ from flask import Response, current_app
 from interchange import BPMN_LAYOUT_KEYS
 from repository.api.common import TenantRequest
 from repository.api.endpoint import Answer, Resource
-from repository.api.render import SECURITY_HEADERS, add_security_headers
+from repository.api.render import (
+    SECURITY_HEADERS,
+    add_security_headers,
+    read_drawing,
+    timed_out_renders,
+)
 from repository.api.routes import TENANT
 from repository.errors import InvalidInput
 from repository.fixtures import nested_fixture
 from repository.input_rules import parse_culture_id
 from repository.render_cache import DrawnState, render_key
 from repository.render_pool import render_timeout, shared_pool
-from repository.store.base import current_version_pk
 
 resource = Resource("bpmn", __name__, error_schema="RenderError")
 BPMN_MEDIA_TYPE = "application/xml"
@@ -42,16 +48,18 @@ def export_bpmn(req: TenantRequest, diagram_id: str, culture_id: str, layout_key
     if layout_key not in BPMN_LAYOUT_KEYS:
         raise InvalidInput(f"Unknown BPMN layout key {layout_key!r}; BPMN layout keys: "
                            f"{', '.join(BPMN_LAYOUT_KEYS)}")
-    diagram, tenant = req.store.element(diagram_id), req.store.tenant
-    # Names the export (not a render: "bpmn:" keys no render layout) for the pool to
-    # refuse a repeat of one that timed out.
-    key = render_key(tenant.collection_id, tenant.storage_id,
-                     DrawnState(diagram.id, current_version_pk(diagram), req.store.content_generation()),
-                     f"bpmn:{layout_key}", culture, default_culture=tenant.default_culture)
+    tenant = req.store.tenant
+    drawn = DrawnState(diagram_id, req.store.newest_version_pk(diagram_id), req.store.content_generation())
+    # Names the export (not a render: "bpmn:" keys no render layout) for requests to
+    # share one under way.
+    key = render_key(tenant.collection_id, tenant.storage_id, drawn, f"bpmn:{layout_key}", culture,
+                     default_culture=tenant.default_culture)
+    job, fixture = read_drawing(req, "BPMN export", key, drawn, nested_fixture)
     try:
-        xml = shared_pool().export_bpmn(key, nested_fixture(req.store, diagram), layout_key, culture,
+        xml = shared_pool().export_bpmn(job, fixture, layout_key, culture,
                                         render_timeout(current_app.config),
-                                        default_culture=tenant.default_culture)
+                                        default_culture=tenant.default_culture,
+                                        timed_out=timed_out_renders())
     except InvalidInput as error:
         raise InvalidInput(f"Diagram {diagram_id!r} cannot be exported as BPMN: {error}") from None
     return Response(xml, mimetype=BPMN_MEDIA_TYPE)

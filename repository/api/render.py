@@ -15,26 +15,47 @@ The key names everything the picture depends on (data, layout, culture, tenant a
 engine), so its digest is the answer's strong `ETag`: a client naming it in
 `If-None-Match` gets 304 without any render or cache lookup. Renders run in this
 worker's render processes under a deadline (repository/render_pool.py): past it 503
-with `Retry-After`, and the worker lives on.
+with `Retry-After`, and the worker lives on; every render of the same content is then
+refused for a while by every worker (`render_cache.content_key`,
+repository/render_refusals.py), and each tenant takes its fair share of the processes.
+
+A miss reads what it draws and then ends the request's transaction (`read_drawing`):
+the render that follows holds no database connection, however long it takes. Content
+stored past the render contract's shape limit (before the write limits held) is refused
+from a count of its shapes, before anything grows with it.
 Every answer of this blueprint, refusals included, carries headers that keep an SVG from
 running script or being sniffed as another type.
 """
 
 from __future__ import annotations
 
-from flask import Response, current_app, request
+from collections.abc import Callable
+from typing import Any
 
+from flask import Response, current_app, g, request
+
+from renderer.contract import MAX_SHAPES
 from repository import catalog
 from repository.api import parameters
 from repository.api.common import REVALIDATE, TenantRequest, names_current, not_modified
 from repository.api.endpoint import Answer, Resource
 from repository.api.routes import TENANT
 from repository.app import RENDER_BLUEPRINT
-from repository.errors import InvalidInput
+from repository.errors import InvalidInput, TooLarge
 from repository.fixtures import diagram_fixture
 from repository.input_rules import parse_culture_id
-from repository.render_cache import DrawnState, RenderCache, render_key
-from repository.render_pool import render_timeout, shared_pool
+from repository.render_cache import DrawnState, RenderCache, content_key, pool_key, render_key
+from repository.render_pool import (
+    RenderJob,
+    Work,
+    refuse_if_timed_out,
+    render_timeout,
+    shared_pool,
+)
+from repository.render_refusals import ContentKeys, TimedOutRenders
+from repository.store import Store
+from repository.store.maintenance import pool_id
+from repository.store.models import Element
 
 resource = Resource(RENDER_BLUEPRINT, __name__, error_schema="RenderError")
 
@@ -77,8 +98,8 @@ def render_diagram(req: TenantRequest, diagram_id: str, culture_id: str,
     svg = cache.get(key)
     outcome = "hit"
     if svg is None:
-        fixture = diagram_fixture(req.store, req.store.element(diagram_id))
-        svg = render_fixture(key, fixture, layout_key, culture,
+        job, fixture = read_drawing(req, "render", key, drawn, diagram_fixture)
+        svg = render_fixture(job, fixture, layout_key, culture,
                              tenant.default_culture).encode("utf-8")
         cache.put(key, svg)
         outcome = "miss"
@@ -90,10 +111,48 @@ def render_diagram(req: TenantRequest, diagram_id: str, culture_id: str,
     return response
 
 
-def render_fixture(key: str, fixture: dict[str, object], layout_key: str,
+def render_fixture(job: RenderJob, fixture: dict[str, object], layout_key: str,
                    culture: int, default_culture: int) -> str:
     """The engine's SVG, drawn in a render process of this worker within the deadline;
     its input errors (unknown or unfinished layouts included) → 400."""
-    return shared_pool().render(key, fixture, layout_key, culture,
+    return shared_pool().render(job, fixture, layout_key, culture,
                                 render_timeout(current_app.config),
-                                default_culture=default_culture)
+                                default_culture=default_culture, timed_out=timed_out_renders())
+
+
+def read_drawing(req: TenantRequest, work: Work, key: str, drawn: DrawnState,
+                 build: Callable[[Store, Element], dict[str, Any]]
+                 ) -> tuple[RenderJob, dict[str, Any]]:
+    """The job and the fixture `build` makes of the diagram `drawn` names, for the render
+    (or export) `key` names. Refused first, from two indexed reads, when this worker saw
+    the same drawn state's content time out lately (`ContentKeys`: the fixture of 19,900
+    links takes 80 ms to read); then when a count of its shapes finds them past the render
+    contract (413: 100,000 stored shapes took 7.5 s to read into a fixture). Once read,
+    the request's read transaction ends and its connection goes back to the pool: the
+    render may take its whole deadline, and nothing after it reads the database."""
+    tenant = req.store.tenant
+    content_keys: ContentKeys = current_app.extensions.setdefault("elrepo.content_keys",
+                                                                  ContentKeys())
+    drawn_key = pool_key(tenant.collection_id, tenant.storage_id,
+                         [work, drawn.diagram_id, drawn.version_pk, drawn.generation])
+    known = content_keys.get(drawn_key)
+    if known is not None:
+        refuse_if_timed_out(work, timed_out_renders(), known, render_timeout(current_app.config))
+    diagram = req.store.element(drawn.diagram_id)
+    shapes = req.store.shape_count(diagram)
+    if shapes > MAX_SHAPES:
+        raise TooLarge(f"Diagram {diagram.id!r} holds {shapes:,} shapes; a drawing holds at "
+                       f"most {MAX_SHAPES:,}")
+    fixture = build(req.store, diagram)
+    content = content_key(tenant.collection_id, tenant.storage_id, work, fixture)
+    content_keys.put(drawn_key, content)
+    db = g.pop("db_session", None)
+    if db is not None:
+        db.close()
+    return RenderJob(key, content, pool_id(tenant)), fixture
+
+
+def timed_out_renders() -> TimedOutRenders:
+    """The server's memory of timed-out renders (repository/render_refusals.py)."""
+    memory: TimedOutRenders = current_app.extensions["elrepo.timed_out_renders"]
+    return memory

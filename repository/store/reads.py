@@ -430,6 +430,12 @@ class Reads(PlainReads):
         """The ordered shapes of each version."""
         return self._load(plain.SHAPES, version_pks)
 
+    def shape_count(self, element: Element) -> int:
+        """How many shapes the element's newest version holds, counted in the index: what
+        a render checks before it reads them (content stored before the limits held)."""
+        return int(self.session.scalar(select(func.count()).select_from(Shape).where(
+            Shape.version_pk == element.current_version_pk)) or 0)
+
     def has_content(self, element: Element) -> bool:
         """Whether the element's newest version has shapes."""
         return bool(self.session.scalar(select(exists(

@@ -15,7 +15,7 @@ from repository.render_pool import shared_pool
 from tests.repository.conftest import TENANT, Prepared, sqlite_only
 from tests.repository.standin import ORDER
 from tests.repository.test_render_cache import ORDER_SVG, make_api
-from tests.repository.test_render_deadline import assert_past_deadline, create_dense_diagram, dense_values
+from tests.repository.test_render_deadline import assert_past_deadline, create_dense_diagram, dense_values, job
 
 BPMN = TENANT + "/_api/rest/diagram/{}/bpmn/{}/{}"
 
@@ -52,8 +52,8 @@ ORDER_LIKE = {"diagram": {"id": "d1", "type": "mainProcess", "attributes": {}}, 
 
 def test_the_pool_answers_the_writers_bytes_and_its_input_errors_as_400() -> None:
     pool = shared_pool()
-    assert pool.export_bpmn("bpmn:small", ORDER_LIKE, "vertical", 1033, 60,
+    assert pool.export_bpmn(job("bpmn:small"), ORDER_LIKE, "vertical", 1033, 60,
                             default_culture=1033) == diagram_to_bpmn(ORDER_LIKE, "vertical", 1033, 1033)
     with pytest.raises(InvalidInput, match="unknown BPMN layout 'spiral'") as refused:
-        pool.export_bpmn("bpmn:spiral", ORDER_LIKE, "spiral", 1033, 60, default_culture=1033)
+        pool.export_bpmn(job("bpmn:spiral"), ORDER_LIKE, "spiral", 1033, 60, default_culture=1033)
     assert refused.value.status == 400
