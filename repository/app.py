@@ -14,7 +14,8 @@ from flask import Flask, Response, g, jsonify, request
 from werkzeug.exceptions import HTTPException, MethodNotAllowed
 
 from repository.api.common import refuse_invalid_text
-from repository.errors import RepositoryError, ServiceUnavailable
+from repository.errors import RepositoryError, ServiceUnavailable, TooManyRequests
+from repository.front_door import register_front_door
 from repository.json_provider import OrjsonProvider
 from repository.listing_cache import make_listing_cache
 from repository.render_cache import DEFAULT_NAMESPACE, make_render_cache, redis_url
@@ -69,6 +70,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     app.before_request(refuse_invalid_text)
     _register_transactions(app)
     _register_error_handlers(app)
+    register_front_door(app)
     return app
 
 
@@ -147,7 +149,7 @@ def _register_error_handlers(app: Flask) -> None:
     @app.errorhandler(RepositoryError)
     def repository_error(error: RepositoryError) -> Response:
         response = error_response(error.status, error.result_type, error.message, error.details)
-        if isinstance(error, ServiceUnavailable):
+        if isinstance(error, (ServiceUnavailable, TooManyRequests)):
             response.headers["Retry-After"] = str(error.retry_after)
         return response
 
@@ -164,6 +166,7 @@ def _register_error_handlers(app: Flask) -> None:
         status = error.code or 500
         messages = {
             404: "Not found",
+            408: str(error.description),  # the server layer's BodyTooSlow says which rule
             405: f"Method {request.method} is not allowed here",
             413: f"The body is larger than {MAX_BODY_BYTES // (1024 * 1024)} MiB",
         }
