@@ -166,7 +166,9 @@ def _register_error_handlers(app: Flask) -> None:
         status = error.code or 500
         messages = {
             404: "Not found",
-            408: str(error.description),  # the server layer's BodyTooSlow says which rule
+            # The server layer's body refusals (repository/server.py) say which rule.
+            408: str(error.description),
+            503: str(error.description),
             405: f"Method {request.method} is not allowed here",
             413: f"The body is larger than {MAX_BODY_BYTES // (1024 * 1024)} MiB",
         }
@@ -174,6 +176,9 @@ def _register_error_handlers(app: Flask) -> None:
         response = error_response(status, "critical" if status >= 500 else "error", message)
         if isinstance(error, MethodNotAllowed) and error.valid_methods:
             response.headers["Allow"] = ", ".join(error.valid_methods)  # RFC 9110 15.5.6
+        retry_after = getattr(error, "retry_after", None)
+        if isinstance(retry_after, int):
+            response.headers["Retry-After"] = str(retry_after)
         return response
 
     @app.errorhandler(Exception)

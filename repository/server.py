@@ -13,12 +13,13 @@ headers too large, a head that does not arrive in time, a failure outside the ap
 the JSON envelope. A body must arrive at a minimum average rate (`_BodyReader`), a
 chunked one stops at the body limit (`_CappedChunkedBody`), and a body the app did not
 read (a request refused from its head) is never drained: its connection is closed
-(`_front_door`), lingering on the event loop (`_Worker._linger`). docs/reliability.md, "Front door (issue 18)".
+(`_FrontDoor`), lingering on the event loop (`_Worker._linger`). docs/reliability.md, "Front door (issue 18)".
 """
 
 from __future__ import annotations
 
 import json
+import select
 import selectors
 import socket
 import struct
@@ -40,7 +41,7 @@ from gunicorn.http.parser import RequestParser
 from gunicorn.http.unreader import SocketUnreader
 from gunicorn.workers.gthread import TConn, ThreadWorker
 from sqlalchemy import make_url
-from werkzeug.exceptions import RequestEntityTooLarge, RequestTimeout
+from werkzeug.exceptions import RequestEntityTooLarge, RequestTimeout, ServiceUnavailable
 
 from repository.app import MAX_BODY_BYTES, RENDER_PATH_PART, create_app, error_body
 from repository.front_door import SECURITY_HEADERS
@@ -51,6 +52,9 @@ MAX_HEADER_FIELD = 8190
 MAX_HEADER_BYTES = 16 * 1024
 WORKER_HEARTBEAT_TIMEOUT = 30
 DEFAULT_BODY_MIN_RATE = 16 * 1024  # bytes/s: a 10 MiB body may take 10 min + the grace
+# At most this many of a worker's threads wait for slow bodies at once (`_BodyReader`).
+BODY_WAITING_THREADS = THREADS_PER_WORKER // 2
+BODY_WAITS_RETRY_AFTER = 5
 LINGER_SECONDS = 2.0  # a closed connection's wait for the client's own close
 _LINGER_DRAIN_BYTES = 64 * 1024
 _KEPT_LINE_BYTES = 1024  # of an overlong request line: the method and the path's start
@@ -117,17 +121,28 @@ class BodyTooSlow(RequestTimeout):
     stream passes it on instead of calling it a disconnected client (400)."""
 
 
+class BodyWaitsBusy(ServiceUnavailable):
+    """503 from the body reader: as many threads as may wait for bodies already do."""
+
+
 class _BodyReader(SocketUnreader):  # type: ignore[misc]
     """gunicorn's socket reader that, while a body is read, holds the client to a minimum
     average rate: by `grace + n / min_rate` seconds after the head, n bytes must have
     arrived (Apache's mod_reqtimeout `MinRate`, in one rule). Each read waits at most
     until then, so a client that trickles a byte now and then is cut like a silent one,
-    with 408. Heads are not read under this rule: their deadline is `_Worker`'s."""
+    with 408. Heads are not read under this rule: their deadline is `_Worker`'s.
 
-    def __init__(self, sock: socket.socket, min_rate: float, grace: float) -> None:
+    A read that has to wait for the client takes one of the worker's `waiting_slots`
+    for the wait (bytes already there are read without one); with none left the answer
+    is 503 at once. So slow bodies, even with a valid token, hold at most that many
+    threads and the others stay free for everyone else."""
+
+    def __init__(self, sock: socket.socket, min_rate: float, grace: float,
+                 waiting_slots: threading.BoundedSemaphore) -> None:
         super().__init__(sock)
         self.min_rate = min_rate
         self.grace = grace
+        self.waiting_slots = waiting_slots
         self._body_started: float | None = None
         self._body_bytes = 0
 
@@ -139,8 +154,30 @@ class _BodyReader(SocketUnreader):  # type: ignore[misc]
         self._body_started = None
 
     def chunk(self, size_hint: int | None = None) -> bytes:
-        if self._body_started is None:
-            return super().chunk(size_hint)  # type: ignore[no-any-return]
+        if self._body_started is None or self._has_bytes():
+            return self._counted(super().chunk(size_hint))
+        if not self.waiting_slots.acquire(blocking=False):
+            raise BodyWaitsBusy(
+                "Too many request bodies are arriving slowly; nothing was read or written, "
+                "try again", retry_after=BODY_WAITS_RETRY_AFTER)
+        try:
+            return self._counted(self._waited_chunk(size_hint))
+        finally:
+            self.waiting_slots.release()
+
+    def _has_bytes(self) -> bool:
+        """Whether a read returns at once: bytes are there, or the client closed. (A
+        poll: the socket may carry a Python timeout, which a non-blocking recv obeys.)"""
+        readiness = select.poll()
+        readiness.register(self.sock, select.POLLIN)
+        return bool(readiness.poll(0))
+
+    def _counted(self, data: bytes) -> bytes:
+        self._body_bytes += len(data)
+        return data
+
+    def _waited_chunk(self, size_hint: int | None) -> bytes:
+        assert self._body_started is not None
         while True:
             due = self._body_started + self.grace + self._body_bytes / self.min_rate
             left = due - time.monotonic()
@@ -153,7 +190,6 @@ class _BodyReader(SocketUnreader):  # type: ignore[misc]
                 data: bytes = super().chunk(size_hint)
             except BlockingIOError:  # the kernel timeout: the loop decides
                 continue
-            self._body_bytes += len(data)
             return data
 
 
@@ -197,16 +233,20 @@ class _CappedChunkedBody:
         return data
 
 
-def _front_door(app: Callable[..., Iterable[bytes]]) -> Callable[..., Iterable[bytes]]:
-    """The app as the server runs it: a chunked body held to the body limit, and a
-    connection whose body the app left unread (a request refused from its head: 401,
-    403, 404, 408) answered with `Connection: close` and closed. Draining that body, as
-    gunicorn would before the next request, would cost the time the app just saved."""
+class _FrontDoor:
+    """The app as the server runs it (`app`): a chunked body held to the body limit,
+    and a connection whose body the app left unread (a request refused from its head:
+    401, 403, 404, 408) answered with `Connection: close` and closed. Draining that body,
+    as gunicorn would before the next request, would cost the time the app just saved."""
 
-    def served(environ: dict[str, Any], start_response: Callable[..., Any]) -> Iterable[bytes]:
+    def __init__(self, app: Callable[..., Iterable[bytes]]) -> None:
+        self.app = app
+
+    def __call__(self, environ: dict[str, Any],
+                 start_response: Callable[..., Any]) -> Iterable[bytes]:
         body = environ.get("wsgi.input")
         if not isinstance(body, Body):
-            return app(environ, start_response)
+            return self.app(environ, start_response)
         if isinstance(body.reader, ChunkedReader):
             environ["wsgi.input"] = _CappedChunkedBody(body, MAX_BODY_BYTES)
 
@@ -215,8 +255,7 @@ def _front_door(app: Callable[..., Iterable[bytes]]) -> Callable[..., Iterable[b
             if not _read_to_its_end(body) and response is not None:
                 response.force_close()
             return start_response(status, headers, exc_info)
-        return app(environ, start)
-    return served
+        return self.app(environ, start)
 
 
 class _Request(Request):  # type: ignore[misc]
@@ -243,9 +282,9 @@ class _RequestParser(RequestParser):  # type: ignore[misc]
     mesg_class = _Request
 
     def __init__(self, cfg: Any, sock: socket.socket, client: Any, min_rate: float,
-                 grace: float) -> None:
+                 grace: float, waiting_slots: threading.BoundedSemaphore) -> None:
         super().__init__(cfg, sock, client)
-        self.unreader: _BodyReader = _BodyReader(sock, min_rate, grace)
+        self.unreader: _BodyReader = _BodyReader(sock, min_rate, grace, waiting_slots)
 
 
 class _Worker(ThreadWorker):  # type: ignore[misc]
@@ -257,6 +296,7 @@ class _Worker(ThreadWorker):  # type: ignore[misc]
         super().__init__(*args, **kwargs)
         self.header_timeout: float = self.app.header_timeout
         self.body_min_rate: float = self.app.body_min_rate
+        self._body_waiting_slots = threading.BoundedSemaphore(BODY_WAITING_THREADS)
         self._heads_lock = threading.Lock()
         self._heads_due: dict[TConn, float] = {}  # connection → when its head is overdue
         self._heads_overdue: set[TConn] = set()
@@ -265,7 +305,8 @@ class _Worker(ThreadWorker):  # type: ignore[misc]
     def handle(self, conn: TConn) -> Any:
         if conn.parser is None and not self.cfg.is_ssl:  # new; gthread would make its own
             conn.parser = _RequestParser(self.cfg, conn.sock, conn.client,
-                                         self.body_min_rate, self.header_timeout)
+                                         self.body_min_rate, self.header_timeout,
+                                         self._body_waiting_slots)
         with self._heads_lock:
             self._heads_due[conn] = time.monotonic() + self.header_timeout
         try:
@@ -420,7 +461,7 @@ class _Server(BaseApplication):  # type: ignore[misc]
             self.cfg.set(key, value)
 
     def load(self) -> Any:
-        return _front_door(create_app({
+        return _FrontDoor(create_app({
             "DATABASE_URL": self.database_url, "REDIS_URL": self.redis_url,
             "RENDER_TIMEOUT": self.render_timeout}))
 

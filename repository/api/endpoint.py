@@ -174,6 +174,9 @@ def _tenant_request(declaration: Declaration, path: dict[str, Any]) -> TenantReq
     if "facet" in path:
         path["facet"] = check_facet(path["facet"], path.get("view", declaration.view))
     if declaration.body is not None:
+        # A body may take long to arrive: no pooled connection, no open transaction
+        # waits for it (the checks' read session ends here).
+        _end_checks_session()
         path["body"] = checked_body(declaration.body.parse)
     store = Store(_endpoint_session(declaration), tenant,
                   current_app.extensions["elrepo.listing_positions"])
@@ -193,5 +196,11 @@ def _endpoint_session(declaration: Declaration) -> Session:
     the head passed every check and the body is in."""
     writes = declaration.writes or request.method not in _READ_METHODS
     if writes and "db_session" in g and not g.db_session.info["writes"]:
-        g.pop("db_session").close()
+        _end_checks_session()
     return session(write=writes)
+
+
+def _end_checks_session() -> None:
+    checks_session = g.pop("db_session", None)
+    if checks_session is not None:
+        checks_session.close()
