@@ -47,6 +47,7 @@ from repository.api.common import (
     session,
 )
 from repository.api.parameters import PATH, Parameter
+from repository.front_door import SERVICE_TOKEN_GUARD
 from repository.store import Store
 
 View = TypeVar("View", bound=Callable[..., ResponseReturnValue])
@@ -185,7 +186,7 @@ def _tenant_request(declaration: Declaration, path: dict[str, Any]) -> TenantReq
 
 def _service_session(declaration: Declaration) -> Session:
     check_api_version(declaration.api_version)
-    current_app.extensions["elrepo.service_token_guard"].check(
+    current_app.extensions[SERVICE_TOKEN_GUARD].check(
         request.headers.get(SERVICE_TOKEN_HEADER))
     return _endpoint_session(declaration)
 

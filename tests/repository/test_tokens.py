@@ -13,6 +13,7 @@ from flask.testing import FlaskClient
 from repository.app import create_app
 from repository.auth import UNKNOWN_TOKEN, ServiceTokenGuard
 from repository.cli import main
+from repository.front_door import SERVICE_TOKEN_GUARD
 from tests.repository.conftest import Api, assert_error, sqlite_only
 
 LIST = "/acme/main/_api/rest/facets/processes/views/list/elements"
@@ -129,7 +130,7 @@ def test_wrong_maintenance_tokens_lock_maintenance_for_a_window(
     too, until the window passes."""
     clock = Clock()
     guard = ServiceTokenGuard(free_failures=5, window=60, clock=clock)
-    api.app.extensions["elrepo.service_token_guard"] = guard
+    api.app.extensions[SERVICE_TOKEN_GUARD] = guard
 
     def maintain(token: str) -> int:
         return api.client.get(MAINTAIN, headers={"service-auth-token": token}).status_code
