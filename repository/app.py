@@ -14,7 +14,8 @@ from flask import Flask, Response, g, jsonify, request
 from werkzeug.exceptions import HTTPException, MethodNotAllowed
 
 from repository.api.common import refuse_invalid_text
-from repository.errors import RepositoryError, ServiceUnavailable
+from repository.errors import RepositoryError, ServiceUnavailable, TooManyRequests
+from repository.front_door import register_front_door
 from repository.json_provider import OrjsonProvider
 from repository.listing_cache import make_listing_cache
 from repository.render_cache import DEFAULT_NAMESPACE, make_render_cache, redis_url
@@ -72,6 +73,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     app.before_request(refuse_invalid_text)
     _register_transactions(app)
     _register_error_handlers(app)
+    register_front_door(app)
     return app
 
 
@@ -150,7 +152,7 @@ def _register_error_handlers(app: Flask) -> None:
     @app.errorhandler(RepositoryError)
     def repository_error(error: RepositoryError) -> Response:
         response = error_response(error.status, error.result_type, error.message, error.details)
-        if isinstance(error, ServiceUnavailable):
+        if isinstance(error, (ServiceUnavailable, TooManyRequests)):
             response.headers["Retry-After"] = str(error.retry_after)
         return response
 
@@ -167,6 +169,9 @@ def _register_error_handlers(app: Flask) -> None:
         status = error.code or 500
         messages = {
             404: "Not found",
+            # The server layer's body refusals (repository/server.py) say which rule.
+            408: str(error.description),
+            503: str(error.description),
             405: f"Method {request.method} is not allowed here",
             413: f"The body is larger than {MAX_BODY_BYTES // (1024 * 1024)} MiB",
         }
@@ -174,6 +179,9 @@ def _register_error_handlers(app: Flask) -> None:
         response = error_response(status, "critical" if status >= 500 else "error", message)
         if isinstance(error, MethodNotAllowed) and error.valid_methods:
             response.headers["Allow"] = ", ".join(error.valid_methods)  # RFC 9110 15.5.6
+        retry_after = getattr(error, "retry_after", None)
+        if isinstance(retry_after, int):
+            response.headers["Retry-After"] = str(retry_after)
         return response
 
     @app.errorhandler(Exception)

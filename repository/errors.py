@@ -51,6 +51,22 @@ class PreconditionFailed(RepositoryError):
     status = 412
 
 
+class RequestTimeout(RepositoryError):
+    """The body did not arrive in time (docs/reliability.md, "Front door (issue 18)")."""
+
+    status = 408
+
+
+class TooManyRequests(RepositoryError):
+    """Refused for now, whoever asks: try again after `retry_after` seconds."""
+
+    status = 429
+
+    def __init__(self, message: str, retry_after: int, details: list[str] | None = None) -> None:
+        super().__init__(message, details)
+        self.retry_after = retry_after
+
+
 class ServiceUnavailable(RepositoryError):
     """A temporary refusal (a render past its deadline, a write that could not get the
     lock): the client may try again after `retry_after` seconds."""

@@ -223,10 +223,10 @@ _REFUSALS = (
     (400, "Bad request: malformed JSON, a bad query parameter, an invalid filter, invalid "
           "Unicode (lone surrogates, NUL), a number outside the 64-bit range, a culture id "
           "that is not ASCII digits"),
-    (401, "No or unknown token"),
+    (401, "No token, or an unknown, expired or revoked one"),
     (403, "Other tenant or missing permission"),
     (404, "Not found"),
-    (408, "The request head did not arrive in time"),
+    (408, "The request head did not arrive in time, or the body arrived too slowly"),
     (409, "Conflict: transition not allowed now, or a stale versionId"),
     (413, f"Too large: a body over {MAX_BODY_BYTES // 2**20} MiB, over "
           f"{wire.MAX_CONTENT_ITEMS:,} content items, over {wire.MAX_PREDECESSOR_LINKS:,} "
@@ -281,6 +281,11 @@ def _operation(declaration: Declaration, method: str, error_schema: str) -> Sche
             "schema": _ref(declaration.body.schema)}}}
     if declaration.service:
         operation["security"] = [{"serviceToken": []}]
+        responses["429"] = {"description": "Too many wrong service tokens lately; try "
+                                           "again after Retry-After",
+                            "headers": {"Retry-After": _header_ref("Retry-After")},
+                            "content": error_body}
+        operation["responses"] = dict(sorted(responses.items()))
     return operation
 
 

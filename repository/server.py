@@ -10,19 +10,26 @@ the server layer".
 `_Worker` is gunicorn's threaded worker with the limits of docs/contract.md, "Limits and
 robustness": every refusal of the server layer (malformed request, request line or
 headers too large, a head that does not arrive in time, a failure outside the app) is
-the JSON envelope.
+the JSON envelope. A body must arrive at a minimum average rate (`_BodyReader`), a
+chunked one stops at the body limit (`_CappedChunkedBody`), and a body the app did not
+read (a request refused from its head) is never drained: its connection is closed
+(`_FrontDoor`), lingering on the event loop (`_Worker._linger`). docs/reliability.md, "Front door (issue 18)".
 """
 
 from __future__ import annotations
 
 import json
+import select
+import selectors
 import shutil
 import socket
 import struct
 import tempfile
 import threading
 import time
+from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future
+from functools import partial
 from http import HTTPStatus
 from typing import Any
 
@@ -30,18 +37,28 @@ import gunicorn.http.wsgi
 from gunicorn import glogging, util
 from gunicorn.app.base import BaseApplication
 from gunicorn.http import errors
+from gunicorn.http.body import Body, ChunkedReader, EOFReader, LengthReader
 from gunicorn.http.message import Request
 from gunicorn.http.parser import RequestParser
+from gunicorn.http.unreader import SocketUnreader
 from gunicorn.workers.gthread import TConn, ThreadWorker
 from sqlalchemy import make_url
+from werkzeug.exceptions import RequestEntityTooLarge, RequestTimeout, ServiceUnavailable
 
-from repository.app import RENDER_PATH_PART, create_app, error_body
+from repository.app import MAX_BODY_BYTES, RENDER_PATH_PART, create_app, error_body
+from repository.front_door import SECURITY_HEADERS
 
 THREADS_PER_WORKER = 32
 MAX_REQUEST_LINE = 8190  # gunicorn's ceiling; a URL up to about 8 KiB
 MAX_HEADER_FIELD = 8190
 MAX_HEADER_BYTES = 16 * 1024
 WORKER_HEARTBEAT_TIMEOUT = 30
+DEFAULT_BODY_MIN_RATE = 16 * 1024  # bytes/s: a 10 MiB body may take 10 min + the grace
+# At most this many of a worker's threads wait for slow bodies at once (`_BodyReader`).
+BODY_WAITING_THREADS = THREADS_PER_WORKER // 2
+BODY_WAITS_RETRY_AFTER = 5
+LINGER_SECONDS = 2.0  # a closed connection's wait for the client's own close
+_LINGER_DRAIN_BYTES = 64 * 1024
 _KEPT_LINE_BYTES = 1024  # of an overlong request line: the method and the path's start
 SERVER_NAME = "elrepo"
 
@@ -75,9 +92,10 @@ def refusal_of(exc: BaseException) -> tuple[int, str]:
 def envelope_answer(status: int, message: str, *, render: bool = False) -> bytes:
     body = json.dumps(error_body(status, "critical" if status >= 500 else "error", message,
                                  None, render=render)).encode()
+    security = "".join(f"{name}: {value}\r\n" for name, value in SECURITY_HEADERS.items())
     head = (f"HTTP/1.1 {status} {HTTPStatus(status).phrase}\r\n"
             f"Content-Type: application/json\r\nContent-Length: {len(body)}\r\n"
-            "Connection: close\r\n\r\n")
+            f"{security}Connection: close\r\n\r\n")
     return head.encode("latin-1") + body
 
 
@@ -90,9 +108,156 @@ def _limit_silence(sock: socket.socket, seconds: float) -> None:
     sending or reading for `seconds` makes them fail instead of holding the thread for
     ever. Kernel timeouts of each read and write, unlike `settimeout`, never cut a slow
     transfer that makes progress, and survive gunicorn's `setblocking`."""
+    _set_kernel_timeout(sock, socket.SO_RCVTIMEO, seconds)
+    _set_kernel_timeout(sock, socket.SO_SNDTIMEO, seconds)
+
+
+def _set_kernel_timeout(sock: socket.socket, option: int, seconds: float) -> None:
+    seconds = max(seconds, 0.001)  # 0 would mean "no timeout"
     timeval = struct.pack("ll", int(seconds), int(seconds % 1 * 1_000_000))
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVTIMEO, timeval)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDTIMEO, timeval)
+    sock.setsockopt(socket.SOL_SOCKET, option, timeval)
+
+
+class BodyTooSlow(RequestTimeout):
+    """408 from the body reader; an HTTP error rather than an OSError, so the app's
+    stream passes it on instead of calling it a disconnected client (400)."""
+
+
+class BodyWaitsBusy(ServiceUnavailable):
+    """503 from the body reader: as many threads as may wait for bodies already do."""
+
+
+class _BodyReader(SocketUnreader):  # type: ignore[misc]
+    """gunicorn's socket reader that, while a body is read, holds the client to a minimum
+    average rate: by `grace + n / min_rate` seconds after the head, n bytes must have
+    arrived (Apache's mod_reqtimeout `MinRate`, in one rule). Each read waits at most
+    until then, so a client that trickles a byte now and then is cut like a silent one,
+    with 408. Heads are not read under this rule: their deadline is `_Worker`'s.
+
+    A read that has to wait for the client takes one of the worker's `waiting_slots`
+    for the wait (bytes already there are read without one); with none left the answer
+    is 503 at once. So slow bodies, even with a valid token, hold at most that many
+    threads and the others stay free for everyone else."""
+
+    def __init__(self, sock: socket.socket, min_rate: float, grace: float,
+                 waiting_slots: threading.BoundedSemaphore) -> None:
+        super().__init__(sock)
+        self.min_rate = min_rate
+        self.grace = grace
+        self.waiting_slots = waiting_slots
+        self._body_started: float | None = None
+        self._body_bytes = 0
+
+    def start_body(self) -> None:
+        self._body_started = time.monotonic()
+        self._body_bytes = 0
+
+    def end_body(self) -> None:
+        self._body_started = None
+
+    def chunk(self, size_hint: int | None = None) -> bytes:
+        if self._body_started is None or self._has_bytes():
+            return self._counted(super().chunk(size_hint))
+        if not self.waiting_slots.acquire(blocking=False):
+            raise BodyWaitsBusy(
+                "Too many request bodies are arriving slowly; nothing was read or written, "
+                "try again", retry_after=BODY_WAITS_RETRY_AFTER)
+        try:
+            return self._counted(self._waited_chunk(size_hint))
+        finally:
+            self.waiting_slots.release()
+
+    def _has_bytes(self) -> bool:
+        """Whether a read returns at once: bytes are there, or the client closed. (A
+        poll: the socket may carry a Python timeout, which a non-blocking recv obeys.)"""
+        readiness = select.poll()
+        readiness.register(self.sock, select.POLLIN)
+        return bool(readiness.poll(0))
+
+    def _counted(self, data: bytes) -> bytes:
+        self._body_bytes += len(data)
+        return data
+
+    def _waited_chunk(self, size_hint: int | None) -> bytes:
+        assert self._body_started is not None
+        while True:
+            due = self._body_started + self.grace + self._body_bytes / self.min_rate
+            left = due - time.monotonic()
+            if left <= 0:
+                raise BodyTooSlow(
+                    f"The body arrived slower than {self.min_rate:g} bytes/s on average "
+                    f"(after {self.grace:g} s)")
+            _set_kernel_timeout(self.sock, socket.SO_RCVTIMEO, left)
+            try:
+                data: bytes = super().chunk(size_hint)
+            except BlockingIOError:  # the kernel timeout: the loop decides
+                continue
+            return data
+
+
+def _read_to_its_end(body: Body) -> bool:
+    """Whether the app read the request's body to its end, so the next request on the
+    connection starts right after it (no body is read to its end at once)."""
+    reader = body.reader
+    if isinstance(reader, LengthReader):
+        return reader.length == 0  # type: ignore[no-any-return]
+    if isinstance(reader, ChunkedReader):
+        return reader.parser is None
+    return isinstance(reader, EOFReader) and reader.finished
+
+
+class _CappedChunkedBody:
+    """A chunked body (its length unknown until its end) as the app reads it, held to
+    MAX_BODY_BYTES: Flask's stream stops at the limit without a word, which cut a larger
+    body and made it invalid JSON (400); here one byte past the limit is 413."""
+
+    def __init__(self, body: Body, limit: int) -> None:
+        self._body = body
+        self._limit = limit
+        self._read = 0
+
+    def read(self, size: int | None = None) -> bytes:
+        return self._counted(self._body.read(size))
+
+    def readline(self, size: int | None = None) -> bytes:
+        return self._counted(self._body.readline(size))
+
+    def readlines(self, size: int | None = None) -> list[bytes]:
+        return [self._counted(line) for line in self._body.readlines(size)]
+
+    def __iter__(self) -> Iterator[bytes]:
+        return iter(self.readline, b"")
+
+    def _counted(self, data: bytes) -> bytes:
+        self._read += len(data)
+        if self._read > self._limit or (self._read == self._limit and self._body.read(1)):
+            raise RequestEntityTooLarge()
+        return data
+
+
+class _FrontDoor:
+    """The app as the server runs it (`app`): a chunked body held to the body limit,
+    and a connection whose body the app left unread (a request refused from its head:
+    401, 403, 404, 408) answered with `Connection: close` and closed. Draining that body,
+    as gunicorn would before the next request, would cost the time the app just saved."""
+
+    def __init__(self, app: Callable[..., Iterable[bytes]]) -> None:
+        self.app = app
+
+    def __call__(self, environ: dict[str, Any],
+                 start_response: Callable[..., Any]) -> Iterable[bytes]:
+        body = environ.get("wsgi.input")
+        if not isinstance(body, Body):
+            return self.app(environ, start_response)
+        if isinstance(body.reader, ChunkedReader):
+            environ["wsgi.input"] = _CappedChunkedBody(body, MAX_BODY_BYTES)
+
+        def start(status: str, headers: list[tuple[str, str]], exc_info: Any = None) -> Any:
+            response = getattr(start_response, "__self__", None)  # gunicorn's Response
+            if not _read_to_its_end(body) and response is not None:
+                response.force_close()
+            return start_response(status, headers, exc_info)
+        return self.app(environ, start)
 
 
 class _Request(Request):  # type: ignore[misc]
@@ -118,22 +283,32 @@ class _Request(Request):  # type: ignore[misc]
 class _RequestParser(RequestParser):  # type: ignore[misc]
     mesg_class = _Request
 
+    def __init__(self, cfg: Any, sock: socket.socket, client: Any, min_rate: float,
+                 grace: float, waiting_slots: threading.BoundedSemaphore) -> None:
+        super().__init__(cfg, sock, client)
+        self.unreader: _BodyReader = _BodyReader(sock, min_rate, grace, waiting_slots)
+
 
 class _Worker(ThreadWorker):  # type: ignore[misc]
     """gthread plus: JSON refusals, a 16 KiB header total, a deadline for the request
-    head, a limit on the client's silence after it, and connections closed on a pool
-    thread instead of the event loop."""
+    head, a minimum rate for the body, a limit on the client's silence after it, and
+    connections closed on the event loop without holding a thread (`_linger`)."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.header_timeout: float = self.app.header_timeout
+        self.body_min_rate: float = self.app.body_min_rate
+        self._body_waiting_slots = threading.BoundedSemaphore(BODY_WAITING_THREADS)
         self._heads_lock = threading.Lock()
         self._heads_due: dict[TConn, float] = {}  # connection → when its head is overdue
         self._heads_overdue: set[TConn] = set()
+        self._lingering: dict[socket.socket, float] = {}  # → when it is closed anyway
 
     def handle(self, conn: TConn) -> Any:
         if conn.parser is None and not self.cfg.is_ssl:  # new; gthread would make its own
-            conn.parser = _RequestParser(self.cfg, conn.sock, conn.client)
+            conn.parser = _RequestParser(self.cfg, conn.sock, conn.client,
+                                         self.body_min_rate, self.header_timeout,
+                                         self._body_waiting_slots)
         with self._heads_lock:
             self._heads_due[conn] = time.monotonic() + self.header_timeout
         try:
@@ -156,13 +331,24 @@ class _Worker(ThreadWorker):  # type: ignore[misc]
         _limit_silence(conn.sock, self.header_timeout)
         if _header_bytes(req.headers) > MAX_HEADER_BYTES:
             raise errors.LimitRequestHeaders("request headers over the total limit")
-        return super().handle_request(req, conn)
+        reader: _BodyReader | None = getattr(conn.parser, "unreader", None)
+        if not isinstance(reader, _BodyReader):  # TLS: gunicorn's own parser
+            return super().handle_request(req, conn)
+        reader.start_body()
+        try:
+            return super().handle_request(req, conn)
+        finally:
+            reader.end_body()
+            _limit_silence(conn.sock, self.header_timeout)
 
     def murder_pending(self) -> None:
         """Also ends the reading of heads past their deadline: shutting the read side
-        wakes the thread blocked on it, which then answers 408 (see `handle`)."""
+        wakes the thread blocked on it, which then answers 408 (see `handle`); and closes
+        connections that lingered long enough."""
         super().murder_pending()
         now = time.monotonic()
+        for sock in [sock for sock, due in self._lingering.items() if due <= now]:
+            self._end_linger(sock)
         with self._heads_lock:
             overdue = [conn for conn, due in self._heads_due.items() if due <= now]
             for conn in overdue:
@@ -174,16 +360,48 @@ class _Worker(ThreadWorker):  # type: ignore[misc]
                     pass  # already gone
 
     def finish_request(self, conn: TConn, fs: Future[Any]) -> None:
-        """A graceful close lingers up to 2 s for the client to close too; on the event
-        loop that would stall every connection of this worker, so a thread does it."""
+        """A closed connection lingers (`_linger`) on the event loop: gunicorn's graceful
+        close waits up to 2 s in a blocking call, which on the loop would stall every
+        connection of this worker and on a pool thread holds the thread."""
         if not fs.cancelled() and fs.exception() is None and fs.result() is False:
             self.nr_conns -= 1
-            try:
-                self.tpool.submit(conn.close, True)
-            except RuntimeError:  # the pool is gone: the worker is quitting
-                conn.close()
+            self._linger(conn.sock)
             return
         super().finish_request(conn, fs)
+
+    def _linger(self, sock: socket.socket) -> None:
+        """RFC 9112 9.6: send our FIN, then read and drop what the client still sends
+        until it closes too, LINGER_SECONDS pass or _LINGER_DRAIN_BYTES came, then close;
+        closing at once with unread bytes would send a reset that can destroy the answer
+        before the client read it."""
+        try:
+            sock.shutdown(socket.SHUT_WR)
+            sock.setblocking(False)
+            self.poller.register(sock, selectors.EVENT_READ,
+                                 partial(self._on_lingering_readable, [0]))
+        except (OSError, ValueError, KeyError):
+            util.close(sock)
+            return
+        self._lingering[sock] = time.monotonic() + LINGER_SECONDS
+
+    def _on_lingering_readable(self, drained: list[int], sock: socket.socket) -> None:
+        try:
+            data = sock.recv(_LINGER_DRAIN_BYTES)
+        except BlockingIOError:
+            return
+        except OSError:
+            data = b""
+        drained[0] += len(data)
+        if not data or drained[0] >= _LINGER_DRAIN_BYTES:
+            self._end_linger(sock)
+
+    def _end_linger(self, sock: socket.socket) -> None:
+        self._lingering.pop(sock, None)
+        try:
+            self.poller.unregister(sock)
+        except (OSError, ValueError, KeyError):
+            pass  # never registered, or the poller is closed: the worker is quitting
+        util.close(sock)
 
     def handle_error(self, req: Any, client: socket.socket, addr: Any,
                      exc: BaseException) -> None:
@@ -231,12 +449,14 @@ class _Logger(glogging.Logger):  # type: ignore[misc]
 class _Server(BaseApplication):  # type: ignore[misc]
     def __init__(self, database_url: str, redis_url: str | None, render_timeout: float,
                  header_timeout: float, options: dict[str, Any], *,
-                 run_directory: str | None = None) -> None:
+                 run_directory: str | None = None,
+                 body_min_rate: float = DEFAULT_BODY_MIN_RATE) -> None:
         self.database_url = database_url
         self.redis_url = redis_url
         self.run_directory = run_directory
         self.render_timeout = render_timeout
         self.header_timeout = header_timeout  # read by `_Worker`
+        self.body_min_rate = body_min_rate  # read by `_Worker`
         self.options = options
         super().__init__()
 
@@ -245,13 +465,14 @@ class _Server(BaseApplication):  # type: ignore[misc]
             self.cfg.set(key, value)
 
     def load(self) -> Any:
-        return create_app({"DATABASE_URL": self.database_url, "REDIS_URL": self.redis_url,
-                           "RENDER_TIMEOUT": self.render_timeout,
-                           "RUN_DIRECTORY": self.run_directory})
+        return _FrontDoor(create_app({
+            "DATABASE_URL": self.database_url, "REDIS_URL": self.redis_url,
+            "RENDER_TIMEOUT": self.render_timeout, "RUN_DIRECTORY": self.run_directory}))
 
 
 def run(*, database_url: str, host: str, port: int, workers: int, render_timeout: float,
-        header_timeout: float, redis_url: str | None = None) -> None:
+        header_timeout: float, redis_url: str | None = None,
+        body_min_rate: float = DEFAULT_BODY_MIN_RATE) -> None:
     """Serve until interrupted; access log to standard error. Without `redis_url` each
     worker caches renders in its own memory. A restart (SIGHUP) and the stop say what
     they do, in words rather than gunicorn's."""
@@ -276,7 +497,7 @@ def run(*, database_url: str, host: str, port: int, workers: int, render_timeout
         shutil.rmtree(run_directory, ignore_errors=True)
         say_stopped(arbiter)
 
-    _Server(database_url, redis_url, render_timeout, header_timeout, {
+    options = {
         "bind": f"{host}:{port}",
         "workers": max(1, workers),
         "worker_class": _Worker,
@@ -292,4 +513,6 @@ def run(*, database_url: str, host: str, port: int, workers: int, render_timeout
         "control_socket_disable": True,
         "on_reload": say_restarting,
         "on_exit": stopped,
-    }, run_directory=run_directory).run()
+    }
+    _Server(database_url, redis_url, render_timeout, header_timeout, options,
+            run_directory=run_directory, body_min_rate=body_min_rate).run()

@@ -4,13 +4,16 @@ from that one declaration, (a) registers its Flask rules on the resource's bluep
 (c) keeps the operation that repository/openapi.py turns into /openapi.json.
 
 The prelude, in the contract's order (docs/contract.md, "Authentication and permissions"):
-a declared body is read first, before the write lock (its refusal waits until the
-function calls it, see common.checked_body); then api-version (400), the session, the
-token (401), the tenant (404, 403), the permission (403), and the path's facet and view
-(404). The function then receives the `TenantRequest` positionally and the other path
-parameters as keywords, `facet` as its `catalog.Facet`, a declared body as `body`.
-Endpoints of the service itself (maintenance) check api-version and the service token
-and receive the request's session.
+api-version (400), the token (401), the tenant (403 for any tenant but the token's,
+existing or not), the permission (403), the path's facet and view (404): all from the
+request's head, on a read-only session, before any byte of the body is read, so a caller
+without a valid token costs no body transfer, no parsing and no write lock. Only then is
+a declared body read and parsed (its refusal waits until the function calls it, see
+common.checked_body), and only after that does a writing request take its write session
+(the write lock). The function then receives the `TenantRequest` positionally and the
+other path parameters as keywords, `facet` as its `catalog.Facet`, a declared body as
+`body`. Endpoints of the service itself (maintenance) check api-version and the service
+token and receive the request's session.
 
 Why our own decorator and not apispec or flask-smorest: flask-smorest parses arguments
 and bodies with marshmallow/webargs and answers their refusals itself (422 and its own
@@ -31,7 +34,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from flask import Blueprint, current_app, request
+from flask import Blueprint, current_app, g, request
 from flask.typing import ResponseReturnValue
 from sqlalchemy.orm import Session
 
@@ -44,12 +47,13 @@ from repository.api.common import (
     session,
 )
 from repository.api.parameters import PATH, Parameter
-from repository.errors import NotFound
+from repository.front_door import SERVICE_TOKEN_GUARD
 from repository.store import Store
 
 View = TypeVar("View", bound=Callable[..., ResponseReturnValue])
 SERVICE_TOKEN_HEADER = "service-auth-token"
 _RULE_VARIABLE = re.compile(r"<([^<>]+)>")
+_READ_METHODS = ("GET", "HEAD", "OPTIONS")  # what `common.session` opens read-only
 
 
 @dataclass(frozen=True, slots=True)
@@ -152,37 +156,52 @@ def _with_prelude(declaration: Declaration,
                   function: Callable[..., ResponseReturnValue]) -> Callable[..., Any]:
     @functools.wraps(function)
     def view(**path: Any) -> ResponseReturnValue:
-        if declaration.body is not None:
-            path["body"] = checked_body(declaration.body.parse)
         if declaration.service:
-            return function(_service_session(declaration), **path)
+            db = _service_session(declaration)
+            if declaration.body is not None:
+                path["body"] = checked_body(declaration.body.parse)
+            return function(db, **path)
         return function(_tenant_request(declaration, path), **path)
     return view
 
 
 def _tenant_request(declaration: Declaration, path: dict[str, Any]) -> TenantRequest:
     """Checks in the contract's order; takes the tenant's ids out of `path` and puts the
-    checked `catalog.Facet` in for its name."""
+    checked `catalog.Facet` in for its name, and the parsed body (if one is declared)."""
     check_api_version(declaration.api_version)
-    db = _session(declaration)
     collection_id, storage_id = path.pop("collection_id"), path.pop("storage_id")
-    caller, tenant = auth.authenticate(db, request.headers.get("Authorization"),
-                                       collection_id, storage_id)
-    if tenant is None:
-        raise NotFound(f"Tenant {collection_id}/{storage_id} not found")
-    caller.check_tenant(tenant)
-    caller.require(declaration.permission)
+    caller, tenant = auth.authorise(session(write=False), request.headers.get("Authorization"),
+                                    collection_id, storage_id, declaration.permission)
     if "facet" in path:
         path["facet"] = check_facet(path["facet"], path.get("view", declaration.view))
-    store = Store(db, tenant, current_app.extensions["elrepo.listing_positions"])
+    if declaration.body is not None:
+        # A body may take long to arrive: no pooled connection, no open transaction
+        # waits for it (the checks' read session ends here).
+        _end_checks_session()
+        path["body"] = checked_body(declaration.body.parse)
+    store = Store(_endpoint_session(declaration), tenant,
+                  current_app.extensions["elrepo.listing_positions"])
     return TenantRequest(store, caller, f"/{collection_id}/{storage_id}")
 
 
 def _service_session(declaration: Declaration) -> Session:
     check_api_version(declaration.api_version)
-    auth.check_service_token(request.headers.get(SERVICE_TOKEN_HEADER))
-    return _session(declaration)
+    current_app.extensions[SERVICE_TOKEN_GUARD].check(
+        request.headers.get(SERVICE_TOKEN_HEADER))
+    return _endpoint_session(declaration)
 
 
-def _session(declaration: Declaration) -> Session:
-    return session(write=True) if declaration.writes else session()
+def _endpoint_session(declaration: Declaration) -> Session:
+    """The session the endpoint works in. A writing request ends the read session its
+    checks used and opens its write session only now, so the write lock is taken once
+    the head passed every check and the body is in."""
+    writes = declaration.writes or request.method not in _READ_METHODS
+    if writes and "db_session" in g and not g.db_session.info["writes"]:
+        _end_checks_session()
+    return session(write=writes)
+
+
+def _end_checks_session() -> None:
+    checks_session = g.pop("db_session", None)
+    if checks_session is not None:
+        checks_session.close()

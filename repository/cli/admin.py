@@ -1,11 +1,13 @@
-"""`elrepo db upgrade`, `elrepo tenant create`, `elrepo token create`."""
+"""`elrepo db upgrade`, `elrepo tenant create`, `elrepo token create | list | revoke`."""
 
 from __future__ import annotations
 
 import argparse
+import math
 import shlex
 import sys
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 from repository.cli.common import (
     CommandError,
@@ -15,6 +17,11 @@ from repository.cli.common import (
     session_on,
     with_db,
 )
+
+if TYPE_CHECKING:
+    from sqlalchemy.orm import Session
+
+    from repository.store.models import Tenant
 
 
 class _Roles:
@@ -53,14 +60,47 @@ def add_commands(commands: Subcommands[argparse.ArgumentParser]) -> None:
     token_commands = token.add_subparsers(required=True, metavar="ACTION")
     token_create = add_command(token_commands, "create",
                                "create a bearer token (printed once, on the last line)")
-    token_create.add_argument("collection", help="the tenant's collection id")
-    token_create.add_argument("storage", help="the tenant's storage id")
+    _tenant_arguments(token_create)
     token_create.add_argument("--role", required=True, choices=_Roles(), metavar="ROLE",
                               help="what the token may do: %(choices)s")
     token_create.add_argument("--name", help="the token's name in createdBy / changedBy "
                                              "(default: the role)")
+    token_create.add_argument("--expires-in", metavar="DAYS", type=_days,
+                              help="refuse the token (401) this many days from now; "
+                                   "fractions allowed (default: never expires)")
     db_option(token_create)
     token_create.set_defaults(command=_token_create)
+
+    token_list = add_command(token_commands, "list", "list a tenant's tokens: id, name, "
+                             "role, created, expires, revoked (never the token itself)")
+    _tenant_arguments(token_list)
+    db_option(token_list)
+    token_list.set_defaults(command=_token_list)
+
+    token_revoke = add_command(token_commands, "revoke", "revoke a token: from now on it "
+                               "answers 401; its past changes keep naming it")
+    _tenant_arguments(token_revoke)
+    which = token_revoke.add_mutually_exclusive_group(required=True)
+    which.add_argument("--name", help="the token's name (as token list shows it)")
+    which.add_argument("--id", dest="token_id", metavar="ID",
+                       help="the token's id (as token list and changedBy show it)")
+    db_option(token_revoke)
+    token_revoke.set_defaults(command=_token_revoke)
+
+
+def _tenant_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("collection", help="the tenant's collection id")
+    parser.add_argument("storage", help="the tenant's storage id")
+
+
+def _days(text: str) -> float:
+    try:
+        days = float(text)
+    except ValueError:
+        days = math.nan
+    if not (math.isfinite(days) and days > 0):
+        raise argparse.ArgumentTypeError(f"a positive number of days, not {text!r}")
+    return days
 
 
 def _db_upgrade(args: argparse.Namespace) -> int:
@@ -98,16 +138,51 @@ def _tenant_create(args: argparse.Namespace) -> int:
 
 def _token_create(args: argparse.Namespace) -> int:
     from repository.auth import create_token
-    from repository.store import find_tenant
 
     with session_on(args.db) as session:
-        tenant = find_tenant(session, args.collection, args.storage)
-        if tenant is None:
-            raise CommandError(f"no tenant {args.collection}/{args.storage}; create it with: "
-                               f"elrepo tenant create {shlex.quote(args.collection)} "
-                               f"{shlex.quote(args.storage)}{with_db(args.db)}")
-        token = create_token(session, tenant, args.role, args.name)
-    print(f"Bearer token for {args.collection}/{args.storage}, role {args.role} "
+        tenant = _tenant(session, args)
+        token = create_token(session, tenant, args.role, args.name,
+                             expires_in_days=args.expires_in)
+    expiry = "" if args.expires_in is None else f", expires in {args.expires_in:g} days"
+    print(f"Bearer token for {args.collection}/{args.storage}, role {args.role}{expiry} "
           "(shown only once):", file=sys.stderr)
     print(token)
     return 0
+
+
+def _token_list(args: argparse.Namespace) -> int:
+    from repository.store import list_tokens
+
+    with session_on(args.db) as session:
+        records = list_tokens(session, _tenant(session, args))
+    rows = [("ID", "NAME", "ROLE", "CREATED", "EXPIRES", "REVOKED")] + [
+        (r.id, r.name, r.role, r.created_at or "-", r.expires_at or "never",
+         r.revoked_at or "-") for r in records]
+    widths = [max(len(row[column]) for row in rows) for column in range(len(rows[0]))]
+    for row in rows:
+        print("  ".join(cell.ljust(width) for cell, width in zip(row, widths)).rstrip())
+    print(f"{len(records)} token(s) of {args.collection}/{args.storage}; times in UTC",
+          file=sys.stderr)
+    return 0
+
+
+def _token_revoke(args: argparse.Namespace) -> int:
+    from repository.store import now_timestamp, revoke_token
+
+    with session_on(args.db) as session:
+        revoked = revoke_token(session, _tenant(session, args), now_timestamp(),
+                               name=args.name, element_id=args.token_id)
+    print(f"Revoked token {revoked.id} ({revoked.name!r}, role {revoked.role}) of "
+          f"{args.collection}/{args.storage}: it answers 401 from now on", file=sys.stderr)
+    return 0
+
+
+def _tenant(session: Session, args: argparse.Namespace) -> Tenant:
+    from repository.store import find_tenant
+
+    tenant = find_tenant(session, args.collection, args.storage)
+    if tenant is None:
+        raise CommandError(f"no tenant {args.collection}/{args.storage}; create it with: "
+                           f"elrepo tenant create {shlex.quote(args.collection)} "
+                           f"{shlex.quote(args.storage)}{with_db(args.db)}")
+    return tenant

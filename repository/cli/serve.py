@@ -14,6 +14,8 @@ from repository.render_pool import DEFAULT_TIMEOUT_SECONDS, RENDER_TIMEOUT_ENV
 
 HEADER_TIMEOUT_ENV = "ELREPO_HEADER_TIMEOUT"
 DEFAULT_HEADER_TIMEOUT = 10.0
+BODY_MIN_RATE_ENV = "ELREPO_BODY_MIN_RATE"
+DEFAULT_BODY_MIN_RATE = 16 * 1024.0  # repository.server's, without importing gunicorn here
 
 
 def add_commands(commands: Subcommands[argparse.ArgumentParser]) -> None:
@@ -33,6 +35,10 @@ def add_commands(commands: Subcommands[argparse.ArgumentParser]) -> None:
                        help=f"time a client has to send a request's line and headers, past "
                             f"it 408 (default: {HEADER_TIMEOUT_ENV}, else "
                             f"{DEFAULT_HEADER_TIMEOUT:g})")
+    serve.add_argument("--body-min-rate", metavar="BYTES_PER_SECOND",
+                       help=f"slowest average a request body may arrive at, after the "
+                            f"header timeout as grace; slower: 408 (default: "
+                            f"{BODY_MIN_RATE_ENV}, else {DEFAULT_BODY_MIN_RATE:g})")
     serve.add_argument("--redis", metavar="URL",
                        help="share rendered diagrams through Redis, e.g. "
                             "redis://127.0.0.1:6379/0; needs pip install -e '.[redis]' "
@@ -50,6 +56,9 @@ def _serve(args: argparse.Namespace) -> int:
                               DEFAULT_TIMEOUT_SECONDS)
     header_timeout = _seconds(args.header_timeout, "--header-timeout", HEADER_TIMEOUT_ENV,
                               DEFAULT_HEADER_TIMEOUT)
+    body_min_rate = _positive(args.body_min_rate, "--body-min-rate", BODY_MIN_RATE_ENV,
+                              DEFAULT_BODY_MIN_RATE, "bytes per second")
+    _check_service_token()
     _check_port_free(args.host, args.port)
     cache_url = redis_url(args.redis)
     cache_note = _check_render_cache(cache_url)
@@ -75,7 +84,8 @@ def _serve(args: argparse.Namespace) -> int:
             print(f"Viewer: {_viewer_url(args.host, args.port)}", file=sys.stderr)
     print(cache_note, file=sys.stderr)
     run(database_url=database_url(args.db), host=args.host, port=args.port, workers=args.workers,
-        render_timeout=render_timeout, header_timeout=header_timeout, redis_url=cache_url)
+        render_timeout=render_timeout, header_timeout=header_timeout, redis_url=cache_url,
+        body_min_rate=body_min_rate)
     return 0
 
 
@@ -85,19 +95,37 @@ def _viewer_url(host: str, port: int) -> str:
 
 
 def _seconds(given: str | None, option: str, environment: str, default: float) -> float:
+    return _positive(given, option, environment, default, "seconds")
+
+
+def _positive(given: str | None, option: str, environment: str, default: float,
+              unit: str) -> float:
     """`option`'s value, else the environment variable's, else `default`: a positive,
-    finite number of seconds."""
+    finite number of `unit`."""
     source, text = (option, given) if given is not None else (
         environment, os.environ.get(environment))
     if text is None:
         return default
     try:
-        seconds = float(text)
+        value = float(text)
     except ValueError:
-        seconds = math.nan
-    if not (math.isfinite(seconds) and seconds > 0):
-        raise CommandError(f"{source} must be a positive number of seconds, not {text!r}")
-    return seconds
+        value = math.nan
+    if not (math.isfinite(value) and value > 0):
+        raise CommandError(f"{source} must be a positive number of {unit}, not {text!r}")
+    return value
+
+
+def _check_service_token() -> None:
+    """A maintenance token is guessed against the service itself: refuse a short one
+    before anything starts (unset is fine: maintenance then answers 401 to everyone)."""
+    from repository.auth import MIN_SERVICE_TOKEN_LENGTH, SERVICE_TOKEN_ENV
+
+    token = os.environ.get(SERVICE_TOKEN_ENV)
+    if token and len(token) < MIN_SERVICE_TOKEN_LENGTH:
+        raise CommandError(
+            f"{SERVICE_TOKEN_ENV} is {len(token)} characters; use at least "
+            f"{MIN_SERVICE_TOKEN_LENGTH}, e.g. python -c 'import secrets; "
+            "print(secrets.token_urlsafe(32))'")
 
 
 def _check_port_free(host: str, port: int) -> None:

@@ -27,8 +27,10 @@ from repository.store.tenants import (
     all_tenants,
     create_tenant,
     find_tenant,
+    find_token,
     has_elements,
-    token_and_tenant,
+    list_tokens,
+    revoke_token,
 )
 from repository.store.values import (
     Link,
@@ -55,11 +57,13 @@ __all__ = [
     "create_tenant",
     "encode_value",
     "find_tenant",
+    "find_token",
     "has_elements",
     "label",
+    "list_tokens",
     "new_id",
     "now_timestamp",
+    "revoke_token",
     "sort_key",
-    "token_and_tenant",
     "with_content",
 ]

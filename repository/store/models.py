@@ -50,6 +50,7 @@ from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
 ID_LENGTH = 64
 NAME_LENGTH = 128
+TIMESTAMP_LENGTH = 32  # "2026-11-27T05:19:42", with room to spare
 
 
 def _ordered_string(length: int) -> String:
@@ -208,6 +209,11 @@ class Token(Base):
     name: Mapped[str] = mapped_column(String(NAME_LENGTH))
     # The authToken element (facet automation) that appears in changedBy / createdBy.
     element_pk: Mapped[int] = mapped_column(ForeignKey("elements.pk", ondelete="CASCADE"))
+    # UTC timestamps in `now_timestamp`'s form (they compare as text). A token created
+    # before revision 0006 has no `created_at`; without `expires_at` it never expires.
+    created_at: Mapped[str | None] = mapped_column(String(TIMESTAMP_LENGTH), nullable=True)
+    expires_at: Mapped[str | None] = mapped_column(String(TIMESTAMP_LENGTH), nullable=True)
+    revoked_at: Mapped[str | None] = mapped_column(String(TIMESTAMP_LENGTH), nullable=True)
 
 
 # SQLite's FTS5 table over `attribute_values.value_text` (external content: it holds only

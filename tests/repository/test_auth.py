@@ -56,8 +56,11 @@ def test_token_of_this_tenant_on_another_tenant_path_is_403(api: Api, call: Call
 
 @sqlite_only
 @pytest.mark.parametrize("call", CALLS, ids=IDS)
-def test_unknown_tenant_is_404(api: Api, call: Call) -> None:
-    assert_error(send(api, call, tenant="/nobody/here"), 404, render=is_render(call))
+def test_an_unknown_tenant_answers_as_another_tenant_does(api: Api, call: Call) -> None:
+    """403 for both: a token's holder learns nothing of which other tenants exist."""
+    unknown = assert_error(send(api, call, tenant="/nobody/here"), 403, render=is_render(call))
+    existing = assert_error(send(api, call, tenant=OTHER_TENANT), 403, render=is_render(call))
+    assert unknown == existing
 
 
 @sqlite_only

@@ -260,7 +260,7 @@ class Server:
             [sys.executable, "-m", "repository.cli", "serve", "--port", str(self.port),
              "--db", db, "--workers", "2"],
             stdout=subprocess.PIPE, stderr=self._log, text=True, cwd=cwd,
-            env={**os.environ, "ELREPO_SERVICE_AUTH_TOKEN": "svc",
+            env={**os.environ, "ELREPO_SERVICE_AUTH_TOKEN": SERVICE_TOKEN,
                  "PYTHONPATH": str(Path(__file__).resolve().parents[2])})
         assert self.process.stdout is not None
         self.token = self.process.stdout.readline().strip()
@@ -314,6 +314,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
 
 
 DEMO = "/demo/default/_api/rest/facets/processes"
+SERVICE_TOKEN = "test-maintenance-token-0123456789"  # `Server`'s; serve refuses short ones
 
 
 def test_serve_prints_a_working_demo_token(server: Server) -> None:
@@ -370,7 +371,7 @@ def test_serve_errors_are_json_envelopes(server: Server) -> None:
 
 def test_serve_maintenance_with_the_service_token(server: Server) -> None:
     status, _, body = server.request("/_sysadmin/_admin/_api/rest/maintain",
-                                     headers={"service-auth-token": "svc"})
+                                     headers={"service-auth-token": SERVICE_TOKEN})
     assert status == 200 and json.loads(body)["values"] == [
         {"item1": "demo.default", "item2": True}]
 

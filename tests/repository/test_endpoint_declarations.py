@@ -121,7 +121,7 @@ def test_a_bad_body_is_refused_only_after_api_version_token_tenant_and_permissio
     message = assert_error(api.post_raw(UPDATE, raw, **{"api-version": "1.0"}), 400)["message"]
     assert "api-version" in message
     assert_error(api.post_raw(UPDATE, raw, role=None), 401)
-    assert_error(api.post_raw(UPDATE.replace(TENANT, "/nobody/default"), raw), 404)
+    assert_error(api.post_raw(UPDATE.replace(TENANT, "/nobody/default"), raw), 403)
     assert_error(api.post_raw(UPDATE, raw, role="viewer"), 403)
     assert_error(api.post_raw(UPDATE.replace("processes", "nofacet"), raw), 404)
     assert_error(api.post_raw(UPDATE, raw), 400)

@@ -25,7 +25,7 @@ import pytest
 from repository import catalog, release
 from repository.cli import main
 from repository.openapi import document
-from tests.repository.test_cli import DEMO, Server
+from tests.repository.test_cli import DEMO, SERVICE_TOKEN, Server
 from tests.repository.test_openapi import validate
 
 SEED = 20261123
@@ -36,7 +36,6 @@ REQUEST_TIMEOUT_SECONDS = 30
 KNOWN_VALUE_PROBABILITY = 0.85
 CHECKS = ("not_a_server_error", "status_code_conformance", "content_type_conformance",
           "response_headers_conformance", "response_schema_conformance")
-SERVICE_TOKEN = "svc"  # what tests.repository.test_cli.Server gives the server
 
 
 @pytest.fixture(scope="module")

@@ -15,8 +15,9 @@ from tests.repository.standin import CATEGORY, DRAFT, HIRE, HOUSE, ORDER
 
 # What the service's modules, the tests and the benchmarks import from repository.store.
 PUBLIC = {"MAX_TREE_DEPTH", "Link", "PageRequest", "Store", "add_token", "all_tenants",
-          "create_tenant", "encode_value", "find_tenant", "has_elements", "label",
-          "new_id", "now_timestamp", "sort_key", "token_and_tenant", "with_content"}
+          "create_tenant", "encode_value", "find_tenant", "find_token", "has_elements",
+          "label", "list_tokens", "new_id", "now_timestamp", "revoke_token", "sort_key",
+          "with_content"}
 
 
 def loaded(store: Store, version_pks: list[int]) -> dict[str, Any]:

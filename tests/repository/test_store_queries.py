@@ -14,8 +14,8 @@ from repository.store import (
     Store,
     add_token,
     all_tenants,
+    find_token,
     has_elements,
-    token_and_tenant,
 )
 from tests.repository.conftest import Api, recorded_statements
 from tests.repository.standin import CATEGORY, DRAFT, HIRE, HOUSE, ORDER
@@ -87,22 +87,17 @@ def test_tenants_listed_oldest_first_and_elements_present(api: Api) -> None:
 def test_a_token_added_is_found_by_its_hash_only(api: Api) -> None:
     with api.store() as store:
         actor = store.element(DRAFT)
-        add_token(store.session, store.tenant, hash_token("secret"), "viewer", "a name", actor)
-        found = token_and_tenant(store.session, hash_token("secret"), "demo", "default")
-        assert found is not None
-        grant, tenant = found
-        assert (grant.tenant_pk, grant.role, grant.element_pk) == (
-            store.tenant.pk, "viewer", actor.pk)
-        assert tenant is not None
+        add_token(store.session, store.tenant, hash_token("secret"), "viewer", "a name", actor,
+                  created_at="2026-01-01T00:00:00", expires_at="2026-02-01T00:00:00")
+        grant = find_token(store.session, hash_token("secret"))
+        assert grant is not None
+        assert (grant.role, grant.element_pk) == ("viewer", actor.pk)
+        tenant = grant.tenant
         assert (tenant.pk, tenant.collection_id, tenant.storage_id, tenant.default_culture) == (
             store.tenant.pk, "demo", "default", store.tenant.default_culture)
-        # Another tenant's ids name that tenant; unknown ids none; the token stays its own.
-        found_elsewhere = token_and_tenant(store.session, hash_token("secret"), "other", "default")
-        assert found_elsewhere is not None and found_elsewhere[0] == grant
-        assert found_elsewhere[1] is not None and found_elsewhere[1].pk != store.tenant.pk
-        assert token_and_tenant(store.session, hash_token("secret"), "ghost", "default") == (
-            grant, None)
-        assert token_and_tenant(store.session, "secret", "demo", "default") is None
+        assert grant.usable_at("2026-01-31T23:59:59")
+        assert not grant.usable_at("2026-02-01T00:00:00")
+        assert find_token(store.session, "secret") is None
         store.session.rollback()
 
 
