@@ -80,7 +80,9 @@ class Declaration:
     parameters: tuple[Parameter, ...]  # query and header parameters
     body: Body | None
     view: str | None  # the view a rule fixes in its path (content create: diagram)
-    writes: bool  # takes the write lock even on GET; every other method does anyway
+    # Whether a request takes the write lock: True even on GET, False never (a POST that
+    # only reads: a viewer must not queue every tenant's writes), None by its method.
+    writes: bool | None
     deadline: bool  # runs under a deadline (503 past it)
 
     def path_parameters(self, rule: str) -> list[Parameter]:
@@ -90,10 +92,13 @@ class Declaration:
         """The rule with OpenAPI's `{name}` for each Flask `<variable>`."""
         return _RULE_VARIABLE.sub(lambda m: "{" + _path_parameter(rule, m[1]).name + "}", rule)
 
+    def writes_on(self, method: str) -> bool:
+        return self.writes if self.writes is not None else method not in ("GET", "HEAD")
+
     def may_be_busy(self, method: str) -> bool:
         """503 with Retry-After: a write waiting on the database lock, or past the
         deadline."""
-        return self.writes or method != "GET" or self.deadline
+        return self.writes_on(method) or method != "GET" or self.deadline
 
 
 def _path_parameter(rule: str, variable: str) -> Parameter:
@@ -116,7 +121,7 @@ class Resource:
                  summary: str, api_version: str, answer: str | Answer,
                  permission: str = auth.SHOW, service: bool = False,
                  parameters: tuple[Parameter, ...] = (), body: Body | None = None,
-                 view: str | None = None, writes: bool = False,
+                 view: str | None = None, writes: bool | None = None,
                  deadline: bool = False) -> Callable[[View], View]:
         declaration = Declaration(
             methods=(methods,) if isinstance(methods, str) else methods,
@@ -185,4 +190,4 @@ def _service_session(declaration: Declaration) -> Session:
 
 
 def _session(declaration: Declaration) -> Session:
-    return session(write=True) if declaration.writes else session()
+    return session(write=declaration.writes_on(request.method))
