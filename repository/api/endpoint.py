@@ -96,9 +96,10 @@ class Declaration:
         return self.writes if self.writes is not None else method not in ("GET", "HEAD")
 
     def may_be_busy(self, method: str) -> bool:
-        """503 with Retry-After: a write waiting on the database lock, or past the
-        deadline."""
-        return self.writes_on(method) or method != "GET" or self.deadline
+        """503 with Retry-After: a write waiting on the database lock, a render past its
+        deadline, and, for every endpoint, a statement past the statement deadline or a
+        lost database (repository/store/db.py)."""
+        return True
 
 
 def _path_parameter(rule: str, variable: str) -> Parameter:

@@ -11,6 +11,13 @@ import sys
 
 from repository.cli.common import CommandError, Subcommands, add_command, db_option, session_on, with_db
 from repository.render_pool import DEFAULT_TIMEOUT_SECONDS, RENDER_TIMEOUT_ENV
+from repository.store.db import (
+    DB_POOL_SIZE_ENV,
+    DEFAULT_POOL_SIZE,
+    DEFAULT_STATEMENT_TIMEOUT_SECONDS,
+    POOL_OVERFLOW,
+    STATEMENT_TIMEOUT_ENV,
+)
 
 HEADER_TIMEOUT_ENV = "ELREPO_HEADER_TIMEOUT"
 DEFAULT_HEADER_TIMEOUT = 10.0
@@ -33,6 +40,14 @@ def add_commands(commands: Subcommands[argparse.ArgumentParser]) -> None:
                        help=f"time a client has to send a request's line and headers, past "
                             f"it 408 (default: {HEADER_TIMEOUT_ENV}, else "
                             f"{DEFAULT_HEADER_TIMEOUT:g})")
+    serve.add_argument("--statement-timeout", metavar="SECONDS",
+                       help=f"deadline of one database statement, past it 503 (default: "
+                            f"{STATEMENT_TIMEOUT_ENV}, else "
+                            f"{DEFAULT_STATEMENT_TIMEOUT_SECONDS:g})")
+    serve.add_argument("--db-pool-size", metavar="N",
+                       help=f"PostgreSQL connections per worker, plus {POOL_OVERFLOW} at peaks "
+                            f"(default: {DB_POOL_SIZE_ENV}, else {DEFAULT_POOL_SIZE}: four "
+                            f"servers of two workers stay under PostgreSQL's default 100)")
     serve.add_argument("--redis", metavar="URL",
                        help="share rendered diagrams through Redis, e.g. "
                             "redis://127.0.0.1:6379/0; needs pip install -e '.[redis]' "
@@ -50,6 +65,12 @@ def _serve(args: argparse.Namespace) -> int:
                               DEFAULT_TIMEOUT_SECONDS)
     header_timeout = _seconds(args.header_timeout, "--header-timeout", HEADER_TIMEOUT_ENV,
                               DEFAULT_HEADER_TIMEOUT)
+    # The workers' apps read these two from the environment they inherit.
+    os.environ[STATEMENT_TIMEOUT_ENV] = repr(_seconds(
+        args.statement_timeout, "--statement-timeout", STATEMENT_TIMEOUT_ENV,
+        DEFAULT_STATEMENT_TIMEOUT_SECONDS))
+    os.environ[DB_POOL_SIZE_ENV] = str(_count(args.db_pool_size, "--db-pool-size",
+                                              DB_POOL_SIZE_ENV, DEFAULT_POOL_SIZE))
     _check_port_free(args.host, args.port)
     cache_url = redis_url(args.redis)
     cache_note = _check_render_cache(cache_url)
@@ -98,6 +119,18 @@ def _seconds(given: str | None, option: str, environment: str, default: float) -
     if not (math.isfinite(seconds) and seconds > 0):
         raise CommandError(f"{source} must be a positive number of seconds, not {text!r}")
     return seconds
+
+
+def _count(given: str | None, option: str, environment: str, default: int) -> int:
+    """`option`'s value, else the environment variable's, else `default`: a positive
+    whole number."""
+    source, text = (option, given) if given is not None else (
+        environment, os.environ.get(environment))
+    if text is None:
+        return default
+    if not (text.isdigit() and int(text) > 0):
+        raise CommandError(f"{source} must be a positive whole number, not {text!r}")
+    return int(text)
 
 
 def _check_port_free(host: str, port: int) -> None:
