@@ -10,14 +10,14 @@ import socket
 import sys
 
 from repository.cli.common import CommandError, Subcommands, add_command, db_option, session_on, with_db
-from repository.render_pool import DEFAULT_TIMEOUT_SECONDS, RENDER_TIMEOUT_ENV
-from repository.store.db import (
+from repository.database_settings import (
     DB_POOL_SIZE_ENV,
     DEFAULT_POOL_SIZE,
     DEFAULT_STATEMENT_TIMEOUT_SECONDS,
     POOL_OVERFLOW,
     STATEMENT_TIMEOUT_ENV,
 )
+from repository.render_pool import DEFAULT_TIMEOUT_SECONDS, RENDER_TIMEOUT_ENV
 
 HEADER_TIMEOUT_ENV = "ELREPO_HEADER_TIMEOUT"
 DEFAULT_HEADER_TIMEOUT = 10.0
@@ -59,7 +59,7 @@ def _serve(args: argparse.Namespace) -> int:
     from repository.demo import create_role_tokens, is_empty, load_demo
     from repository.render_cache import redis_url
     from repository.server import run
-    from repository.store.db import database_url
+    from repository.store.db import database_url, hold_schema_lock
 
     render_timeout = _seconds(args.render_timeout, "--render-timeout", RENDER_TIMEOUT_ENV,
                               DEFAULT_TIMEOUT_SECONDS)
@@ -75,6 +75,7 @@ def _serve(args: argparse.Namespace) -> int:
     cache_url = redis_url(args.redis)
     cache_note = _check_render_cache(cache_url)
     with session_on(args.db) as session:
+        hold_schema_lock(session)  # another server starting now loads no second demo
         empty = is_empty(session)
         if empty and not args.no_demo:
             tenant = load_demo(session)

@@ -61,6 +61,13 @@ from sqlalchemy.engine import ExceptionContext
 from sqlalchemy.exc import DBAPIError
 from sqlalchemy.orm import Session, sessionmaker
 
+from repository.database_settings import (
+    DB_POOL_SIZE_ENV,
+    DEFAULT_POOL_SIZE,
+    DEFAULT_STATEMENT_TIMEOUT_SECONDS,
+    POOL_OVERFLOW,
+    STATEMENT_TIMEOUT_ENV,
+)
 from repository.errors import ServiceUnavailable
 from repository.store.models import (
     DIALECTS_WITH_TEXT_SEARCH,
@@ -75,13 +82,6 @@ DATABASE_URL_ENV = "ELREPO_DATABASE_URL"
 # under 2 s), so writers queue behind it; short enough that a stuck lock answers quickly.
 BUSY_TIMEOUT_SECONDS = 5
 RETRY_AFTER_SECONDS = 2
-STATEMENT_TIMEOUT_ENV = "ELREPO_STATEMENT_TIMEOUT"
-# Far above the longest statement of a legitimate request (a 5,000-shape content create
-# takes ~1.4 s on PostgreSQL, all its statements together), far below a client's patience.
-DEFAULT_STATEMENT_TIMEOUT_SECONDS = 15.0
-DB_POOL_SIZE_ENV = "ELREPO_DB_POOL_SIZE"
-DEFAULT_POOL_SIZE = 8
-POOL_OVERFLOW = 2
 _SQLITE_BEGIN = "sqlite_begin"
 _SQLITE_BUSY_CODES = frozenset({sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED})
 # lock_not_available (lock_timeout), serialization_failure, deadlock_detected
@@ -287,8 +287,7 @@ def create_schema(engine: Engine) -> None:
     """An empty database gets the whole schema at the newest revision (the models'
     `create_all`, stamped: much faster than replaying every revision); a database at
     the newest revision is left alone; any other raises `SchemaMismatch`."""
-    with engine.begin() as connection:
-        lift_statement_deadline(connection)
+    with _schema_transaction(engine) as connection:
         state = _schema_state(connection)
         if not (state.current == state.head and state.recorded):
             if state.current is not None:
@@ -299,6 +298,40 @@ def create_schema(engine: Engine) -> None:
             _migration_context(connection).stamp(_scripts(), state.head)
         if _has_sqlite_text_search(connection):
             DIALECTS_WITH_TEXT_SEARCH.add(engine.dialect)
+
+
+@contextmanager
+def _schema_transaction(engine: Engine) -> Iterator[Connection]:
+    """A transaction that reads and changes the schema, one at a time per database (per
+    PostgreSQL schema): two servers or `elrepo db upgrade`s started at once on an empty
+    database would otherwise both create it, and one fail. The second waits, then finds
+    the schema made. SQLite: the write lock from BEGIN on; PostgreSQL: an advisory lock
+    until the end of the transaction, waited for as long as the first one takes."""
+    with engine.connect() as plain:
+        connection = plain.execution_options(**{_SQLITE_BEGIN: "IMMEDIATE"})
+        with connection.begin():
+            lift_statement_deadline(connection)
+            _take_schema_lock(connection)
+            yield connection
+
+
+def hold_schema_lock(session: Session) -> None:
+    """Until the session's transaction ends, hold the lock schema creation takes: the
+    first start's work on an empty database (`elrepo serve` loading the demo) is done
+    once when two servers start at once. Call before the session's first statement."""
+    connection = session.connection(execution_options={_SQLITE_BEGIN: "IMMEDIATE"})
+    _take_schema_lock(connection)
+
+
+def _take_schema_lock(connection: Connection) -> None:
+    """PostgreSQL's advisory lock of the schema (SQLite's transaction began IMMEDIATE)."""
+    if connection.dialect.name != "postgresql":
+        return
+    schema = _translated_schema(connection, None) or connection.scalar(
+        text("SELECT current_schema()"))
+    connection.exec_driver_sql("SET LOCAL lock_timeout = 0")  # as long as the first takes
+    connection.execute(text("SELECT pg_advisory_xact_lock(hashtext(:key))"),
+                       {"key": f"elrepo schema {schema}"})
 
 
 def create_text_search(connection: Connection) -> bool:
@@ -395,8 +428,7 @@ def upgrade_schema(engine: Engine) -> SchemaState:
     older database without a recorded revision (made before migrations) is recognised by
     its tables and stamped first. Returns the state found (the newest revision is then
     reached). A database this release cannot upgrade raises `SchemaMismatch`."""
-    with engine.begin() as connection:
-        lift_statement_deadline(connection)
+    with _schema_transaction(engine) as connection:
         state = _schema_state(connection)
         if not state.upgradable:
             raise SchemaMismatch(_mismatch_message(engine, state), upgradable=False)

@@ -12,15 +12,13 @@ import pytest
 from sqlalchemy import Engine, QueuePool, event
 
 from repository.cli import main
-from repository.store.db import (
+from repository.database_settings import (
     DB_POOL_SIZE_ENV,
     DEFAULT_POOL_SIZE,
     POOL_OVERFLOW,
     STATEMENT_TIMEOUT_ENV,
-    make_engine,
-    pool_size_setting,
-    statement_timeout_setting,
 )
+from repository.store.db import make_engine, pool_size_setting, statement_timeout_setting
 
 POSTGRESQL = "postgresql+psycopg://nobody@127.0.0.1:1/nothing"  # never connected to
 
