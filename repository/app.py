@@ -25,7 +25,9 @@ from repository.store.db import (
     create_schema,
     database_url,
     make_engine,
+    pool_size_setting,
     session_factory,
+    statement_timeout_setting,
 )
 from repository.store.positions import ListingPositions
 
@@ -39,7 +41,9 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     """`config` may set DATABASE_URL (else ELREPO_DATABASE_URL, else ./elrepo.db),
     ENGINE_OPTIONS (keyword arguments of sqlalchemy.create_engine), and the render cache:
     REDIS_URL (else ELREPO_REDIS_URL, else an in-memory cache per process) with
-    RENDER_CACHE_NAMESPACE, or RENDER_CACHE, a ready `RenderCache` (tests); the listing
+    RENDER_CACHE_NAMESPACE, or RENDER_CACHE, a ready `RenderCache` (tests);
+    STATEMENT_TIMEOUT (seconds, else ELREPO_STATEMENT_TIMEOUT, else 15) and DB_POOL_SIZE
+    (else ELREPO_DB_POOL_SIZE, else 8; PostgreSQL) (repository/store/db.py); the listing
     cache lives beside it (LISTING_CACHE, a ready one), and the listing milestones
     (LISTING_POSITIONS, a ready `ListingPositions`; repository/store/positions.py)."""
     app = Flask(__name__)
@@ -55,7 +59,10 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     if listing_cache is None:
         listing_cache = make_listing_cache(cache_url, namespace)
     engine = make_engine(database_url(app.config.get("DATABASE_URL")),
-                         **app.config.get("ENGINE_OPTIONS", {}))
+                         statement_timeout=app.config.get("STATEMENT_TIMEOUT",
+                                                          statement_timeout_setting()),
+                         **{"pool_size": app.config.get("DB_POOL_SIZE", pool_size_setting()),
+                            **app.config.get("ENGINE_OPTIONS", {})})
     create_schema(engine)
     app.extensions["elrepo.engine"] = engine
     app.extensions["elrepo.sessions"] = session_factory(engine)

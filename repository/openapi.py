@@ -267,8 +267,9 @@ def _operation(declaration: Declaration, method: str, error_schema: str) -> Sche
                 {"description": text, "headers": {"ETag": _header_ref("ETag")}}
                 if status == 304 else {"description": text, "content": error_body})
     if declaration.may_be_busy(method):
-        responses["503"] = {"description": "Try again later: the database is busy, or the "
-                                           "render passed its deadline",
+        responses["503"] = {"description": "Try again later: the database is busy or "
+                                           "unreachable, or a statement or the render "
+                                           "passed its deadline",
                             "headers": {"Retry-After": _header_ref("Retry-After")},
                             "content": error_body}
     operation: Schema = {

@@ -84,7 +84,9 @@ class Declaration:
     parameters: tuple[Parameter, ...]  # query and header parameters
     body: Body | None
     view: str | None  # the view a rule fixes in its path (content create: diagram)
-    writes: bool  # takes the write lock even on GET; every other method does anyway
+    # Whether a request takes the write lock: True even on GET, False never (a POST that
+    # only reads: a viewer must not queue every tenant's writes), None by its method.
+    writes: bool | None
     deadline: bool  # runs under a deadline (503 past it)
 
     def path_parameters(self, rule: str) -> list[Parameter]:
@@ -94,10 +96,14 @@ class Declaration:
         """The rule with OpenAPI's `{name}` for each Flask `<variable>`."""
         return _RULE_VARIABLE.sub(lambda m: "{" + _path_parameter(rule, m[1]).name + "}", rule)
 
+    def writes_on(self, method: str) -> bool:
+        return self.writes if self.writes is not None else method not in _READ_METHODS
+
     def may_be_busy(self, method: str) -> bool:
-        """503 with Retry-After: a write waiting on the database lock, or past the
-        deadline."""
-        return self.writes or method != "GET" or self.deadline
+        """503 with Retry-After: a write waiting on the database lock, a render past its
+        deadline, and, for every endpoint, a statement past the statement deadline or a
+        lost database (repository/store/db.py)."""
+        return True
 
 
 def _path_parameter(rule: str, variable: str) -> Parameter:
@@ -120,7 +126,7 @@ class Resource:
                  summary: str, api_version: str, answer: str | Answer,
                  permission: str = auth.SHOW, service: bool = False,
                  parameters: tuple[Parameter, ...] = (), body: Body | None = None,
-                 view: str | None = None, writes: bool = False,
+                 view: str | None = None, writes: bool | None = None,
                  deadline: bool = False) -> Callable[[View], View]:
         declaration = Declaration(
             methods=(methods,) if isinstance(methods, str) else methods,
@@ -195,7 +201,7 @@ def _endpoint_session(declaration: Declaration) -> Session:
     """The session the endpoint works in. A writing request ends the read session its
     checks used and opens its write session only now, so the write lock is taken once
     the head passed every check and the body is in."""
-    writes = declaration.writes or request.method not in _READ_METHODS
+    writes = declaration.writes_on(request.method)
     if writes and "db_session" in g and not g.db_session.info["writes"]:
         _end_checks_session()
     return session(write=writes)

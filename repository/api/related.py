@@ -18,7 +18,7 @@ resource = Resource("related", __name__)
 
 @resource.endpoint(("GET", "POST"), ELEMENT + "/related/<related_id>", summary="Related get",
                    api_version="1.0", answer="RelatedValues",
-                   parameters=(parameters.FILTER, parameters.EXPAND_RELATED))
+                   parameters=(parameters.FILTER, parameters.EXPAND_RELATED), writes=False)
 def get_related(req: TenantRequest, facet: catalog.Facet, view: str, element_id: str,
                 related_id: str) -> dict[str, Any]:
     element, version = matching_element(req, element_id, facet.name)

@@ -22,7 +22,7 @@ resource = Resource("release", __name__)
 @resource.endpoint(("GET", "POST"),
                    tuple(prefix + "/<element_id>/transitions" for prefix in RELEASE_PREFIXES),
                    summary="List transitions allowed now", api_version="1.0",
-                   answer="Transitions")
+                   answer="Transitions", writes=False)
 def list_transitions(req: TenantRequest, element_id: str) -> dict[str, Any]:
     element = req.store.element(element_id)
     state = req.store.current_version(element).state if element.versioned else None

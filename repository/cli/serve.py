@@ -10,6 +10,13 @@ import socket
 import sys
 
 from repository.cli.common import CommandError, Subcommands, add_command, db_option, session_on, with_db
+from repository.database_settings import (
+    DB_POOL_SIZE_ENV,
+    DEFAULT_POOL_SIZE,
+    DEFAULT_STATEMENT_TIMEOUT_SECONDS,
+    POOL_OVERFLOW,
+    STATEMENT_TIMEOUT_ENV,
+)
 from repository.render_pool import DEFAULT_TIMEOUT_SECONDS, RENDER_TIMEOUT_ENV
 
 HEADER_TIMEOUT_ENV = "ELREPO_HEADER_TIMEOUT"
@@ -39,6 +46,14 @@ def add_commands(commands: Subcommands[argparse.ArgumentParser]) -> None:
                        help=f"slowest average a request body may arrive at, after the "
                             f"header timeout as grace; slower: 408 (default: "
                             f"{BODY_MIN_RATE_ENV}, else {DEFAULT_BODY_MIN_RATE:g})")
+    serve.add_argument("--statement-timeout", metavar="SECONDS",
+                       help=f"deadline of one database statement, past it 503 (default: "
+                            f"{STATEMENT_TIMEOUT_ENV}, else "
+                            f"{DEFAULT_STATEMENT_TIMEOUT_SECONDS:g})")
+    serve.add_argument("--db-pool-size", metavar="N",
+                       help=f"PostgreSQL connections per worker, plus {POOL_OVERFLOW} at peaks "
+                            f"(default: {DB_POOL_SIZE_ENV}, else {DEFAULT_POOL_SIZE}: four "
+                            f"servers of two workers stay under PostgreSQL's default 100)")
     serve.add_argument("--redis", metavar="URL",
                        help="share rendered diagrams through Redis, e.g. "
                             "redis://127.0.0.1:6379/0; needs pip install -e '.[redis]' "
@@ -50,7 +65,7 @@ def _serve(args: argparse.Namespace) -> int:
     from repository.demo import create_role_tokens, is_empty, load_demo
     from repository.render_cache import redis_url
     from repository.server import run
-    from repository.store.db import database_url
+    from repository.store.db import database_url, hold_schema_lock
 
     render_timeout = _seconds(args.render_timeout, "--render-timeout", RENDER_TIMEOUT_ENV,
                               DEFAULT_TIMEOUT_SECONDS)
@@ -59,10 +74,17 @@ def _serve(args: argparse.Namespace) -> int:
     body_min_rate = _positive(args.body_min_rate, "--body-min-rate", BODY_MIN_RATE_ENV,
                               DEFAULT_BODY_MIN_RATE, "bytes per second")
     _check_service_token()
+    # The workers' apps read these two from the environment they inherit.
+    os.environ[STATEMENT_TIMEOUT_ENV] = repr(_seconds(
+        args.statement_timeout, "--statement-timeout", STATEMENT_TIMEOUT_ENV,
+        DEFAULT_STATEMENT_TIMEOUT_SECONDS))
+    os.environ[DB_POOL_SIZE_ENV] = str(_count(args.db_pool_size, "--db-pool-size",
+                                              DB_POOL_SIZE_ENV, DEFAULT_POOL_SIZE))
     _check_port_free(args.host, args.port)
     cache_url = redis_url(args.redis)
     cache_note = _check_render_cache(cache_url)
     with session_on(args.db) as session:
+        hold_schema_lock(session)  # another server starting now loads no second demo
         empty = is_empty(session)
         if empty and not args.no_demo:
             tenant = load_demo(session)
@@ -126,6 +148,18 @@ def _check_service_token() -> None:
             f"{SERVICE_TOKEN_ENV} is {len(token)} characters; use at least "
             f"{MIN_SERVICE_TOKEN_LENGTH}, e.g. python -c 'import secrets; "
             "print(secrets.token_urlsafe(32))'")
+
+
+def _count(given: str | None, option: str, environment: str, default: int) -> int:
+    """`option`'s value, else the environment variable's, else `default`: a positive
+    whole number."""
+    source, text = (option, given) if given is not None else (
+        environment, os.environ.get(environment))
+    if text is None:
+        return default
+    if not (text.isdigit() and int(text) > 0):
+        raise CommandError(f"{source} must be a positive whole number, not {text!r}")
+    return int(text)
 
 
 def _check_port_free(host: str, port: int) -> None:

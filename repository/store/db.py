@@ -17,6 +17,20 @@ migrations, recognised by its tables) is refused by `create_schema` and brought 
 date only on request, by `upgrade_schema` (`elrepo db upgrade`): a service never
 changes its database's schema by itself (docs/service.md, "Schema migrations").
 
+Every statement of the service runs under a deadline (`make_engine`'s
+`statement_timeout`, ELREPO_STATEMENT_TIMEOUT, default 15 s): PostgreSQL's
+`statement_timeout`, on SQLite a progress handler that interrupts a statement past it. A
+statement past it, a lost connection and an unreachable database raise
+`ServiceUnavailable` too (503 with Retry-After; the request's transaction is rolled
+back). Command-line engines have no deadline (an import or an upgrade takes what it
+takes), and `lift_statement_deadline` lifts it for one transaction (maintenance, schema).
+
+PostgreSQL connections are checked before use (`pool_pre_ping`: a connection the server
+dropped while idle is replaced, not handed to a request) and pooled `pool_size` +
+POOL_OVERFLOW per process (ELREPO_DB_POOL_SIZE, default 8: four `elrepo serve` of two
+workers each hold at most 4 x 2 x (8 + 2) = 80 of PostgreSQL's default 100 connections,
+leaving 20 for the command line and administration).
+
 Text search has an index per dialect that is neither a plain table nor a plain index
 (`create_text_search`): SQLite's FTS5 trigram table, PostgreSQL's pg_trgm GIN index.
 Where the database cannot have one (a SQLite library without the trigram tokenizer,
@@ -28,13 +42,15 @@ from __future__ import annotations
 
 import functools
 import logging
+import math
 import os
 import sqlite3
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from alembic import command
 from alembic.config import Config
@@ -45,6 +61,13 @@ from sqlalchemy.engine import ExceptionContext
 from sqlalchemy.exc import DBAPIError
 from sqlalchemy.orm import Session, sessionmaker
 
+from repository.database_settings import (
+    DB_POOL_SIZE_ENV,
+    DEFAULT_POOL_SIZE,
+    DEFAULT_STATEMENT_TIMEOUT_SECONDS,
+    POOL_OVERFLOW,
+    STATEMENT_TIMEOUT_ENV,
+)
 from repository.errors import ServiceUnavailable
 from repository.store.models import (
     DIALECTS_WITH_TEXT_SEARCH,
@@ -63,6 +86,15 @@ _SQLITE_BEGIN = "sqlite_begin"
 _SQLITE_BUSY_CODES = frozenset({sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED})
 # lock_not_available (lock_timeout), serialization_failure, deadlock_detected
 _POSTGRESQL_BUSY_STATES = frozenset({"55P03", "40001", "40P01"})
+_POSTGRESQL_CANCELED = "57014"  # query_canceled: past statement_timeout
+# admin_shutdown (pg_terminate_backend), crash_shutdown, cannot_connect_now; and class
+# 08, connection exceptions
+_POSTGRESQL_LOST_STATES = frozenset({"57P01", "57P02", "57P03"})
+# SQLite looks at the statement's clock every this many virtual machine steps (well under
+# a millisecond of work).
+_SQLITE_PROGRESS_STEPS = 10_000
+_STATEMENT_CLOCK = "elrepo_statement_clock"
+_NO_DEADLINE = "elrepo_no_statement_deadline"
 # The Alembic revisions, by path: found the same way from a checkout and a wheel.
 _FIRST_SCHEMA_TABLES = ("tenants", "elements", "element_versions", "attribute_values",
                         "related_links", "children", "shapes", "tokens")
@@ -72,6 +104,7 @@ MIGRATIONS_DIRECTORY = Path(__file__).parent / "migrations"
 _FIRST_SCHEMA = "0001"
 _WITH_ELEMENT_REVISION = "0002"
 TRIGRAM_INDEX = "ix_attributes_text_trigram"
+Setting = TypeVar("Setting", int, float)
 _log = logging.getLogger(__name__)
 
 
@@ -80,26 +113,88 @@ def database_url(explicit: str | None = None) -> str:
     return explicit or os.environ.get(DATABASE_URL_ENV) or DEFAULT_DATABASE_URL
 
 
-def make_engine(url: str, **kwargs: Any) -> Engine:
+def make_engine(url: str, *, statement_timeout: float | None = None, **kwargs: Any) -> Engine:
+    """An engine on `url` with the service's lock waits; `statement_timeout`: the
+    seconds any one statement may run (None: no deadline, the command line's case).
+    Other keyword arguments go to sqlalchemy.create_engine (PostgreSQL's `pool_size`
+    defaults to DEFAULT_POOL_SIZE)."""
     parsed = make_url(url)
     connect_args = dict(kwargs.pop("connect_args", {}))
     if parsed.get_backend_name() == "sqlite":
         connect_args.setdefault("timeout", BUSY_TIMEOUT_SECONDS)
-    elif parsed.get_backend_name() == "postgresql" and "options" not in connect_args:
-        # Before the URL's own options (`?options=-csearch_path=...`): they win, and stay.
-        given = parsed.query.get("options", ())
-        connect_args["options"] = " ".join([f"-c lock_timeout={BUSY_TIMEOUT_SECONDS * 1000}",
-                                            *([given] if isinstance(given, str) else given)])
+    elif parsed.get_backend_name() == "postgresql":
+        if "options" not in connect_args:
+            # Before the URL's own options (`?options=-csearch_path=...`): they win, and stay.
+            given = parsed.query.get("options", ())
+            deadline = ([] if statement_timeout is None else
+                        [f"-c statement_timeout={math.ceil(statement_timeout * 1000)}"])
+            connect_args["options"] = " ".join([
+                f"-c lock_timeout={BUSY_TIMEOUT_SECONDS * 1000}", *deadline,
+                *([given] if isinstance(given, str) else given)])
+        kwargs.setdefault("pool_pre_ping", True)
+        kwargs.setdefault("pool_size", DEFAULT_POOL_SIZE)
+        kwargs.setdefault("max_overflow", POOL_OVERFLOW)
     engine = create_engine(url, connect_args=connect_args, **kwargs)
     if engine.dialect.name == "sqlite":
-        _configure_sqlite(engine)
-    event.listen(engine, "handle_error", _refuse_when_busy)
+        _configure_sqlite(engine, statement_timeout)
+    event.listen(engine, "handle_error", _refuse_when_unavailable)
     return engine
 
 
-def _configure_sqlite(engine: Engine) -> None:
+def statement_timeout_setting() -> float:
+    """The service's statement deadline: ELREPO_STATEMENT_TIMEOUT, else the default."""
+    return _positive_setting(STATEMENT_TIMEOUT_ENV, float, DEFAULT_STATEMENT_TIMEOUT_SECONDS)
+
+
+def pool_size_setting() -> int:
+    """The service's PostgreSQL pool size: ELREPO_DB_POOL_SIZE, else the default."""
+    return _positive_setting(DB_POOL_SIZE_ENV, int, DEFAULT_POOL_SIZE)
+
+
+def _positive_setting(name: str, kind: Callable[[str], Setting], default: Setting) -> Setting:
+    text = os.environ.get(name)
+    if text is None:
+        return default
+    refusal = ValueError(f"{name} must be a positive number, not {text!r}")
+    try:
+        value = kind(text)
+    except ValueError:
+        raise refusal from None
+    if not (math.isfinite(value) and value > 0):
+        raise refusal
+    return value
+
+
+def lift_statement_deadline(connection: Connection) -> None:
+    """No statement deadline for the rest of this transaction: maintenance and schema
+    changes take as long as the data needs."""
+    connection.execution_options(**{_NO_DEADLINE: True})
+    if connection.dialect.name == "postgresql":
+        connection.exec_driver_sql("SET LOCAL statement_timeout = 0")
+
+
+class _StatementClock:
+    """SQLite's statement deadline, one per connection: started by each statement, asked
+    by the progress handler (a true answer interrupts the statement), stopped at the end
+    of the transaction."""
+
+    def __init__(self, timeout: float) -> None:
+        self.timeout = timeout
+        self.deadline = math.inf
+
+    def start(self, lifted: bool) -> None:
+        self.deadline = math.inf if lifted else time.monotonic() + self.timeout
+
+    def stop(self) -> None:
+        self.deadline = math.inf
+
+    def past_deadline(self) -> bool:
+        return time.monotonic() > self.deadline
+
+
+def _configure_sqlite(engine: Engine, statement_timeout: float | None) -> None:
     @event.listens_for(engine, "connect")
-    def on_connect(dbapi_connection: Any, _record: Any) -> None:
+    def on_connect(dbapi_connection: Any, record: Any) -> None:
         # Take transaction control from pysqlite so BEGIN is ours (see do_begin).
         dbapi_connection.isolation_level = None
         cursor = dbapi_connection.cursor()
@@ -107,18 +202,51 @@ def _configure_sqlite(engine: Engine) -> None:
             cursor.execute("PRAGMA journal_mode=WAL")
         cursor.execute("PRAGMA foreign_keys=ON")
         cursor.close()
+        if statement_timeout is not None:
+            clock = record.info[_STATEMENT_CLOCK] = _StatementClock(statement_timeout)
+            dbapi_connection.set_progress_handler(clock.past_deadline, _SQLITE_PROGRESS_STEPS)
 
     @event.listens_for(engine, "begin")
     def do_begin(connection: Any) -> None:
         mode = connection.get_execution_options().get(_SQLITE_BEGIN, "DEFERRED")
         connection.exec_driver_sql(f"BEGIN {mode}")
 
+    if statement_timeout is None:
+        return
 
-def _refuse_when_busy(context: ExceptionContext) -> None:
-    """A statement (BEGIN and COMMIT included) that failed for want of a lock becomes a
-    503 the client may retry; every other database error goes on as it is."""
-    if _is_busy(context.original_exception):
-        raise _busy() from context.original_exception
+    @event.listens_for(engine, "before_cursor_execute")
+    def start_clock(connection: Connection, *_: Any) -> None:
+        clock = connection.info.get(_STATEMENT_CLOCK)
+        if clock is not None:
+            clock.start(lifted=connection.get_execution_options().get(_NO_DEADLINE, False))
+
+    def stop_clock(connection: Connection) -> None:
+        # COMMIT and ROLLBACK run on the last statement's clock otherwise.
+        clock = connection.info.get(_STATEMENT_CLOCK)
+        if clock is not None:
+            clock.stop()
+    event.listen(engine, "commit", stop_clock)
+    event.listen(engine, "rollback", stop_clock)
+
+
+def _refuse_when_unavailable(context: ExceptionContext) -> None:
+    """A statement (BEGIN and COMMIT included) that failed for want of a lock, that ran
+    past the statement deadline, or lost its database, becomes a 503 the client may
+    retry; every other database error goes on as it is."""
+    error = context.original_exception
+    if context.is_pre_ping:  # the pool replaces the connection: nothing to answer yet
+        return
+    if _is_busy(error):
+        raise _busy() from error
+    if _is_past_deadline(error):
+        raise ServiceUnavailable("A database statement ran past the service's deadline; "
+                                 "nothing was written, try again later",
+                                 retry_after=RETRY_AFTER_SECONDS) from error
+    connect_failed = context.connection is None and isinstance(
+        error, context.dialect.loaded_dbapi.OperationalError)
+    if context.is_disconnect or connect_failed or _is_lost(error):
+        raise ServiceUnavailable("The database cannot be reached; nothing was written, "
+                                 "try again", retry_after=RETRY_AFTER_SECONDS) from error
 
 
 @contextmanager
@@ -144,11 +272,22 @@ def _is_busy(error: BaseException) -> bool:
     return getattr(error, "sqlstate", None) in _POSTGRESQL_BUSY_STATES
 
 
+def _is_past_deadline(error: BaseException) -> bool:
+    if isinstance(error, sqlite3.OperationalError):
+        return error.sqlite_errorcode == sqlite3.SQLITE_INTERRUPT
+    return getattr(error, "sqlstate", None) == _POSTGRESQL_CANCELED
+
+
+def _is_lost(error: BaseException) -> bool:
+    state = getattr(error, "sqlstate", None) or ""
+    return state in _POSTGRESQL_LOST_STATES or state.startswith("08")
+
+
 def create_schema(engine: Engine) -> None:
     """An empty database gets the whole schema at the newest revision (the models'
     `create_all`, stamped: much faster than replaying every revision); a database at
     the newest revision is left alone; any other raises `SchemaMismatch`."""
-    with engine.begin() as connection:
+    with _schema_transaction(engine) as connection:
         state = _schema_state(connection)
         if not (state.current == state.head and state.recorded):
             if state.current is not None:
@@ -159,6 +298,40 @@ def create_schema(engine: Engine) -> None:
             _migration_context(connection).stamp(_scripts(), state.head)
         if _has_sqlite_text_search(connection):
             DIALECTS_WITH_TEXT_SEARCH.add(engine.dialect)
+
+
+@contextmanager
+def _schema_transaction(engine: Engine) -> Iterator[Connection]:
+    """A transaction that reads and changes the schema, one at a time per database (per
+    PostgreSQL schema): two servers or `elrepo db upgrade`s started at once on an empty
+    database would otherwise both create it, and one fail. The second waits, then finds
+    the schema made. SQLite: the write lock from BEGIN on; PostgreSQL: an advisory lock
+    until the end of the transaction, waited for as long as the first one takes."""
+    with engine.connect() as plain:
+        connection = plain.execution_options(**{_SQLITE_BEGIN: "IMMEDIATE"})
+        with connection.begin():
+            lift_statement_deadline(connection)
+            _take_schema_lock(connection)
+            yield connection
+
+
+def hold_schema_lock(session: Session) -> None:
+    """Until the session's transaction ends, hold the lock schema creation takes: the
+    first start's work on an empty database (`elrepo serve` loading the demo) is done
+    once when two servers start at once. Call before the session's first statement."""
+    connection = session.connection(execution_options={_SQLITE_BEGIN: "IMMEDIATE"})
+    _take_schema_lock(connection)
+
+
+def _take_schema_lock(connection: Connection) -> None:
+    """PostgreSQL's advisory lock of the schema (SQLite's transaction began IMMEDIATE)."""
+    if connection.dialect.name != "postgresql":
+        return
+    schema = _translated_schema(connection, None) or connection.scalar(
+        text("SELECT current_schema()"))
+    connection.exec_driver_sql("SET LOCAL lock_timeout = 0")  # as long as the first takes
+    connection.execute(text("SELECT pg_advisory_xact_lock(hashtext(:key))"),
+                       {"key": f"elrepo schema {schema}"})
 
 
 def create_text_search(connection: Connection) -> bool:
@@ -255,7 +428,7 @@ def upgrade_schema(engine: Engine) -> SchemaState:
     older database without a recorded revision (made before migrations) is recognised by
     its tables and stamped first. Returns the state found (the newest revision is then
     reached). A database this release cannot upgrade raises `SchemaMismatch`."""
-    with engine.begin() as connection:
+    with _schema_transaction(engine) as connection:
         state = _schema_state(connection)
         if not state.upgradable:
             raise SchemaMismatch(_mismatch_message(engine, state), upgradable=False)

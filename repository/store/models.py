@@ -82,6 +82,8 @@ class Element(Base):
         # A selective `$filter` (an exact name, a text search) finds its few versions
         # first, then their elements here, instead of testing every element of the page order.
         Index("ix_elements_current_version", "current_version_pk"),
+        # A `$filter`'s sub-queries read the tenant's newest versions alone (filters.py).
+        Index("ix_elements_tenant_version", "tenant_pk", "current_version_pk"),
     )
 
     pk: Mapped[int] = mapped_column(Integer, primary_key=True)

@@ -26,7 +26,7 @@ from sqlalchemy.orm import InstrumentedAttribute, aliased
 from repository.errors import NotFound
 from repository.store import batch, plain
 from repository.store.base import current_version_pk
-from repository.store.filters import VERSIONS, compile_filter
+from repository.store.filters import ONE_ELEMENT, SMALL_TENANT, VERSIONS, compile_filter, for_tenant
 from repository.store.generation import content_generation, generation_column
 from repository.store.models import AttributeValue, Child, Element, ElementVersion, Shape
 from repository.store.plain import (
@@ -119,6 +119,10 @@ _NEWEST_VERSION = select(Element.current_version_pk).where(
 class Reads(PlainReads):
     """Everything the store reads; nothing here writes."""
 
+    # Whether the tenant has more than filters.SMALL_TENANT elements: read once per store
+    # (a request), when its first `$filter` is used.
+    _large_tenant: bool | None = None
+
     # ---- elements ------------------------------------------------------------------
 
     def element(self, element_id: str, facet: str | None = None) -> Element:
@@ -169,7 +173,7 @@ class Reads(PlainReads):
 
     def element_matches(self, element: Element, filter_text: str) -> bool:
         """Whether the element's newest version matches a `$filter` (400 if invalid)."""
-        condition = compile_filter(filter_text)
+        condition = compile_filter(filter_text, ONE_ELEMENT)
         return bool(self.session.scalar(select(exists(
             select(Element.pk).where(Element.pk == element.pk, condition)))))
 
@@ -372,7 +376,18 @@ class Reads(PlainReads):
 
     def _view_condition(self, request: PageRequest) -> ColumnElement[bool]:
         condition = _in_view(request.view, self.tenant.pk, request.facet)
-        return condition if request.condition is None else and_(condition, request.condition)
+        if request.condition is None:
+            return condition
+        return and_(condition, self._for_tenant(request.condition))
+
+    def _for_tenant(self, condition: ColumnElement[bool]) -> ColumnElement[bool]:
+        """A `$filter` condition limited to the tenant (repository/store/filters.py)."""
+        if self._large_tenant is None:
+            first = (select(Element.current_version_pk).where(Element.tenant_pk == self.tenant.pk)
+                     .limit(SMALL_TENANT + 1).subquery())
+            counted = self.session.scalar(select(func.count()).select_from(first)) or 0
+            self._large_tenant = counted > SMALL_TENANT
+        return for_tenant(condition, self.tenant.pk, large=self._large_tenant)
 
     # ---- hierarchy -----------------------------------------------------------------
 

@@ -79,8 +79,7 @@ def test_document_describes_limits_conditions_and_busy_answers(document: dict[st
     for call in CALLS:
         responses = operation_for(document, call.method, TENANT + call.path)["responses"]
         assert {"400", "413", "414", "431"} <= set(responses), call
-        assert ("503" in responses) is (call.method == "POST" or "/render/" in call.path
-                                        or "/bpmn/" in call.path), call
+        assert "503" in responses, call  # any statement may pass its deadline
     assert set(header_names(document, "GET", element, "200")) == {"ETag"}
     for method, path in (("POST", f"{FACETS}/processes/views/detail/elements"),
                          ("POST", content)):
