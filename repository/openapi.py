@@ -54,7 +54,7 @@ _FALSY: Schema = {"anyOf": [{"enum": [None, False, 0, ""]},
 _TEXT_VALUE: Schema = {**_TEXT, "maxLength": wire.MAX_ATTRIBUTE_VALUE_LENGTH}
 # Any JSON the input rules allow: what a body may carry where the service reads nothing.
 _VALID_JSON = _ref("ValidJson")
-_OTHER_FIELDS: Schema = {"additionalProperties": _VALID_JSON}
+_OTHER_FIELDS: Schema = {"propertyNames": _TEXT, "additionalProperties": _VALID_JSON}
 _ATTRIBUTE_VALUE: Schema = {"anyOf": [
     {"type": ["null", "boolean"]},
     _INTEGER,
@@ -63,8 +63,7 @@ _ATTRIBUTE_VALUE: Schema = {"anyOf": [
     {"type": "array", "description": f"A file list: at most "
                                      f"{wire.MAX_ATTRIBUTE_VALUE_LENGTH:,} characters of "
                                      "text in all, keys included",
-     "items": {"anyOf": [_TEXT_VALUE, {"type": "object", "propertyNames": _TEXT,
-                                        "additionalProperties": _VALID_JSON}]}},
+     "items": {"anyOf": [_TEXT_VALUE, {"type": "object", **_OTHER_FIELDS}]}},
 ]}
 _ATTRIBUTES_INPUT: Schema = {
     "type": "object", "propertyNames": _NAME,
@@ -80,7 +79,7 @@ SCHEMAS: dict[str, Schema] = {
     "ValidJson": {"anyOf": [
         {"type": ["null", "boolean"]}, _INTEGER, {"type": "number", "not": {"type": "integer"}},
         _TEXT, {"type": "array", "items": _VALID_JSON},
-        {"type": "object", "propertyNames": _TEXT, **_OTHER_FIELDS}]},
+        {"type": "object", **_OTHER_FIELDS}]},
     "Reference": {
         "type": "object",
         "required": ["id", "facetName", "type", "expandUri"],

@@ -18,6 +18,7 @@ import os
 import subprocess
 import sys
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +27,7 @@ import pytest
 from repository import catalog, release
 from repository.cli import main
 from repository.openapi import document
+from tests.repository.conftest import in_schema, postgres_schema
 from tests.repository.test_cli import DEMO, Server
 from tests.repository.test_openapi import validate
 
@@ -49,12 +51,31 @@ HOOKS = "tests.repository.schemathesis_hooks"
 ROOT = Path(__file__).resolve().parents[2]
 
 
+@dataclass(frozen=True)
+class Served:
+    server: Server
+    directory: Path
+    database: str
+
+
 @pytest.fixture(scope="module")
-def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Server, Path]]:
+def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
     directory = tmp_path_factory.mktemp("schemathesis")
-    server = Server(server_database(directory), directory)
-    yield server, directory
+    database = f"sqlite:///{directory / 'fuzzed.db'}"
+    server = Server(database, directory)
+    yield Served(server, directory, database)
     server.stop()
+
+
+@pytest.fixture(scope="module")
+def served_on_postgresql(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
+    """The same on PostgreSQL (a schema of its own) when ELREPO_TEST_DATABASE_URL is set."""
+    with postgres_schema("fuzzed") as (url, schema):
+        directory = tmp_path_factory.mktemp("schemathesis-postgresql")
+        database = in_schema(url, schema)
+        server = Server(database, directory)
+        yield Served(server, directory, database)
+        server.stop()
 
 
 def administrator_token(database: str) -> str:
@@ -156,10 +177,6 @@ def run_schemathesis(server: Server, directory: Path, database: str, *,
     return json.loads(report.read_text(encoding="utf-8")), output, finished.returncode
 
 
-def server_database(directory: Path) -> str:
-    return f"sqlite:///{directory / 'fuzzed.db'}"
-
-
 def failures_section(output: str) -> str:
     """The CLI's FAILURES block: each failing case with its response and a curl line."""
     start = output.find("FAILURES")
@@ -173,9 +190,17 @@ def documented_operations() -> int:
 
 
 def test_schemathesis_finds_no_server_error_and_no_mismatch_with_the_document(
-        served: tuple[Server, Path]) -> None:
-    server, directory = served
-    report, output, exit_code = run_schemathesis(server, directory, server_database(directory))
+        served: Served) -> None:
+    assert_schemathesis_passes(served)
+
+
+def test_schemathesis_on_postgresql(served_on_postgresql: Served) -> None:
+    assert_schemathesis_passes(served_on_postgresql)
+
+
+def assert_schemathesis_passes(served: Served) -> None:
+    report, output, exit_code = run_schemathesis(served.server, served.directory,
+                                                 served.database)
     assert report["complete"] and not report["errors"], (report["errors"], output[-3000:])
     operations = documented_operations()
     assert report["operations"]["tested"] == report["operations"]["total"] == operations
@@ -200,10 +225,10 @@ BIG_HEADERS = {f"X-Padding-{n}": "x" * 6000 for n in range(3)}
     (RENDER, BIG_HEADERS, 431),
 ], ids=["URL over 8 KiB", "render URL over 8 KiB", "headers over 16 KiB",
         "render headers over 16 KiB"])
-def test_server_refusals_match_the_document(served: tuple[Server, Path], path: str,
+def test_server_refusals_match_the_document(served: Served, path: str,
                                             headers: dict[str, str], status: int) -> None:
     """Refusals of the server layer, which schemathesis does not provoke."""
-    server, _ = served
+    server = served.server
     path = path.format(demo_diagram_ids(server)[0])
     answered, content_type, body = server.request(path, headers=headers)
     assert answered == status and content_type == "application/json", body[:300]
