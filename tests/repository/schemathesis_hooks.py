@@ -19,6 +19,7 @@ Cases generated as invalid are sent as generated.
 
 from __future__ import annotations
 
+from functools import cache
 from typing import Any
 
 import jsonschema
@@ -101,18 +102,30 @@ def _keep_to_the_document(case: Any) -> None:
     (schemathesis 4.32) sometimes a header value its pattern refuses ("If-Match: 0"): a
     `$filter` the grammar refuses becomes a valid one, any other query or header value
     the document refuses is left out, so a case sent as valid is one."""
-    document = openapi.document()
-    operation = document["paths"][case.operation.path][case.operation.method.lower()]
-    for reference in operation["parameters"]:
-        parameter = document["components"]["parameters"][reference["$ref"].rpartition("/")[2]]
-        values = {"query": case.query, "header": case.headers}.get(parameter["in"])
-        value = (values or {}).get(parameter["name"])
-        if value is None or values is None:
+    for location, name, validator in _parameters(case.operation.path,
+                                                 case.operation.method.lower()):
+        values = case.query if location == "query" else case.headers
+        value = (values or {}).get(name)
+        if value is None:
             continue
-        if parameter["name"] == FILTER.name and not _is_filter(str(value)):
-            values[parameter["name"]] = VALID_FILTER
-        elif not jsonschema.Draft202012Validator(parameter["schema"]).is_valid(value):
-            del values[parameter["name"]]
+        if name == FILTER.name and not _is_filter(str(value)):
+            values[name] = VALID_FILTER
+        elif not validator.is_valid(value):
+            del values[name]
+
+
+@cache
+def _parameters(path: str, method: str) -> list[tuple[str, str, Any]]:
+    """(location, name, schema validator) of the operation's query and header
+    parameters."""
+    document = openapi.document()
+    found = []
+    for reference in document["paths"][path][method]["parameters"]:
+        parameter = document["components"]["parameters"][reference["$ref"].rpartition("/")[2]]
+        if parameter["in"] in ("query", "header"):
+            found.append((parameter["in"], parameter["name"],
+                          jsonschema.Draft202012Validator(parameter["schema"])))
+    return found
 
 
 def _is_filter(text: str) -> bool:

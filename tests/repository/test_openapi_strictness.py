@@ -135,6 +135,8 @@ UPDATES: list[Any] = [
     element(content=[{"id": "e", "predecessors": [1]}]),
     {"elements": [], "other": "nul\x00"},
     {"elements": [], "other": {"deep": ["x", 2**63]}},
+    {"elements": [], "nul\x00": 1},
+    {"elements": [{"id": "x", "nul\x00": 1}]},
     {"elements": [1]},
     {"elements": {}},
     {},

@@ -33,16 +33,21 @@ from tests.repository.test_openapi import validate
 
 SEED = 20261123
 FUZZED_CASES_PER_OPERATION = 10
+# On PostgreSQL (when ELREPO_TEST_DATABASE_URL is set) the fuzzed cases only, more of them:
+# the coverage phase's edge values are the same requests, and run there by hand
+# (tests/repository/schemathesis_run.py).
+POSTGRESQL_FUZZED_CASES_PER_OPERATION = 20
 RUN_TIMEOUT_SECONDS = 100
 REQUEST_TIMEOUT_SECONDS = 30
 # A drawn path parameter comes from the tenant this often, else from the document.
 KNOWN_VALUE_PROBABILITY = 0.85
 CHECKS = ("not_a_server_error", "status_code_conformance", "content_type_conformance",
           "response_headers_conformance", "response_schema_conformance")
+# And the document as strict as the server, both ways (they send no request of their own).
+CI_CHECKS = (*CHECKS, "negative_data_rejection", "positive_data_acceptance")
 # Every check schemathesis has that needs no setting of ours (the full runs by hand,
 # tests/repository/schemathesis_run.py).
-ALL_CHECKS = (*CHECKS, "negative_data_rejection", "positive_data_acceptance",
-              "missing_required_header", "unsupported_method", "allow_header_conformance",
+ALL_CHECKS = (*CI_CHECKS, "missing_required_header", "unsupported_method", "allow_header_conformance",
               "use_after_free", "ensure_resource_availability", "ignored_auth")
 SERVICE_TOKEN = "svc"  # what tests.repository.test_cli.Server gives the server
 # What the document cannot say, for the cases generated as valid ($filter's grammar,
@@ -96,7 +101,8 @@ def demo_diagram_ids(server: Server) -> list[str]:
 
 
 def config_text(token: str, diagrams: list[str], *, examples: int = FUZZED_CASES_PER_OPERATION,
-                checks: tuple[str, ...] = CHECKS, seed: int = SEED) -> str:
+                checks: tuple[str, ...] = CHECKS, seed: int = SEED,
+                coverage: bool = True) -> str:
     """schemathesis.toml: auth for every request, the checks, the bounds, and the
     tenant's values for path parameters."""
     dictionaries = {
@@ -125,6 +131,7 @@ def config_text(token: str, diagrams: list[str], *, examples: int = FUZZED_CASES
         'database = "none"',
         "[phases]",
         "examples.enabled = false",
+        f"coverage.enabled = {str(coverage).lower()}",
         "stateful.enabled = false",
         "[checks]",
         "enabled = false",
@@ -152,13 +159,14 @@ def config_text(token: str, diagrams: list[str], *, examples: int = FUZZED_CASES
 
 
 def run_schemathesis(server: Server, directory: Path, database: str, *,
-                     examples: int = FUZZED_CASES_PER_OPERATION,
+                     examples: int = FUZZED_CASES_PER_OPERATION, coverage: bool = True,
                      checks: tuple[str, ...] = CHECKS, seed: int = SEED,
                      timeout: float = RUN_TIMEOUT_SECONDS) -> tuple[dict[str, Any], str, int]:
     """The CLI as a subprocess: its JSON report, its terminal output and exit code."""
     config = directory / "schemathesis.toml"
     config.write_text(config_text(administrator_token(database), demo_diagram_ids(server),
-                                  examples=examples, checks=checks, seed=seed),
+                                  examples=examples, checks=checks, seed=seed,
+                                  coverage=coverage),
                       encoding="utf-8")
     report = directory / "report.json"
     try:
@@ -168,8 +176,8 @@ def run_schemathesis(server: Server, directory: Path, database: str, *,
              "--report-json-path", str(report), "--no-color"],
             capture_output=True, text=True, cwd=directory, timeout=timeout,
             env={**os.environ, "PYTHONPATH": str(ROOT)})  # the hooks module
-    except subprocess.TimeoutExpired as timeout:
-        partial = (timeout.stdout or b"").decode("utf-8", "replace")  # bytes, even with text
+    except subprocess.TimeoutExpired as expired:
+        partial = (expired.stdout or b"").decode("utf-8", "replace")  # bytes, even with text
         pytest.fail(f"schemathesis did not finish within {timeout:.0f} s:\n"
                     f"{partial[-3000:]}")
     output = finished.stdout + finished.stderr
@@ -191,16 +199,25 @@ def documented_operations() -> int:
 
 def test_schemathesis_finds_no_server_error_and_no_mismatch_with_the_document(
         served: Served) -> None:
-    assert_schemathesis_passes(served)
+    report = assert_schemathesis_passes(served, FUZZED_CASES_PER_OPERATION, coverage=True)
+    # Bounded: the coverage phase's boundary cases plus the fuzzed ones.
+    assert (documented_operations() * FUZZED_CASES_PER_OPERATION
+            <= report["test_cases"]["generated"] <= 5000)
 
 
 def test_schemathesis_on_postgresql(served_on_postgresql: Served) -> None:
-    assert_schemathesis_passes(served_on_postgresql)
+    report = assert_schemathesis_passes(served_on_postgresql,
+                                        POSTGRESQL_FUZZED_CASES_PER_OPERATION, coverage=False)
+    assert report["test_cases"]["generated"] <= (documented_operations()
+                                                 * POSTGRESQL_FUZZED_CASES_PER_OPERATION)
 
 
-def assert_schemathesis_passes(served: Served) -> None:
+def assert_schemathesis_passes(served: Served, examples: int, *,
+                               coverage: bool) -> dict[str, Any]:
+    """No failure of CI_CHECKS; the report."""
     report, output, exit_code = run_schemathesis(served.server, served.directory,
-                                                 served.database)
+                                                 served.database, checks=CI_CHECKS,
+                                                 examples=examples, coverage=coverage)
     assert report["complete"] and not report["errors"], (report["errors"], output[-3000:])
     operations = documented_operations()
     assert report["operations"]["tested"] == report["operations"]["total"] == operations
@@ -208,8 +225,7 @@ def assert_schemathesis_passes(served: Served) -> None:
                 for f in report["failures"]]
     assert failures == [], "\n".join(failures) + "\n\n" + failures_section(output)
     assert exit_code == 0, output[-3000:]
-    # Bounded: the coverage phase's boundary cases plus the fuzzed ones.
-    assert operations * FUZZED_CASES_PER_OPERATION <= report["test_cases"]["generated"] <= 5000
+    return report
 
 
 LIST = DEMO + "/views/list/elements"
