@@ -129,10 +129,14 @@ def _parameters(path: str, method: str) -> list[tuple[str, str, Any]]:
 
 
 def _is_filter(text: str) -> bool:
+    """Whether the grammar takes `text`; any other error the server answers itself (so
+    a 500 of the parser is found, not hidden)."""
     try:
         compile_filter(text)
     except InvalidInput:
         return False
+    except Exception:  # noqa: BLE001 - the server's answer shows it
+        return True
     return True
 
 
