@@ -47,6 +47,7 @@ _ID = _nullable(ELEMENT_ID)  # null or absent: none
 _NAME: Schema = {"type": "string", "pattern": PLAIN_NAME.pattern,
                  "maxLength": wire.MAX_NAME_LENGTH}
 _INTEGER: Schema = {"type": "integer", "minimum": MIN_INTEGER, "maximum": MAX_INTEGER}
+_FRACTION: Schema = {"type": "number", "not": {"type": "integer"}}  # JSON has no NaN
 # What `x or []` reads as nothing: the body's falsy JSON values.
 _FALSY: Schema = {"anyOf": [{"enum": [None, False, 0, ""]},
                             {"type": "array", "maxItems": 0},
@@ -56,10 +57,7 @@ _TEXT_VALUE: Schema = {**_TEXT, "maxLength": wire.MAX_ATTRIBUTE_VALUE_LENGTH}
 _VALID_JSON = _ref("ValidJson")
 _OTHER_FIELDS: Schema = {"propertyNames": _TEXT, "additionalProperties": _VALID_JSON}
 _ATTRIBUTE_VALUE: Schema = {"anyOf": [
-    {"type": ["null", "boolean"]},
-    _INTEGER,
-    {"type": "number", "not": {"type": "integer"}},  # JSON has no NaN or infinity
-    _TEXT_VALUE,
+    {"type": ["null", "boolean"]}, _INTEGER, _FRACTION, _TEXT_VALUE,
     {"type": "array", "description": f"A file list: at most "
                                      f"{wire.MAX_ATTRIBUTE_VALUE_LENGTH:,} characters of "
                                      "text in all, keys included",
@@ -77,8 +75,8 @@ _RELATED_INPUT: Schema = {"type": "object", "propertyNames": _NAME,
 
 SCHEMAS: dict[str, Schema] = {
     "ValidJson": {"anyOf": [
-        {"type": ["null", "boolean"]}, _INTEGER, {"type": "number", "not": {"type": "integer"}},
-        _TEXT, {"type": "array", "items": _VALID_JSON},
+        {"type": ["null", "boolean"]}, _INTEGER, _FRACTION, _TEXT,
+        {"type": "array", "items": _VALID_JSON},
         {"type": "object", **_OTHER_FIELDS}]},
     "Reference": {
         "type": "object",
@@ -140,7 +138,8 @@ SCHEMAS: dict[str, Schema] = {
         },
     },
     "ContentEntry": {
-        "type": "object", **_OTHER_FIELDS, "description": "An existing shape (shapeId) or a new one (id)",
+        "type": "object", **_OTHER_FIELDS,
+        "description": "An existing shape (shapeId) or a new one (id)",
         "properties": {"shapeId": _ID, "id": _ID,
                        "predecessors": _nullable({"type": "array", "items": _TEXT})},
         "anyOf": [{"required": ["shapeId"], "properties": {"shapeId": ELEMENT_ID}},

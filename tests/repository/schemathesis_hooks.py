@@ -135,7 +135,7 @@ def _is_filter(text: str) -> bool:
         compile_filter(text)
     except InvalidInput:
         return False
-    except Exception:  # noqa: BLE001 - the server's answer shows it
+    except Exception:  # the server's answer shows it
         return True
     return True
 
