@@ -12,11 +12,12 @@ from functools import cache
 from repository import wire
 from repository.api import parameters
 from repository.api.endpoint import SERVICE_TOKEN_HEADER, Declaration
-from repository.api.parameters import STRING as _STRING
-from repository.api.parameters import Parameter, Schema
+from repository.api.parameters import CULTURE_ID, ELEMENT_ID, Parameter, Schema
+from repository.api.parameters import STRING as _TEXT
 from repository.api.registry import RESOURCES
 from repository.api.render import SECURITY_HEADERS
 from repository.app import MAX_BODY_BYTES
+from repository.input_rules import MAX_INTEGER, MIN_INTEGER, PLAIN_NAME
 from repository.server import MAX_HEADER_BYTES, MAX_HEADER_FIELD, MAX_REQUEST_LINE
 
 _REF = "#/components/schemas/"
@@ -30,17 +31,60 @@ def _map_of(schema: Schema) -> Schema:
     return {"type": "object", "additionalProperties": schema}
 
 
-_ID: Schema = {"type": "string", "minLength": 1, "maxLength": wire.MAX_ID_LENGTH}
+def _nullable(schema: Schema) -> Schema:
+    return {"anyOf": [schema, {"type": "null"}]}
+
+
+_STRING: Schema = {"type": "string"}  # in answers
 _CULTURE_MAP: Schema = _map_of(_STRING)
 
+# Request bodies: exactly the rules of repository/wire.py and repository/input_rules.py
+# (every string valid text, every integer within 64 bits). What depends on other fields,
+# other items or the stored data (count equal to the list's length, indices 0..n-1,
+# predecessors naming items of the list, a new element's type belonging to the path's
+# facet, ids that exist) is the server's alone: 400 or 404 naming it.
+_ID = _nullable(ELEMENT_ID)  # null or absent: none
+_NAME: Schema = {"type": "string", "pattern": PLAIN_NAME.pattern,
+                 "maxLength": wire.MAX_NAME_LENGTH}
+_INTEGER: Schema = {"type": "integer", "minimum": MIN_INTEGER, "maximum": MAX_INTEGER}
+_FRACTION: Schema = {"type": "number", "not": {"type": "integer"}}  # JSON has no NaN
+# What `x or []` reads as nothing: the body's falsy JSON values.
+_FALSY: Schema = {"anyOf": [{"enum": [None, False, 0, ""]},
+                            {"type": "array", "maxItems": 0},
+                            {"type": "object", "maxProperties": 0}]}
+_TEXT_VALUE: Schema = {**_TEXT, "maxLength": wire.MAX_ATTRIBUTE_VALUE_LENGTH}
+# Any JSON the input rules allow: what a body may carry where the service reads nothing.
+_VALID_JSON = _ref("ValidJson")
+_OTHER_FIELDS: Schema = {"propertyNames": _TEXT, "additionalProperties": _VALID_JSON}
+_ATTRIBUTE_VALUE: Schema = {"anyOf": [
+    {"type": ["null", "boolean"]}, _INTEGER, _FRACTION, _TEXT_VALUE,
+    {"type": "array", "description": f"A file list: at most "
+                                     f"{wire.MAX_ATTRIBUTE_VALUE_LENGTH:,} characters of "
+                                     "text in all, keys included",
+     "items": {"anyOf": [_TEXT_VALUE, {"type": "object", **_OTHER_FIELDS}]}},
+]}
+_ATTRIBUTES_INPUT: Schema = {
+    "type": "object", "propertyNames": _NAME,
+    "additionalProperties": {"type": "object", "propertyNames": CULTURE_ID,
+                             "additionalProperties": _ATTRIBUTE_VALUE}}
+_REFERENCES_INPUT: Schema = {"type": "array", "items": {
+    "type": "object", "required": ["id"], "properties": {"id": ELEMENT_ID},
+    **_OTHER_FIELDS}}
+_RELATED_INPUT: Schema = {"type": "object", "propertyNames": _NAME,
+                          "additionalProperties": _REFERENCES_INPUT}
+
 SCHEMAS: dict[str, Schema] = {
+    "ValidJson": {"anyOf": [
+        {"type": ["null", "boolean"]}, _INTEGER, _FRACTION, _TEXT,
+        {"type": "array", "items": _VALID_JSON},
+        {"type": "object", **_OTHER_FIELDS}]},
     "Reference": {
         "type": "object",
         "required": ["id", "facetName", "type", "expandUri"],
         "properties": {
             "id": _STRING, "facetName": _STRING, "type": _STRING, "expandUri": _STRING,
             "versionId": _STRING, "creationId": _STRING,
-            "state": {"type": "string", "nullable": True},
+            "state": {"type": ["string", "null"]},
             "shapeId": _STRING,
             "predecessors": {"type": "array", "items": _STRING},
             "attributes": _ref("Attributes"),
@@ -55,16 +99,16 @@ SCHEMAS: dict[str, Schema] = {
         "required": ["id", "creationId", "type", "facetName", "expandUri"],
         "properties": {
             "id": _STRING, "creationId": _STRING, "versionId": _STRING,
-            "state": {"type": "string", "nullable": True},
+            "state": {"type": ["string", "null"]},
             "type": _STRING, "facetName": _STRING, "expandUri": _STRING,
-            "setReadOnly": {"type": "boolean", "nullable": True},
+            "setReadOnly": {"type": ["boolean", "null"]},
             "attributes": _ref("Attributes"),
             "related": _map_of({"type": "array", "items": _ref("Reference")}),
             "children": {"type": "array", "items": _ref("Reference")},
             "content": {"type": "array", "items": _ref("Reference")},
             "rootPath": {"type": "array", "items": _ref("Reference")},
             "displayNames": _CULTURE_MAP,
-            "stereotype": {"allOf": [_ref("Reference")], "nullable": True},
+            "stereotype": _nullable(_ref("Reference")),
         },
     },
     "ElementList": {
@@ -78,13 +122,28 @@ SCHEMAS: dict[str, Schema] = {
                        "values": {"type": "array", "items": _ref("Element")}},
     },
     "UpdateBody": {
-        "type": "object", "required": ["elements"],
-        "properties": {"count": {"type": "integer"},
-                       "elements": {"type": "array", "items": {
-                           "type": "object",
-                           "properties": {"id": _ID, "versionId": _ID, "type": _STRING,
-                                          "facetName": _STRING,
-                                          "attributes": _ref("Attributes")}}}},
+        "type": "object", "required": ["elements"], **_OTHER_FIELDS,
+        "properties": {
+            "count": _nullable({**_INTEGER, "description": "The number of elements"}),
+            "elements": {"type": "array", "maxItems": wire.MAX_ELEMENTS_PER_UPDATE,
+                         "items": _ref("ElementInput")}},
+    },
+    "ElementInput": {
+        "type": "object", **_OTHER_FIELDS,
+        "properties": {
+            "id": _ID, "versionId": _ID, "type": _nullable(_NAME),
+            "facetName": _nullable(_NAME), "attributes": _nullable(_ATTRIBUTES_INPUT),
+            "related": _nullable(_RELATED_INPUT), "children": _nullable(_REFERENCES_INPUT),
+            "content": _nullable({"type": "array", "items": _ref("ContentEntry")}),
+        },
+    },
+    "ContentEntry": {
+        "type": "object", **_OTHER_FIELDS,
+        "description": "An existing shape (shapeId) or a new one (id)",
+        "properties": {"shapeId": _ID, "id": _ID,
+                       "predecessors": _nullable({"type": "array", "items": _TEXT})},
+        "anyOf": [{"required": ["shapeId"], "properties": {"shapeId": ELEMENT_ID}},
+                  {"required": ["id"], "properties": {"id": ELEMENT_ID}}],
     },
     "FacetViews": {
         "type": "object", "required": ["count", "values"],
@@ -147,16 +206,40 @@ SCHEMAS: dict[str, Schema] = {
                     "properties": {"key": _STRING, "displayNames": _CULTURE_MAP}}}}}}},
     },
     "ContentBody": {
-        "type": "object", "required": ["values"],
-        "properties": {"values": {"type": "array", "items": {
-            "type": "object", "required": ["shapeInfo"],
-            "properties": {
-                "shapeInfo": {"type": "object", "required": ["index"], "properties": {
-                    "index": {"type": "integer"}, "id": _ID,
-                    "predecessors": {"type": "array", "items": {"type": "integer"}}}},
-                "element": {"type": "object", "properties": {
-                    "id": _ID, "type": _STRING, "attributes": _ref("Attributes"),
-                    "related": {"type": "object"}}}}}}},
+        "type": "object", "required": ["values"], **_OTHER_FIELDS,
+        "properties": {"values": {"type": "array", "maxItems": wire.MAX_CONTENT_ITEMS,
+                                  "items": _ref("ContentItem")}},
+    },
+    "ContentItem": {
+        "type": "object", "required": ["shapeInfo"], **_OTHER_FIELDS,
+        "properties": {
+            "shapeInfo": {"type": "object", "required": ["index"], **_OTHER_FIELDS,
+                          "properties": {
+                "index": {"type": "integer", "minimum": 0,
+                          "maximum": wire.MAX_CONTENT_ITEMS - 1},
+                "id": _ID,
+                "predecessors": {"anyOf": [
+                    {"type": "array", "items": {"type": "integer", "minimum": 0,
+                                                "maximum": wire.MAX_CONTENT_ITEMS - 1}},
+                    _FALSY]}}},
+            "element": _nullable(_ref("NewShapeElement")),
+        },
+        # An existing shape (shapeInfo.id) carries no element; a new one needs one.
+        "oneOf": [
+            {"properties": {"shapeInfo": {"required": ["id"], "properties": {"id": ELEMENT_ID}},
+                            "element": {"type": "null"}}},
+            {"required": ["element"],
+             "properties": {"shapeInfo": {"properties": {"id": {"type": "null"}}},
+                            "element": _ref("NewShapeElement")}},
+        ],
+    },
+    "NewShapeElement": {
+        "type": "object", **_OTHER_FIELDS,
+        "properties": {"id": _ID, "type": _nullable(_NAME),
+                       "attributes": _nullable(_ATTRIBUTES_INPUT),
+                       "related": {"anyOf": [_RELATED_INPUT, _FALSY]}},
+        "anyOf": [{"required": ["id"], "properties": {"id": ELEMENT_ID}},
+                  {"required": ["type"], "properties": {"type": _NAME}}],
     },
     "ContentResult": {
         "type": "object", "required": ["values"],
@@ -239,6 +322,10 @@ _REFUSALS = (
 )
 
 
+_BUSY = ("Try again later (Retry-After seconds): the database is unreachable or busy, "
+         "a statement or the render passed its deadline")
+
+
 def _header_ref(name: str) -> Schema:
     return {"$ref": "#/components/headers/" + name}
 
@@ -247,10 +334,10 @@ def _parameter_ref(parameter: Parameter) -> Schema:
     return {"$ref": "#/components/parameters/" + parameter.key}
 
 
-def _operation(declaration: Declaration, method: str, error_schema: str) -> Schema:
+def _operation(declaration: Declaration, error_schema: str) -> Schema:
     """One method of one declaration: its api-version, query and header parameters, the
-    success answer, every refusal, a conditional header's own answer, 503 if it may be
-    busy, and the service token instead of the bearer token where it asks for that."""
+    success answer, every refusal, a conditional header's own answer, 503, and the
+    service token instead of the bearer token where it asks for that."""
     answer = declaration.answer
     error_body = {"application/json": {"schema": _ref(error_schema)}}
     success: Schema = {"description": "Success",
@@ -266,12 +353,10 @@ def _operation(declaration: Declaration, method: str, error_schema: str) -> Sche
             responses[str(status)] = (
                 {"description": text, "headers": {"ETag": _header_ref("ETag")}}
                 if status == 304 else {"description": text, "content": error_body})
-    if declaration.may_be_busy(method):
-        responses["503"] = {"description": "Try again later: the database is busy or "
-                                           "unreachable, or a statement or the render "
-                                           "passed its deadline",
-                            "headers": {"Retry-After": _header_ref("Retry-After")},
-                            "content": error_body}
+    # Every operation reads the database: lost, busy (a write lock, the pool) or past a
+    # statement's deadline, it answers 503; a render or export also past its deadline.
+    responses["503"] = {"description": _BUSY, "content": error_body,
+                        "headers": {"Retry-After": _header_ref("Retry-After")}}
     operation: Schema = {
         "summary": declaration.summary,
         "parameters": [_parameter_ref(p) for p in _operation_parameters(declaration)],
@@ -304,7 +389,7 @@ def _paths() -> dict[str, Schema]:
                 for method in declaration.methods:
                     if method.lower() in item:
                         raise ValueError(f"{method} {rule} is declared twice")
-                    item[method.lower()] = _operation(declaration, method,
+                    item[method.lower()] = _operation(declaration,
                                                       resource.error_schema)
     return paths
 
@@ -325,7 +410,7 @@ def _parameters() -> dict[str, Schema]:
 @cache
 def document() -> Schema:
     return {
-        "openapi": "3.0.3",
+        "openapi": "3.1.0",
         "info": {"title": "Element Repository REST Service", "version": "1.0.0",
                  "description": "Multi-tenant repository of process models; see "
                                 "docs/service.md."},

@@ -38,12 +38,14 @@ BPMN_MEDIA_TYPE = "application/xml"
 resource.blueprint.after_request(add_security_headers)  # refusals included
 
 
-@resource.endpoint("GET", TENANT + "/_api/rest/diagram/<diagram_id>/bpmn/<culture_id>/<layout_key>",
+@resource.endpoint("GET", TENANT + "/_api/rest/diagram/<diagram_id>/bpmn/<culture_id>/<bpmn_layout_key>",
                    summary="Export a diagram as BPMN 2.0 XML with diagram interchange "
                            f"(layout keys: {', '.join(BPMN_LAYOUT_KEYS)})",
                    api_version="2.0", answer=Answer("BpmnXml", BPMN_MEDIA_TYPE, tuple(SECURITY_HEADERS)),
                    deadline=True)
-def export_bpmn(req: TenantRequest, diagram_id: str, culture_id: str, layout_key: str) -> Response:
+def export_bpmn(req: TenantRequest, diagram_id: str, culture_id: str,
+                bpmn_layout_key: str) -> Response:
+    layout_key = bpmn_layout_key  # its own path parameter: the BPMN layouts are fewer
     culture = parse_culture_id(culture_id, "cultureId")
     if layout_key not in BPMN_LAYOUT_KEYS:
         raise InvalidInput(f"Unknown BPMN layout key {layout_key!r}; BPMN layout keys: "

@@ -99,12 +99,6 @@ class Declaration:
     def writes_on(self, method: str) -> bool:
         return self.writes if self.writes is not None else method not in _READ_METHODS
 
-    def may_be_busy(self, method: str) -> bool:
-        """503 with Retry-After: a write waiting on the database lock, a render past its
-        deadline, and, for every endpoint, a statement past the statement deadline or a
-        lost database (repository/store/db.py)."""
-        return True
-
 
 def _path_parameter(rule: str, variable: str) -> Parameter:
     if variable not in PATH:
