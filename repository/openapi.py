@@ -304,7 +304,8 @@ HEADERS: dict[str, Schema] = {
 # "Wire conventions" and "Limits and robustness").
 _REFUSALS = (
     (400, "Bad request: malformed JSON, a bad query parameter, an invalid filter, invalid "
-          "Unicode (lone surrogates, NUL), a number outside the 64-bit range, a culture id "
+          "Unicode (lone surrogates, control characters but tab, line feed and carriage return, "
+          "U+FFFE, U+FFFF), a number outside the 64-bit range, a culture id "
           "that is not ASCII digits"),
     (401, "No token, or an unknown, expired or revoked one"),
     (403, "Other tenant or missing permission"),

@@ -78,11 +78,12 @@ def get_element(req: TenantRequest, facet: catalog.Facet, view: str,
 def update_elements(req: TenantRequest, facet: catalog.Facet, view: str,
                     body: Callable[[], list[ElementInput]]) -> Response | dict[str, Any]:
     inputs = body()
-    return idempotent(req, inputs, lambda: _update(req, facet, inputs))
+    expected = if_match()  # a malformed header is a 400 even when a retry would replay
+    return idempotent(req, inputs, lambda: _update(req, facet, inputs, expected))
 
 
-def _update(req: TenantRequest, facet: catalog.Facet, inputs: list[ElementInput]) -> dict[str, Any]:
-    expected = if_match()
+def _update(req: TenantRequest, facet: catalog.Facet, inputs: list[ElementInput],
+            expected: frozenset[int] | None) -> dict[str, Any]:
     if expected is not None and (len(inputs) != 1 or inputs[0].id is None):
         raise InvalidInput("If-Match names one element: send exactly one element, with its "
                            "id, in the body")

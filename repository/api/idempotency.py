@@ -25,8 +25,8 @@ from repository.json_provider import json_body
 from repository.store.idempotency import MAX_KEY_LENGTH
 
 REPLAYED_HEADER = "Idempotent-Replayed"
-# Visible ASCII, inner spaces allowed (HTTP strips a header value's outer ones).
-_KEY = re.compile(r"[!-~](?:[ -~]*[!-~])?")
+# Visible ASCII without spaces (a UUID, a hash, a counter).
+_KEY = re.compile(r"[!-~]+")
 
 
 class KeyReused(RepositoryError):
@@ -45,7 +45,7 @@ def idempotent(req: TenantRequest, parsed: object,
         return create()
     if len(key) > MAX_KEY_LENGTH or not _KEY.fullmatch(key):
         raise InvalidInput(f"{parameters.IDEMPOTENCY_KEY.name} must be 1 to {MAX_KEY_LENGTH} "
-                           "visible ASCII characters")
+                           "visible ASCII characters, no spaces")
     fingerprint = hashlib.sha256(
         f"{request.method} {request.full_path}\n{parsed!r}".encode()).hexdigest()
     stored = req.store.claim_idempotency_key(req.actor_pk, key, fingerprint)

@@ -30,12 +30,15 @@ MAX_PAGE = 10**9  # keeps the SQL offset inside a 64-bit integer
 MAX_ID_LENGTH = 64  # element ids, in a path as in a body (repository/wire.py)
 API_VERSION = "api-version"
 # The text rule every query parameter, path parameter and body string is held to
-# (input_rules.check_text): no NUL. Lone surrogates, refused too, are not text a schema
-# can name (UTF-8 cannot carry them: only a JSON escape can write one).
-VALID_TEXT = "^[^\\u0000]*$"
+# (input_rules.check_text): what XML 1.0 can carry, so no control character but tab, line
+# feed and carriage return, no U+FFFE or U+FFFF. Lone surrogates, refused too, are not
+# text a schema can name (UTF-8 cannot carry them: only a JSON escape can write one).
+VALID_TEXT = "^[^\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\ufffe\\uffff]*$"
 STRING: Schema = {"type": "string", "pattern": VALID_TEXT}
-# What Python's str.strip() removes around each item of a comma-separated list.
-_WHITESPACE = "".join(f"\\u{ord(c):04x}" for c in map(chr, range(0x3001)) if c.isspace())
+# What Python's str.strip() removes around each item of a comma-separated list, but for
+# the control characters the text rule refuses first.
+_WHITESPACE = "".join(f"\\u{ord(c):04x}" for c in map(chr, range(0x3001))
+                      if c.isspace() and (c >= " " or c in "\t\n\r"))
 FILTER_FORMAT = "elrepo-filter"  # the grammar of docs/service.md, "$filter"
 
 
@@ -159,8 +162,8 @@ IF_NONE_MATCH = Parameter(
 
 IDEMPOTENCY_KEY = Parameter(
     "Idempotency-Key", "Idempotency-Key", "header",
-    {"type": "string", "minLength": 1, "maxLength": 255, "pattern": "^[!-~]([ -~]*[!-~])?$"},
-    "A key of the client's for this create (visible ASCII): a retry with the same key "
+    {"type": "string", "minLength": 1, "maxLength": 255, "pattern": "^[!-~]+$"},
+    "A key of the client's for this create (visible ASCII, no spaces): a retry with the same key "
     "within 24 h answers the first answer (header `Idempotent-Replayed: true`), nothing "
     "written again",
     answer=(422, "The Idempotency-Key was sent before with another request"))

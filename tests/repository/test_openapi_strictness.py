@@ -13,7 +13,7 @@ import pytest
 
 from repository.api import parameters
 from repository.errors import RepositoryError
-from repository.input_rules import load_json, parse_culture_id
+from repository.input_rules import check_text, load_json, parse_culture_id
 from repository.openapi import document
 from repository.store.filters import compile_filter
 from repository.wire import parse_content_body, parse_update_body
@@ -69,7 +69,8 @@ def test_resources_are_documented_as_the_server_reads_them(value: str) -> None:
     from repository.serialize import RESOURCES as NAMES
 
     def server(text: str) -> None:
-        if "\x00" in text or not {p.strip() for p in text.split(",") if p.strip()} <= NAMES:
+        check_text(text, "$resources")
+        if not {p.strip() for p in text.split(",") if p.strip()} <= NAMES:
             raise RepositoryError("refused")
     assert accepted_by_document(parameters.RESOURCES.schema, value) is accepted_by_server(
         server, value)
