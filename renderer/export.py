@@ -76,6 +76,7 @@ class ExportJob:
 class ExportFailure:
     name: str
     error: str
+    layout_key: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -144,7 +145,7 @@ def _unique_jobs(jobs: list[ExportJob],
         name = output_name(job, fmt)
         if name in seen:
             error = f"output file {name} is already used by another job"
-            failures.append(ExportFailure(job.name, error))
+            failures.append(ExportFailure(job.name, error, job.layout_key))
         else:
             seen.add(name)
             todo.append(job)
@@ -171,7 +172,7 @@ def _outcome(future: Future[Path | ExportFailure], job: ExportJob) -> Path | Exp
     try:
         return future.result()
     except Exception as exc:  # noqa: BLE001 - any failure of one job is reported
-        return ExportFailure(job.name, _one_line(exc))
+        return ExportFailure(job.name, _one_line(exc), job.layout_key)
 
 
 def _export_one(job: ExportJob, out_dir: Path, fmt: str,
@@ -183,7 +184,7 @@ def _export_one(job: ExportJob, out_dir: Path, fmt: str,
         data = svg.encode("utf-8") if fmt == "svg" else svg_to_png(svg)
         return _write_atomic(out_dir / output_name(job, fmt), data)
     except Exception as exc:  # noqa: BLE001 - any failure of one job is reported
-        return ExportFailure(job.name, _one_line(exc))
+        return ExportFailure(job.name, _one_line(exc), job.layout_key)
 
 
 def _write_atomic(path: Path, data: bytes) -> Path:

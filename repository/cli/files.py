@@ -67,6 +67,9 @@ def add_commands(commands: Subcommands[argparse.ArgumentParser]) -> None:
     export.add_argument("--broker", metavar="URL",
                         help="render on the Celery workers of this broker (elrepo worker) instead "
                              "of here; Redis or RabbitMQ URL, needs pip install -e '.[distributed]'")
+    export.add_argument("--queue", metavar="NAME",
+                        help="with --broker: the queue the workers consume (elrepo worker --queue; "
+                             "default: the worker's default queue)")
     db_option(export)
     export.set_defaults(command=_export)
 
@@ -154,6 +157,8 @@ def _export(args: argparse.Namespace) -> int:
                            f"{', '.join(unknown)}; layout keys: {', '.join(known)}")
     if args.jobs < 1:
         raise CommandError("--jobs must be at least 1")
+    if args.queue is not None and args.broker is None:
+        raise CommandError("--queue names the workers' queue: give --broker URL with it")
     if args.broker is not None and args.format == "bpmn":
         raise CommandError("--broker sends renders (svg, png) to workers; --format bpmn is "
                            "written here, without --broker")
@@ -174,11 +179,12 @@ def _export(args: argparse.Namespace) -> int:
     if args.broker is not None:
         from repository.cli.worker import export_on_workers
 
-        report = export_on_workers(jobs, args.output, args.format, args.broker)
+        report = export_on_workers(jobs, args.output, args.format, args.broker, args.queue)
     else:
         report = export_many(jobs, args.output, args.format, args.jobs, progress=True)
     for failure in report.failures:
-        print(f"elrepo: {failure.name}: {failure.error}", file=sys.stderr)
+        print(_failure_line(failure.name, failure.layout_key, culture, args.format, failure.error),
+              file=sys.stderr)
     print(f"Wrote {len(report.written)} file(s) to {args.output}", file=sys.stderr)
     return 0 if report.ok else EXIT_FAILURE
 
@@ -203,9 +209,16 @@ def _export_bpmn(jobs: list[ExportJob], output: Path) -> int:
             written += 1
         except (BpmnError, CommandError) as error:
             failed += 1
-            tqdm.write(f"elrepo: {job.name}: {error}", file=sys.stderr)
+            tqdm.write(_failure_line(job.name, job.layout_key, job.culture, "bpmn", str(error)),
+                       file=sys.stderr)
     print(f"Wrote {written} file(s) to {output}", file=sys.stderr)
     return EXIT_FAILURE if failed else 0
+
+
+def _failure_line(name: str, layout_key: str, culture: int, fmt: str, reason: str) -> str:
+    """One line per job not written: which diagram, in which layout, culture and format,
+    and why (a diagram exported in several layouts may fail in one only)."""
+    return f"elrepo: {name} (layout {layout_key}, culture {culture}, {fmt}): {reason}"
 
 
 def _export_name(store: Store, diagram: Element, culture: int) -> str:

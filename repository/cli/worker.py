@@ -38,14 +38,17 @@ def add_commands(commands: Subcommands[argparse.ArgumentParser]) -> None:
     worker.set_defaults(command=_worker)
 
 
-def export_on_workers(jobs: Sequence[ExportJob], out_dir: Path, fmt: str, broker_url: str) -> ExportReport:
-    """`elrepo export --broker`: the jobs rendered by the workers on `broker_url`, the
-    files written here, with a progress bar."""
+def export_on_workers(jobs: Sequence[ExportJob], out_dir: Path, fmt: str, broker_url: str,
+                      queue: str | None = None) -> ExportReport:
+    """`elrepo export --broker`: the jobs rendered by the workers on `broker_url` that
+    consume `queue` (default: the workers' default queue), the files written here, with a
+    progress bar."""
     _require_celery("elrepo export --broker")
-    from repository.distributed import export_distributed
+    from repository.distributed import DEFAULT_QUEUE, export_distributed
 
     try:
-        return export_distributed(jobs, out_dir, fmt, broker_url, progress=True)
+        return export_distributed(jobs, out_dir, fmt, broker_url, progress=True,
+                                  queue=queue or DEFAULT_QUEUE)
     except ValueError as error:  # export_many's refusal of its arguments, before any render
         raise CommandError(str(error)) from None
 
@@ -60,11 +63,13 @@ def _worker(args: argparse.Namespace) -> int:
     if args.concurrency < 1:
         raise CommandError("--concurrency must be at least 1")
     _require_celery("elrepo worker")
-    from repository.distributed import DEFAULT_QUEUE, celery_app, consuming_workers
+    from repository.distributed import DEFAULT_QUEUE, celery_app, check_broker
 
     queue = args.queue or DEFAULT_QUEUE
     app = celery_app(args.broker, queue)
-    consuming_workers(app)  # a broker that does not answer is one line now, not retries
+    # A broker that does not answer is one line now, not retries; the check's connection
+    # is closed before the render processes fork (one they inherit makes them hang).
+    check_broker(app)
     # The engine and its font, loaded once before the render processes fork: they share
     # them, and no job pays the import (about a second) on its process's first render.
     from renderer.text import load_font
