@@ -110,6 +110,10 @@ def _register_transactions(app: Flask) -> None:
                 db.commit()
             else:
                 db.rollback()
+        except ServiceUnavailable as unavailable:  # busy, past its deadline, or lost
+            _log.warning("commit failed: %s", unavailable.message)
+            db.rollback()
+            response = _commit_unconfirmed(unavailable.retry_after)
         except Exception:  # a failed commit must not report success
             _log.exception("commit failed")
             db.rollback()
@@ -125,6 +129,18 @@ def _register_transactions(app: Flask) -> None:
         if db is not None:
             db.rollback()
             db.close()
+
+
+def _commit_unconfirmed(retry_after: int) -> Response:
+    """503 for a commit the database refused or did not answer: a connection lost during
+    COMMIT may have saved the change, so the answer says so rather than "nothing was
+    written"; a retry with the same Idempotency-Key is safe either way."""
+    response = error_response(
+        503, "critical", "The change could not be saved, or the database was lost before it "
+        "confirmed the save: read the element back, or send the request again with the "
+        "same Idempotency-Key")
+    response.headers["Retry-After"] = str(retry_after)
+    return response
 
 
 def error_body(status: int, result_type: str, message: str, details: list[str] | None,

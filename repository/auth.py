@@ -27,6 +27,7 @@ from datetime import datetime, timedelta
 from sqlalchemy.orm import Session
 
 from repository.errors import Forbidden, InvalidInput, TooManyRequests, Unauthenticated
+from repository.input_rules import check_text
 from repository.store import Store, add_token, find_token, now_timestamp
 from repository.store.models import Tenant
 from repository.wire import ElementInput
@@ -93,8 +94,9 @@ def create_token(session: Session, tenant: Tenant, role: str, name: str | None =
     expires = None if expires_in_days is None else (
         datetime.fromisoformat(created) + timedelta(days=expires_in_days)).isoformat(
         timespec="seconds")
-    token = secrets.token_urlsafe(32)
     label = name or f"{role} token"
+    check_text(label, "A token name")  # it becomes an element's name, drawn and exported
+    token = secrets.token_urlsafe(32)
     actor = Store(session, tenant).create("automation", ElementInput(
         id=None, version_id=None, type="authToken", facet="automation",
         attributes={"name": {127: label}, "role": {127: role}},

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import pytest
+from sqlalchemy.orm import Session
 
+from repository.errors import ServiceUnavailable
 from tests.repository.conftest import FACETS, TENANT, Api, assert_error, sqlite_only
 from tests.repository.endpoints import CALLS, Call
 from tests.repository.standin import ORDER
@@ -90,3 +92,21 @@ def test_errors_never_leak_internals(api: Api) -> None:
                                 **{"$filter": "x eq"}), 400)
     text = str(body)
     assert "sqlalchemy" not in text.lower() and "File \"" not in text
+
+
+@sqlite_only
+def test_a_commit_the_database_does_not_confirm_is_503_not_500(
+        api: Api, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 18: a PostgreSQL connection lost during COMMIT answered 500. The store turns
+    a lost connection into ServiceUnavailable (repository/store/db.py); the commit that
+    meets it answers 503 with Retry-After and does not claim that nothing was written."""
+    def lost(_session: Session) -> None:
+        raise ServiceUnavailable("The database cannot be reached", retry_after=2)
+
+    monkeypatch.setattr(Session, "commit", lost)
+    body = {"count": 1, "elements": [{"type": "task", "attributes": {"name": {"1033": "x"}}}]}
+    response = api.post(f"{FACETS}/processes/views/detail/elements", body, role="editor")
+    refusal = assert_error(response, 503)
+    assert response.headers["Retry-After"] == "2"
+    assert "Idempotency-Key" in refusal["message"]
+    assert "nothing was written" not in refusal["message"]

@@ -146,3 +146,13 @@ def test_wrong_maintenance_tokens_lock_maintenance_for_a_window(
     clock.now += 30.5
     assert maintain(service_token) == 200
     assert maintain("guess-7") == 401
+
+
+def test_a_token_name_xml_cannot_carry_is_refused_and_nothing_is_created(
+        db: str, capsys: pytest.CaptureFixture[str]) -> None:
+    """The text rule of every other name (tests/repository/test_control_characters.py)."""
+    assert main(["token", "create", "acme", "main", "--role", "viewer", "--name", "a\x01b",
+                 "--db", db]) == 2
+    assert "control characters" in capsys.readouterr().err
+    assert main(["token", "list", "acme", "main", "--db", db]) == 0
+    assert len(capsys.readouterr().out.strip().splitlines()) == 1  # the heading alone
