@@ -153,7 +153,7 @@ def _token_create(args: argparse.Namespace) -> int:
 def _token_list(args: argparse.Namespace) -> int:
     from repository.store import list_tokens
 
-    with session_on(args.db) as session:
+    with session_on(args.db, write=False) as session:
         records = list_tokens(session, _tenant(session, args))
     rows = [("ID", "NAME", "ROLE", "CREATED", "EXPIRES", "REVOKED")] + [
         (r.id, r.name, r.role, r.created_at or "-", r.expires_at or "never",

@@ -59,7 +59,7 @@ def _import(args: argparse.Namespace) -> int:
     from repository.errors import RepositoryError
     from repository.store import find_tenant
 
-    with session_on(args.db) as session:
+    with session_on(args.db, write=False) as session:
         if find_tenant(session, args.collection, args.storage) is None:
             raise CommandError(f"no tenant {args.collection}/{args.storage}")
     failed = 0

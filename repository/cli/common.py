@@ -60,14 +60,17 @@ def with_db(db: str | None) -> str:
 
 
 @contextmanager
-def session_on(db: str | None) -> Iterator[Session]:
+def session_on(db: str | None, *, write: bool = True) -> Iterator[Session]:
     """A session on the database, which is at this elrepo's schema (an empty one gets
-    it; an older one is refused with the command that upgrades it); commits on success."""
+    it; an older one is refused with the command that upgrades it); commits on success.
+    `write=False` for a command that only reads (an export must not hold the write lock
+    while it reads a whole tenant)."""
     from repository.store.db import (
         SchemaMismatch,
         create_schema,
         database_url,
         make_engine,
+        open_session,
         session_factory,
     )
 
@@ -78,7 +81,14 @@ def session_on(db: str | None) -> Iterator[Session]:
         except SchemaMismatch as error:
             raise CommandError(f"{error}; run: elrepo db upgrade{with_db(db)}"
                                if error.upgradable else str(error)) from None
-        with session_factory(engine)() as session, session.begin():
+        # A write is locked from BEGIN (IMMEDIATE on SQLite), as the service's writes
+        # are: a read that turns into a write after another connection wrote (a server's
+        # workers starting) fails at once, where a wait for the lock waits its timeout.
+        session = open_session(session_factory(engine), write=write)
+        try:
             yield session
+            session.commit()
+        finally:
+            session.close()
     finally:
         engine.dispose()

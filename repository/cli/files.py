@@ -162,7 +162,7 @@ def _export(args: argparse.Namespace) -> int:
     if args.broker is not None and args.format == "bpmn":
         raise CommandError("--broker sends renders (svg, png) to workers; --format bpmn is "
                            "written here, without --broker")
-    with session_on(args.db) as session:
+    with session_on(args.db, write=False) as session:
         tenant = find_tenant(session, args.collection, args.storage)
         if tenant is None:
             raise CommandError(f"no tenant {args.collection}/{args.storage}")
