@@ -42,8 +42,11 @@ def uses_lanes(model: BpmnModel) -> bool:
 def lane_keys(model: BpmnModel) -> dict[str, str]:
     """Node id → the band it is drawn in: its deepest lane, else its pool (or process).
     A data reference or annotation without a lane takes the band of a node it is
-    associated with. Empty when the model needs no bands."""
-    if not uses_lanes(model):
+    associated with. Empty when the model needs no bands: no lanes and no pool, or one
+    black-box pool. (One pool without lanes is its own band, drawn and imported as the
+    pool, not as an invented "Unassigned" lane; the layout of a file still draws that
+    pool around the whole drawing, ``uses_lanes``.)"""
+    if not uses_lanes(model) and not any(pool.process for pool in model.pools):
         return {}
     keys: dict[str, str] = {}
     for node in model.nodes:

@@ -18,6 +18,7 @@ from repository.cli import main
 from tests.conftest import FIXTURES
 
 LANELESS_AND_LANES = FIXTURES / "bpmn" / "collaboration.lane-less-pool-and-lanes.bpmn"
+ONE_POOL = FIXTURES / "bpmn" / "collaboration.one-pool-without-lanes.bpmn"
 #: node → the band it belongs in: the lane-less pool itself, or the lane of the other pool
 BANDS = {"Start_Customer": "Pool_Customer", "Task_PlaceOrder": "Pool_Customer",
          "Task_ReceiveGoods": "Pool_Customer", "Task_TakeOrder": "Lane_Sales", "Task_ShipGoods": "Lane_Shipping"}
@@ -39,18 +40,37 @@ def test_a_message_flow_does_not_move_a_node_into_its_partners_lane() -> None:
     assert lane_keys(read_bpmn(LANELESS_AND_LANES.read_bytes()).model) == BANDS
 
 
-def test_render_draws_the_lane_less_pools_nodes_in_its_own_band(tmp_path: Path) -> None:
+def rendered(path: Path, tmp_path: Path) -> tuple[etree._Element, dict[str, Box], dict[str, etree._Element]]:
+    """`elrepo render` of ``path`` in horizontalSwimlane: the SVG, each band's body by
+    band id and each shape's overlay by BPMN id."""
     out = tmp_path / "out.svg"
-    assert main(["render", str(LANELESS_AND_LANES), "--layout", "horizontalSwimlane", "-o", str(out)]) == 0
+    assert main(["render", str(path), "--layout", "horizontalSwimlane", "-o", str(out)]) == 0
     root = etree.parse(str(out)).getroot()
-    bodies = {band.get("data-lane-id"): box_of(band.find(f"{{{SVG_NS}}}rect[@class='lane-body']"))
+    bodies = {str(band.get("data-lane-id")): box_of(band.find(f"{{{SVG_NS}}}rect[@class='lane-body']"))
               for band in root.iter(f"{{{SVG_NS}}}g") if band.get("class") == "lane"}
-    overlays = {rect.get("data-guid"): rect for rect in root.iter(f"{{{SVG_NS}}}rect")
+    overlays = {str(rect.get("data-guid")): rect for rect in root.iter(f"{{{SVG_NS}}}rect")
                 if rect.get("class") == "overlay"}
+    return root, bodies, overlays
+
+
+def test_render_draws_the_lane_less_pools_nodes_in_its_own_band(tmp_path: Path) -> None:
+    _, bodies, overlays = rendered(LANELESS_AND_LANES, tmp_path)
     assert set(overlays) == set(BANDS)
     for node, band in BANDS.items():
         assert overlays[node].get("data-lane-id") == band, node
         assert within(box_of(overlays[node]), bodies[band]), (node, band, box_of(overlays[node]), bodies[band])
+
+
+def test_render_draws_a_single_pool_without_lanes_as_its_own_band(tmp_path: Path) -> None:
+    """Not an invented "Unassigned" lane: the pool's band, named after the pool."""
+    root, bodies, overlays = rendered(ONE_POOL, tmp_path)
+    assert set(bodies) == {"Pool_Customer"}
+    assert len(overlays) == 4
+    for node, overlay in overlays.items():
+        assert overlay.get("data-lane-id") == "Pool_Customer", node
+        assert within(box_of(overlay), bodies["Pool_Customer"]), node
+    texts = ["".join(text.itertext()) for text in root.iter(f"{{{SVG_NS}}}text")]
+    assert "Customer" in texts and "Unassigned" not in texts
 
 
 @pytest.mark.parametrize("key", BPMN_LAYOUT_KEYS)

@@ -289,6 +289,23 @@ def test_http_export_keeps_a_lane_less_pools_nodes_and_flows_in_its_own_process(
     app.extensions["elrepo.engine"].dispose()
 
 
+def test_http_export_keeps_a_single_pool_without_lanes(db: str, capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 19: the one pool of a file without lanes is imported (an org unit its nodes
+    are executed by) and comes back as the participant of its collaboration."""
+    model_file = FIXTURES / "bpmn" / "collaboration.one-pool-without-lanes.bpmn"
+    assert main(["import", "--db", db, *TENANT, str(model_file)]) == 0
+    app, client, headers, diagrams = viewer(db, capsys)
+    response = client.get(f"/acme/main/_api/rest/diagram/{diagrams[0]['id']}/bpmn/1033/horizontal", headers=headers)
+    assert response.status_code == 200
+    root = etree.fromstring(response.data)
+    assert [(collaboration.get("id"), [(participant.get("id"), participant.get("name"), participant.get("processRef"))
+                                       for participant in collaboration.iter(f"{{{MODEL_NS}}}participant")])
+            for collaboration in root.iter(f"{{{MODEL_NS}}}collaboration")] \
+        == [("Collaboration_Customer", [("Pool_Customer", "Customer", "Process_Customer")])]
+    assert summary(read_bpmn(response.data).model, None) == summary(read_bpmn(model_file.read_bytes()).model, None)
+    app.extensions["elrepo.engine"].dispose()
+
+
 def test_diagrams_never_imported_export_one_node_per_shape_and_a_flow_per_link() -> None:
     engine = make_engine("sqlite://")
     create_schema(engine)
