@@ -14,9 +14,12 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from interchange.model import ANNOTATION, BpmnModel, BpmnNode
+from interchange.model import ANNOTATION, FLOW_NODE, BpmnModel, BpmnNode
 
 ORGANIZATION_FACET = "organization"
+#: The flows that tie an artifact (data reference, annotation) to the node whose band it
+#: takes; never a message flow, whose ends each stay in their own pool.
+ARTIFACT_LINKS = frozenset(("association", "dataInputAssociation", "dataOutputAssociation"))
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,16 +42,23 @@ def uses_lanes(model: BpmnModel) -> bool:
 def lane_keys(model: BpmnModel) -> dict[str, str]:
     """Node id → the band it is drawn in: its deepest lane, else its pool (or process).
     A data reference or annotation without a lane takes the band of a node it is
-    associated with. Empty when the model needs no bands."""
-    if not uses_lanes(model):
+    associated with. Empty when the model needs no bands: no lanes and no pool, or one
+    black-box pool. (One pool without lanes is its own band, drawn and imported as the
+    pool, not as an invented "Unassigned" lane; the layout of a file still draws that
+    pool around the whole drawing, ``uses_lanes``.)"""
+    if not uses_lanes(model) and not any(pool.process for pool in model.pools):
         return {}
     keys: dict[str, str] = {}
     for node in model.nodes:
         if node.lane:
             keys[node.id] = node.lane
-    for flow in model.flows:  # artifacts follow their partner
+    # artifacts follow their partner; a flow node stays in its own pool, whatever it messages
+    artifacts = {node.id for node in model.nodes if node.kind != FLOW_NODE}
+    for flow in model.flows:
+        if flow.tag not in ARTIFACT_LINKS:
+            continue
         for artifact, partner in ((flow.source, flow.target), (flow.target, flow.source)):
-            if artifact not in keys and partner in keys and flow.tag != "sequenceFlow":
+            if artifact in artifacts and artifact not in keys and partner in keys:
                 keys[artifact] = keys[partner]
     default_band = model.pools[0].id if model.pools else model.plane_element
     for node in model.nodes:

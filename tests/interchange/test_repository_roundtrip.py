@@ -258,6 +258,54 @@ def test_http_export_answers_bpmn_with_di(db: str, tmp_path: Path, capsys: pytes
     app.extensions["elrepo.engine"].dispose()
 
 
+def test_http_export_keeps_a_lane_less_pools_nodes_and_flows_in_its_own_process(
+        db: str, capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 19: message flows between a pool without lanes and a pool with lanes move
+    no node into the other pool, and the lane-less pool's sequence flows stay sequence
+    flows of its own process."""
+    model_file = FIXTURES / "bpmn" / "collaboration.lane-less-pool-and-lanes.bpmn"
+    assert main(["import", "--db", db, *TENANT, str(model_file)]) == 0
+    app, client, headers, diagrams = viewer(db, capsys)
+    response = client.get(f"/acme/main/_api/rest/diagram/{diagrams[0]['id']}/bpmn/1033/horizontalSwimlane",
+                          headers=headers)
+    assert response.status_code == 200
+    root = etree.fromstring(response.data)
+
+    def ids(parent: Any, tag: str) -> set[str]:
+        return {str(child.get("id")) for child in parent.findall(f"{{{MODEL_NS}}}{tag}")}
+
+    participants = {participant.get("id"): participant.get("processRef")
+                    for participant in root.iter(f"{{{MODEL_NS}}}participant")}
+    processes = {process.get("id"): process for process in root.iter(f"{{{MODEL_NS}}}process")}
+    customer, supplier = processes[participants["Pool_Customer"]], processes[participants["Pool_Supplier"]]
+    assert ids(customer, "startEvent") | ids(customer, "task") == {"Start_Customer", "Task_PlaceOrder",
+                                                                    "Task_ReceiveGoods"}
+    assert ids(customer, "sequenceFlow") == {"Flow_Customer_Start", "Flow_Customer_Wait"}
+    assert ids(customer, "laneSet") == set()
+    assert ids(supplier, "task") == {"Task_TakeOrder", "Task_ShipGoods"}
+    assert ids(supplier, "sequenceFlow") == {"Flow_Supplier"}
+    assert ids(next(root.iter(f"{{{MODEL_NS}}}collaboration")), "messageFlow") == {"Message_Order", "Message_Goods"}
+    assert summary(read_bpmn(response.data).model, None) == summary(read_bpmn(model_file.read_bytes()).model, None)
+    app.extensions["elrepo.engine"].dispose()
+
+
+def test_http_export_keeps_a_single_pool_without_lanes(db: str, capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 19: the one pool of a file without lanes is imported (an org unit its nodes
+    are executed by) and comes back as the participant of its collaboration."""
+    model_file = FIXTURES / "bpmn" / "collaboration.one-pool-without-lanes.bpmn"
+    assert main(["import", "--db", db, *TENANT, str(model_file)]) == 0
+    app, client, headers, diagrams = viewer(db, capsys)
+    response = client.get(f"/acme/main/_api/rest/diagram/{diagrams[0]['id']}/bpmn/1033/horizontal", headers=headers)
+    assert response.status_code == 200
+    root = etree.fromstring(response.data)
+    assert [(collaboration.get("id"), [(participant.get("id"), participant.get("name"), participant.get("processRef"))
+                                       for participant in collaboration.iter(f"{{{MODEL_NS}}}participant")])
+            for collaboration in root.iter(f"{{{MODEL_NS}}}collaboration")] \
+        == [("Collaboration_Customer", [("Pool_Customer", "Customer", "Process_Customer")])]
+    assert summary(read_bpmn(response.data).model, None) == summary(read_bpmn(model_file.read_bytes()).model, None)
+    app.extensions["elrepo.engine"].dispose()
+
+
 def test_diagrams_never_imported_export_one_node_per_shape_and_a_flow_per_link() -> None:
     engine = make_engine("sqlite://")
     create_schema(engine)
