@@ -101,3 +101,19 @@ def test_a_file_without_process_is_still_refused(command: list[str], tmp_path: P
     error = capsys.readouterr().err
     assert error == f"elrepo: {path}: the BPMN file holds no process and no collaboration\n"
     assert not (tmp_path / "out.bpmn").exists()
+
+
+def test_import_takes_every_odd_file_and_says_its_warnings(tmp_path: Path,
+                                                           capsys: pytest.CaptureFixture[str]) -> None:
+    db = f"sqlite:///{tmp_path / 'robust.db'}"
+    assert main(["tenant", "create", "acme", "main", "--db", db]) == 0
+    files = [ROBUST / name for name in sorted(EXPECTED)]
+    capsys.readouterr()
+    assert main(["import", "--db", db, "acme", "main", *map(str, files)]) == 0
+    lines = capsys.readouterr().err.splitlines()
+    warned = [line for line in lines if ": warning: " in line]
+    assert len(warned) == sum(len(EXPECTED[path.name][0]) for path in files)
+    for path in files:
+        for expected in EXPECTED[path.name][0]:
+            assert any(line.startswith(f"elrepo: {path}: warning: ") and expected in line for line in warned)
+    assert lines[-1] == f"Imported {len(files)} of {len(files)} file(s) into acme/main"
