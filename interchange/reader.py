@@ -129,7 +129,7 @@ class _Reader:
             nodes=tuple(nodes), flows=tuple(self.flows), pools=tuple(self.pools),
             lanes=tuple(self.lanes), groups=_groups(root, self.groups, nodes), unknown=tuple(self.unknown))
         flows = tuple(self._drawable_flows(model))
-        if not nodes and len(flows) < len(model.flows):
+        if not nodes and not self.pools and len(flows) < len(model.flows):
             raise BpmnError(f"{self.warnings[-1]}; nothing drawable remains")
         return replace(model, flows=flows, warnings=tuple(self.warnings))
 

@@ -117,3 +117,12 @@ def test_import_takes_every_odd_file_and_says_its_warnings(tmp_path: Path,
         for expected in EXPECTED[path.name][0]:
             assert any(line.startswith(f"elrepo: {path}: warning: ") and expected in line for line in warned)
     assert lines[-1] == f"Imported {len(files)} of {len(files)} file(s) into acme/main"
+
+
+def test_black_box_pools_stay_drawable_when_their_message_flow_is_left_out() -> None:
+    data = (b'<definitions xmlns="http://www.omg.org/spec/BPMN/20100524/MODEL" id="d"><collaboration id="c">'
+            b'<participant id="a"/><participant id="b"/><messageFlow id="m" sourceRef="a" targetRef="x"/>'
+            b'</collaboration></definitions>')
+    model = read_bpmn(data).model
+    assert [pool.id for pool in model.pools] == ["a", "b"] and model.flows == ()
+    assert model.warnings == ("messageFlow 'm' at line 1 refers to 'x', an element not in the file: left out",)
