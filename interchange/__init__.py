@@ -14,7 +14,7 @@ from typing import Any
 from interchange.export import fixture_to_bpmn_xml
 from interchange.fixture import lane_keys, scope_fixture, scope_nodes
 from interchange.model import BpmnModel
-from interchange.parsing import MAX_BPMN_BYTES, BpmnError, parse_bpmn_xml
+from interchange.parsing import MAX_BPMN_BYTES, BpmnError, parse_bpmn
 from interchange.positions import LAYOUTS, BpmnGeometry, bpmn_positions
 from interchange.reader import read_model
 from interchange.writer import write_bpmn
@@ -22,7 +22,8 @@ from layouts.base import LayoutOptions
 from renderer.text import FontMetrics
 
 __all__ = ["BPMN_LAYOUT_KEYS", "MAX_BPMN_BYTES", "BpmnError", "BpmnGeometry", "BpmnImport",
-           "BpmnModel", "bpmn_positions", "bpmn_to_fixture", "diagram_to_bpmn", "layout_bpmn", "read_bpmn"]
+           "BpmnModel", "bpmn_positions", "bpmn_to_fixture", "diagram_to_bpmn", "layout_bpmn",
+           "layout_bpmn_read", "read_bpmn"]
 
 BPMN_LAYOUT_KEYS: tuple[str, ...] = tuple(LAYOUTS)
 
@@ -38,7 +39,8 @@ class BpmnImport:
 
 
 def read_bpmn(xml_bytes: bytes) -> BpmnImport:
-    model = read_model(parse_bpmn_xml(xml_bytes))
+    parsed = parse_bpmn(xml_bytes)
+    model = read_model(parsed.tree, parsed.warnings)
     top = scope_fixture(model, scope_nodes(model, None), lane_keys(model))
     return BpmnImport(model, top.fixture, top.shape_index)
 
@@ -51,9 +53,15 @@ def bpmn_to_fixture(xml_bytes: bytes) -> dict[str, Any]:
 def layout_bpmn(xml_bytes: bytes, layout_key: str = "horizontal", *, font: FontMetrics | None = None,
                 options: LayoutOptions | None = None) -> bytes:
     """The same BPMN file with its diagram interchange replaced by our engine's layout."""
-    tree = parse_bpmn_xml(xml_bytes)
-    model = read_model(tree)
-    return write_bpmn(tree, model, bpmn_positions(model, layout_key, font, options))
+    return layout_bpmn_read(xml_bytes, layout_key, font=font, options=options)[0]
+
+
+def layout_bpmn_read(xml_bytes: bytes, layout_key: str = "horizontal", *, font: FontMetrics | None = None,
+                     options: LayoutOptions | None = None) -> tuple[bytes, BpmnModel]:
+    """``layout_bpmn`` and the model it laid out (its ``warnings`` for the command line)."""
+    parsed = parse_bpmn(xml_bytes)
+    model = read_model(parsed.tree, parsed.warnings)
+    return write_bpmn(parsed.tree, model, bpmn_positions(model, layout_key, font, options)), model
 
 
 def diagram_to_bpmn(fixture: dict[str, Any], layout_key: str, culture: int, default_culture: int) -> bytes:

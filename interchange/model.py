@@ -94,7 +94,8 @@ class UnknownElement:
 @dataclass(frozen=True, slots=True)
 class BpmnModel:
     """``plane_element`` is what a diagram plane shows: the collaboration, else the
-    (first) process. Tuples keep document order."""
+    (first) process. Tuples keep document order. ``warnings`` say, one line each, what was
+    odd in the file but could still be drawn (and what was left out for it)."""
 
     plane_element: str
     processes: tuple[str, ...]
@@ -104,6 +105,7 @@ class BpmnModel:
     lanes: tuple[BpmnLane, ...] = ()
     groups: tuple[BpmnGroup, ...] = ()
     unknown: tuple[UnknownElement, ...] = ()
+    warnings: tuple[str, ...] = ()
     _nodes_by_id: dict[str, BpmnNode] = field(default_factory=dict, compare=False, repr=False)
 
     def __post_init__(self) -> None:

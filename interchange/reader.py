@@ -4,11 +4,15 @@ Expects a tree from ``parse_bpmn_xml``. Guarantees: every flow node, data object
 store reference and text annotation becomes one ``BpmnNode`` in document order; every
 sequence flow, message flow, association and data association with an id becomes one
 ``BpmnFlow``; elements it does not know are listed in ``BpmnModel.unknown`` and never
-fatal. A model it cannot lay out (duplicate ids, a flow to nowhere, a sequence flow
-leaving its process or sub-process) raises ``BpmnError`` naming the element and line.
+fatal. What is odd but drawable becomes a line of ``BpmnModel.warnings``: a flow or data
+association to an element that is not drawn or not there is left out, a sequence flow
+leaving its process or sub-process is kept. Ids count only on BPMN elements, not inside
+extension elements. A model it cannot lay out (duplicate BPMN ids, nothing drawable
+left) raises ``BpmnError`` naming the element and line.
 """
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator
 from dataclasses import replace
 from typing import Any
 
@@ -24,7 +28,17 @@ from interchange.model import (
     BpmnPool,
     UnknownElement,
 )
-from interchange.parsing import BPMNDI_NS, DC_NS, MODEL_NS, XML_LANG, BpmnError, local_name, namespace_of, one_line
+from interchange.parsing import (
+    BPMNDI_NS,
+    DC_NS,
+    DI_NS,
+    MODEL_NS,
+    XML_LANG,
+    BpmnError,
+    local_name,
+    namespace_of,
+    one_line,
+)
 from renderer.culture import ENGLISH, GERMAN, LANGUAGE_NEUTRAL
 
 #: BPMN flow node → our element type (renderer/model.py KNOWN_TYPES).
@@ -58,8 +72,13 @@ CULTURES = {"de": GERMAN, "en": ENGLISH, "fr": 1036, "it": 1040, "es": 3082, "nl
             "pt": 2070, "pl": 1045, "ja": 1041, "zh": 2052}
 
 
-def read_model(tree: Any) -> BpmnModel:
-    return _Reader().read(tree.getroot())
+#: The namespaces whose elements' ids are BPMN ids (the model and its diagram interchange).
+BPMN_NAMESPACES = frozenset((MODEL_NS, BPMNDI_NS, DC_NS, DI_NS))
+
+
+def read_model(tree: Any, warnings: Iterable[str] = ()) -> BpmnModel:
+    """The model of ``tree``; ``warnings`` are the parser's, listed first."""
+    return _Reader(warnings).read(tree.getroot())
 
 
 def culture_of(element: Any) -> int:
@@ -77,7 +96,10 @@ def names_of(element: Any) -> dict[int, str]:
 
 
 class _Reader:
-    def __init__(self) -> None:
+    def __init__(self, warnings: Iterable[str]) -> None:
+        self.warnings = list(warnings)
+        self.tags: dict[str, str] = {}  # BPMN id → local name of its element
+        self.object_references: dict[str, str] = {}  # dataObject id → first dataObjectReference to it
         self.nodes: list[BpmnNode] = []
         self.flows: list[BpmnFlow] = []
         self.pools: list[BpmnPool] = []
@@ -88,7 +110,10 @@ class _Reader:
         self.flow_scope: dict[str, tuple[str, str | None]] = {}  # sequence flow id → its scope
 
     def read(self, root: Any) -> BpmnModel:
-        _check_unique_ids(root)
+        self.tags = _unique_ids(root)
+        for element in root.iter(f"{{{MODEL_NS}}}dataObjectReference"):
+            if element.get("id") and element.get("dataObjectRef"):
+                self.object_references.setdefault(str(element.get("dataObjectRef")), str(element.get("id")))
         collaborations = [child for child in root if child.tag == f"{{{MODEL_NS}}}collaboration"]
         processes = [child for child in root if child.tag == f"{{{MODEL_NS}}}process"]
         if not processes and not collaborations:
@@ -103,8 +128,10 @@ class _Reader:
             processes=tuple(str(process.get("id") or "") for process in processes),
             nodes=tuple(nodes), flows=tuple(self.flows), pools=tuple(self.pools),
             lanes=tuple(self.lanes), groups=_groups(root, self.groups, nodes), unknown=tuple(self.unknown))
-        self._check_flows(model)
-        return model
+        flows = tuple(self._drawable_flows(model))
+        if not nodes and not self.pools and len(flows) < len(model.flows):
+            raise BpmnError(f"{self.warnings[-1]}; nothing drawable remains")
+        return replace(model, flows=flows, warnings=tuple(self.warnings))
 
     def _collaboration(self, collaboration: Any) -> None:
         for child in collaboration:
@@ -166,6 +193,8 @@ class _Reader:
                 continue
             refs = {local_name(ref): (ref.text or "").strip() for ref in child
                     if local_name(ref) in ("sourceRef", "targetRef")}
+            if tag == "dataInputAssociation" and not refs.get("sourceRef"):
+                continue  # its source is implicit (BPMN 2.0 10.4.2): nothing to draw
             if tag == "dataInputAssociation":
                 self._flow(child, refs.get("sourceRef"), activity.get("id"))
             else:
@@ -175,10 +204,12 @@ class _Reader:
         tag = local_name(element)
         if not element.get("id"):
             if tag in ("sequenceFlow", "messageFlow"):
-                raise BpmnError(f"{tag} at line {element.sourceline} has no id")
+                self.warnings.append(f"{tag} at line {element.sourceline} has no id: left out")
             return  # an association without id cannot be referenced by diagram interchange
         if not source or not target:
-            raise BpmnError(f"{tag} {element.get('id')!r} at line {element.sourceline} lacks sourceRef or targetRef")
+            self.warnings.append(f"{tag} {element.get('id')!r} at line {element.sourceline} lacks sourceRef "
+                                 "or targetRef: left out")
+            return
         self.flows.append(BpmnFlow(_id(element), tag, source, target, names_of(element), element.sourceline))
 
     def _lanes(self, lane_set: Any, process: str, parent: str | None, depth: int) -> None:
@@ -196,28 +227,37 @@ class _Reader:
                 elif tag == "childLaneSet":
                     self._lanes(child, process, lane_id, depth + 1)
 
-    def _check_flows(self, model: BpmnModel) -> None:
+    def _drawable_flows(self, model: BpmnModel) -> Iterator[BpmnFlow]:
+        """The flows with both ends drawn; a warning for each left out, and for each
+        sequence flow kept although it leaves its process or sub-process."""
         pools = {pool.id for pool in model.pools}
         for flow in model.flows:
+            if flow.tag in ("dataInputAssociation", "dataOutputAssociation"):
+                flow = replace(flow, source=self.object_references.get(flow.source, flow.source),
+                               target=self.object_references.get(flow.target, flow.target))
             ends = [model.node(flow.source), model.node(flow.target)]
-            if flow.tag == "messageFlow":
-                missing = [ref for ref, end in zip((flow.source, flow.target), ends)
-                           if end is None and ref not in pools]
-            elif flow.tag == "association":
-                continue  # may point at flows or anything; drawn only between nodes
-            else:
-                missing = [ref for ref, end in zip((flow.source, flow.target), ends) if end is None]
+            if flow.tag == "association":
+                yield flow  # may point at flows or anything; drawn only between nodes
+                continue
+            missing = [ref for ref, end in zip((flow.source, flow.target), ends)
+                       if end is None and not (flow.tag == "messageFlow" and ref in pools)]
             if missing:
-                raise BpmnError(f"{flow.tag} {flow.id!r} at line {flow.line} refers to unknown element {missing[0]!r}")
+                what = f"a {self.tags[missing[0]]}, which is not drawn" if missing[0] in self.tags \
+                    else "an element not in the file"
+                self.warnings.append(f"{flow.tag} {flow.id!r} at line {flow.line} refers to {missing[0]!r}, "
+                                     f"{what}: left out")
+                continue
             if flow.tag == "sequenceFlow":
-                source, target = ends
-                assert source is not None and target is not None
                 scope = self.flow_scope[flow.id]
-                for end in (source, target):
+                for end in ends:
+                    assert end is not None
                     if (end.process, end.parent) != scope:
-                        raise BpmnError(f"sequenceFlow {flow.id!r} at line {flow.line} leaves its "
-                                        f"{'sub-process' if scope[1] or end.parent else 'process'}: "
-                                        f"{end.id!r} is in another one (use a message flow between pools)")
+                        self.warnings.append(
+                            f"sequenceFlow {flow.id!r} at line {flow.line} leaves its "
+                            f"{'sub-process' if scope[1] or end.parent else 'process'}: {end.id!r} is in "
+                            "another one (use a message flow between pools); drawn as it is")
+                        break
+            yield flow
 
 
 def _id(element: Any) -> str:
@@ -227,16 +267,24 @@ def _id(element: Any) -> str:
     return str(element_id)
 
 
-def _check_unique_ids(root: Any) -> None:
-    seen: dict[str, int] = {}
-    for element in root.iter():
-        element_id = element.get("id") if isinstance(element.tag, str) else None
-        if element_id is None:
+def _unique_ids(root: Any) -> dict[str, str]:
+    """The local name of each BPMN element by its id. Elements of other namespaces (a
+    tool's extension elements) and everything inside them are not BPMN elements: their
+    ids are not BPMN ids, and may repeat one."""
+    seen: dict[str, Any] = {}
+    stack = [root]
+    while stack:
+        element = stack.pop()
+        if not isinstance(element.tag, str) or namespace_of(element) not in BPMN_NAMESPACES:
             continue
-        if element_id in seen:
-            raise BpmnError(f"id {element_id!r} at line {element.sourceline} is already used "
-                            f"at line {seen[element_id]}")
-        seen[element_id] = element.sourceline
+        element_id = element.get("id")
+        if element_id is not None:
+            if element_id in seen:
+                raise BpmnError(f"id {element_id!r} at line {element.sourceline} is already used "
+                                f"at line {seen[element_id].sourceline}")
+            seen[element_id] = element
+        stack.extend(reversed(element))
+    return {element_id: local_name(element) for element_id, element in seen.items()}
 
 
 def _groups(root: Any, groups: list[tuple[str, int]], nodes: list[BpmnNode]) -> tuple[BpmnGroup, ...]:

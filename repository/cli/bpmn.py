@@ -80,6 +80,8 @@ def _import(args: argparse.Namespace) -> int:
 def _import_file(args: argparse.Namespace, path: Path) -> None:
     """One file, one transaction: read and planned before the session opens, so a file
     that cannot be read touches nothing."""
+    from tqdm import tqdm
+
     from interchange import read_bpmn
     from repository.store import Store, find_tenant
     from repository.store.imports import set_content, upsert_elements
@@ -89,6 +91,8 @@ def _import_file(args: argparse.Namespace, path: Path) -> None:
     except OSError as error:
         raise CommandError(f"cannot read it: {error.strerror}") from None
     imported = read_bpmn(data)
+    for warning in imported.model.warnings:
+        tqdm.write(f"elrepo: {path}: warning: {warning}", file=sys.stderr)
     with session_on(args.db) as session:
         tenant = find_tenant(session, args.collection, args.storage)
         assert tenant is not None, "checked before the first file"

@@ -7,6 +7,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -96,16 +97,24 @@ def _fixture_of(path: Path) -> Any:
     """The diagram fixture in `path`: read as JSON, or converted from BPMN 2.0 XML."""
     data = _read_bytes(path)
     if _is_bpmn(path):
-        from interchange import BpmnError, bpmn_to_fixture
+        from interchange import BpmnError, read_bpmn
 
         try:
-            return bpmn_to_fixture(data)
+            imported = read_bpmn(data)
         except BpmnError as error:
             raise CommandError(f"{path}: {error}") from None
+        print_warnings(path, imported.model.warnings)
+        return imported.fixture
     try:
         return json.loads(data.decode("utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError) as error:
         raise CommandError(f"{path} is not valid JSON: {error}") from None
+
+
+def print_warnings(path: Path, warnings: Iterable[str]) -> None:
+    """What a BPMN file had odd but drawable: one line each on standard error."""
+    for warning in warnings:
+        print(f"elrepo: {path}: warning: {warning}", file=sys.stderr)
 
 
 def _render(args: argparse.Namespace) -> int:
@@ -132,12 +141,13 @@ def _render(args: argparse.Namespace) -> int:
 
 
 def _layout(args: argparse.Namespace) -> int:
-    from interchange import BpmnError, layout_bpmn
+    from interchange import BpmnError, layout_bpmn_read
 
     try:
-        laid_out = layout_bpmn(_read_bytes(args.model), args.layout)
+        laid_out, model = layout_bpmn_read(_read_bytes(args.model), args.layout)
     except BpmnError as error:
         raise CommandError(f"{args.model}: {error}") from None
+    print_warnings(args.model, model.warnings)
     _write(args.output, laid_out)  # only once the layout succeeded: bad input writes nothing
     return 0
 

@@ -75,15 +75,16 @@ EXTERNAL_ENTITY = (b'<?xml version="1.0"?><!DOCTYPE d [<!ENTITY secret SYSTEM "f
     (b"this is not XML", "not well-formed XML at line 1"),
     (b'<svg xmlns="http://www.w3.org/2000/svg"/>', "not a BPMN 2.0 file: the root element is 'svg'"),
     (HEAD + b"</bpmn:definitions>", "no process and no collaboration"),
-    (HEAD + b'<bpmn:process id="p"><bpmn:task id="a"/>\n<bpmn:sequenceFlow id="f" sourceRef="a" targetRef="b"/>'
-     b"</bpmn:process></bpmn:definitions>", "sequenceFlow 'f' at line 3 refers to unknown element 'b'"),
-    (HEAD + b'<bpmn:process id="p"><bpmn:task id="a"/></bpmn:process><bpmn:process id="q"><bpmn:task id="b"/>'
-     b'<bpmn:sequenceFlow id="f" sourceRef="b" targetRef="a"/></bpmn:process></bpmn:definitions>',
-     "sequenceFlow 'f' at line 2 leaves its process"),
+    (HEAD + b'<bpmn:process id="p">\n<bpmn:sequenceFlow id="f" sourceRef="a" targetRef="b"/>'
+     b"</bpmn:process></bpmn:definitions>", "sequenceFlow 'f' at line 3 refers to 'a', an element not in the file: "
+     "left out; nothing drawable remains"),
     (HEAD + b'<bpmn:process id="p"><bpmn:task id="a"/>\n<bpmn:task id="a"/></bpmn:process></bpmn:definitions>',
      "id 'a' at line 3 is already used at line 2"),
-], ids=["billion-laughs", "external-entity", "utf16-doctype", "not-xml", "not-bpmn", "empty", "dangling-flow",
-        "flow-between-pools", "duplicate-id"])
+    (b'<?xml version="1.0" encoding="UTF-8"?><!DOCTYPE d [<!ENTITY e "x">]>\n<d caf\xe9="&e;"/>', "DOCTYPE"),
+    (HEAD + b'<bpmn:process id="p">\n<bpmn:task id="a"></bpmn:process></bpmn:definitions>',
+     "not well-formed XML at line 3"),
+], ids=["billion-laughs", "external-entity", "utf16-doctype", "not-xml", "not-bpmn", "empty", "nothing-drawable",
+        "duplicate-id", "latin1-doctype", "unclosed-tag"])
 def test_bad_input_is_one_line_bpmn_error(data: bytes, message: str) -> None:
     with pytest.raises(BpmnError) as raised:
         read_bpmn(data)

@@ -1,0 +1,128 @@
+"""Files real tools write that are odd but drawable (issue 19, "Reading", causes 1-5): read,
+rendered and laid out with exit 0 and a warning line each; a file with nothing to draw
+(cause 6) stays refused."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from interchange import BpmnError, read_bpmn
+from interchange.parsing import BPMNDI_NS, parse_bpmn
+from repository.cli import main
+from tests.conftest import FIXTURES
+
+ROBUST = FIXTURES / "bpmn" / "robust"
+
+#: file → (the warnings the reader gives, each a part of one line; flows kept, by id)
+EXPECTED: dict[str, tuple[list[str], set[str]]] = {
+    "extension-ids.adonis.bpmn": ([], {"Flow_1", "Flow_2"}),
+    "data-associations.camunda.bpmn": ([
+        "dataInputAssociation 'Read_Invoice' at line 24 refers to 'Input_Invoice', a dataInput, which is not "
+        "drawn: left out",
+        "dataOutputAssociation 'Write_Receipt' at line 31 refers to 'Output_Receipt', a dataOutput, which is "
+        "not drawn: left out",
+    ], {"Write_Ledger", "Book_Flow", "Flow_3", "Flow_4", "Flow_5"}),
+    "dangling-flows.aris.bpmn": ([
+        "messageFlow 'Message_Lost' at line 10 refers to 'Bank_Task_Not_Exported', an element not in the "
+        "file: left out",
+        "sequenceFlow 'Flow_7' at line 22 refers to 'Lane_Desk', a lane, which is not drawn: left out",
+    ], {"Message_Pay", "Flow_6"}),
+    "cross-scope-flows.signavio.bpmn": ([
+        "sequenceFlow 'sid-flow-out-of-sub' at line 20 leaves its sub-process: 'sid-end-a' is in another one",
+        "sequenceFlow 'sid-flow-to-b' at line 25 leaves its process: 'sid-pay' is in another one",
+    ], {"sid-flow-inner", "sid-flow-out-of-sub", "sid-flow-1", "sid-flow-2", "sid-flow-to-b", "sid-flow-3"}),
+    "encoding.latin1-declared-utf8.bpmn": (["bytes not in the declared encoding at line 4: read as latin-1"],
+                                           {"Flow_8"}),
+    "namespace-uri.trisotech.bpmn": ([
+        "namespace problem at line 5 (xmlns:trisofeed: 'http://www.trisotech.com/2015/triso feed' is not a "
+        "valid URI",
+    ], {"Flow_9"}),
+}
+
+
+def test_every_robust_file_has_its_expectation() -> None:
+    assert {path.name for path in ROBUST.glob("*.bpmn")} == {*EXPECTED, "no-process.bpmn"}
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_odd_but_drawable_files_are_read_with_warnings(name: str) -> None:
+    warnings, flows = EXPECTED[name]
+    model = read_bpmn((ROBUST / name).read_bytes()).model
+    assert len(model.warnings) == len(warnings)
+    for given, expected in zip(model.warnings, warnings, strict=True):
+        assert expected in given and "\n" not in given
+    assert {flow.id for flow in model.flows} == flows
+
+
+def test_extension_ids_are_not_bpmn_ids_but_bpmn_duplicates_still_are() -> None:
+    data = (ROBUST / "extension-ids.adonis.bpmn").read_bytes()
+    assert [node.id for node in read_bpmn(data).model.nodes] == ["Start_1", "Task_1", "End_1"]
+    with pytest.raises(BpmnError, match="id 'Task_1' at line 20 is already used at line 15"):
+        read_bpmn(data.replace(b'<semantic:endEvent id="End_1"', b'<semantic:endEvent id="Task_1"'))
+
+
+def test_data_associations_resolve_a_data_object_to_its_reference() -> None:
+    model = read_bpmn((ROBUST / "data-associations.camunda.bpmn").read_bytes()).model
+    ledger = next(flow for flow in model.flows if flow.id == "Write_Ledger")
+    assert (ledger.source, ledger.target) == ("Post", "Ledger")  # the data object's reference, a scope up
+    assert "Read_Implicit" not in {flow.id for flow in model.flows}  # no sourceRef: implicit, not a warning
+
+
+def test_latin1_bytes_keep_their_text() -> None:
+    model = read_bpmn((ROBUST / "encoding.latin1-declared-utf8.bpmn").read_bytes()).model
+    assert dict(next(node for node in model.nodes if node.id == "Task_5").names) == {127: "Prüfen"}
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_render_and_layout_exit_0_with_one_warning_line_each(name: str, tmp_path: Path,
+                                                             capsys: pytest.CaptureFixture[str]) -> None:
+    path = ROBUST / name
+    warnings = EXPECTED[name][0]
+    svg, laid_out = tmp_path / "out.svg", tmp_path / "out.bpmn"
+    assert main(["render", str(path), "--layout", "horizontalSwimlane", "-o", str(svg)]) == 0
+    assert main(["layout", str(path), "-o", str(laid_out)]) == 0
+    lines = capsys.readouterr().err.splitlines()
+    assert len(lines) == 2 * len(warnings)
+    for line, expected in zip(lines, warnings * 2, strict=True):
+        assert line.startswith(f"elrepo: {path}: warning: ") and expected in line
+    assert svg.read_text(encoding="utf-8").startswith("<svg")
+    tree = parse_bpmn(laid_out.read_bytes()).tree  # as elrepo reads it again (the Trisotech URI stays)
+    drawn = {edge.get("bpmnElement") for edge in tree.iter(f"{{{BPMNDI_NS}}}BPMNEdge")}
+    assert drawn <= EXPECTED[name][1]  # no edge for a flow left out
+
+
+@pytest.mark.parametrize("command", [["render", "--layout", "horizontal"], ["layout", "-o", "out.bpmn"]])
+def test_a_file_without_process_is_still_refused(command: list[str], tmp_path: Path,
+                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    path = ROBUST / "no-process.bpmn"
+    arguments = [command[0], str(path), *[str(tmp_path / a) if a.endswith(".bpmn") else a for a in command[1:]]]
+    assert main(arguments) == 2
+    error = capsys.readouterr().err
+    assert error == f"elrepo: {path}: the BPMN file holds no process and no collaboration\n"
+    assert not (tmp_path / "out.bpmn").exists()
+
+
+def test_import_takes_every_odd_file_and_says_its_warnings(tmp_path: Path,
+                                                           capsys: pytest.CaptureFixture[str]) -> None:
+    db = f"sqlite:///{tmp_path / 'robust.db'}"
+    assert main(["tenant", "create", "acme", "main", "--db", db]) == 0
+    files = [ROBUST / name for name in sorted(EXPECTED)]
+    capsys.readouterr()
+    assert main(["import", "--db", db, "acme", "main", *map(str, files)]) == 0
+    lines = capsys.readouterr().err.splitlines()
+    warned = [line for line in lines if ": warning: " in line]
+    assert len(warned) == sum(len(EXPECTED[path.name][0]) for path in files)
+    for path in files:
+        for expected in EXPECTED[path.name][0]:
+            assert any(line.startswith(f"elrepo: {path}: warning: ") and expected in line for line in warned)
+    assert lines[-1] == f"Imported {len(files)} of {len(files)} file(s) into acme/main"
+
+
+def test_black_box_pools_stay_drawable_when_their_message_flow_is_left_out() -> None:
+    data = (b'<definitions xmlns="http://www.omg.org/spec/BPMN/20100524/MODEL" id="d"><collaboration id="c">'
+            b'<participant id="a"/><participant id="b"/><messageFlow id="m" sourceRef="a" targetRef="x"/>'
+            b'</collaboration></definitions>')
+    model = read_bpmn(data).model
+    assert [pool.id for pool in model.pools] == ["a", "b"] and model.flows == ()
+    assert model.warnings == ("messageFlow 'm' at line 1 refers to 'x', an element not in the file: left out",)
