@@ -318,9 +318,11 @@ def _schema_transaction(engine: Engine) -> Iterator[Connection]:
 def hold_schema_lock(session: Session) -> None:
     """Until the session's transaction ends, hold the lock schema creation takes: the
     first start's work on an empty database (`elrepo serve` loading the demo) is done
-    once when two servers start at once. Call before the session's first statement."""
-    connection = session.connection(execution_options={_SQLITE_BEGIN: "IMMEDIATE"})
-    _take_schema_lock(connection)
+    once when two servers start at once. `session` is a writing one (`open_session`,
+    write=True: SQLite's lock is taken at its BEGIN); call before its first statement."""
+    if not session.info.get("writes"):
+        raise ValueError("hold_schema_lock needs a session opened with write=True")
+    _take_schema_lock(session.connection())
 
 
 def _take_schema_lock(connection: Connection) -> None:
