@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import sys
 import uuid
+from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,6 +25,7 @@ from repository.cli.common import EXIT_BAD_INPUT, CommandError, Subcommands, add
 
 if TYPE_CHECKING:
     from interchange import BpmnImport
+    from interchange.model import BpmnModel
     from repository.store.models import Tenant
     from repository.wire import ContentItem, ElementInput
 
@@ -65,7 +67,7 @@ def _import(args: argparse.Namespace) -> int:
     failed = 0
     for path in tqdm(args.models, disable=len(args.models) < 2, file=sys.stderr, unit="file"):
         try:
-            _import_file(args, path)
+            tqdm.write(f"elrepo: {path}: {_import_file(args, path)}", file=sys.stderr)
         except (BpmnError, CommandError) as error:
             failed += 1
             tqdm.write(f"elrepo: {path}: {error}", file=sys.stderr)
@@ -77,9 +79,9 @@ def _import(args: argparse.Namespace) -> int:
     return EXIT_BAD_INPUT if failed else 0
 
 
-def _import_file(args: argparse.Namespace, path: Path) -> None:
+def _import_file(args: argparse.Namespace, path: Path) -> str:
     """One file, one transaction: read and planned before the session opens, so a file
-    that cannot be read touches nothing."""
+    that cannot be read touches nothing. Says what it kept (`kept_summary`)."""
     from tqdm import tqdm
 
     from interchange import read_bpmn
@@ -102,6 +104,26 @@ def _import_file(args: argparse.Namespace, path: Path) -> None:
         elements = upsert_elements(store, plan.elements, None)
         for diagram_id, items in plan.contents.items():
             set_content(store, elements[diagram_id], items, None)
+    return kept_summary(imported.model, len(plan.contents))
+
+
+def kept_summary(model: BpmnModel, diagrams: int) -> str:
+    """One line: what of the file was imported, counted per BPMN kind, and what was not
+    (elements the reader does not know, warnings)."""
+    def many(count: int, word: str) -> str:
+        return f"{count} {word}" + ("" if count == 1 else "s")
+
+    def per_tag(tags: list[str]) -> str:
+        counted = Counter(tags)
+        return f" ({', '.join(f'{counted[tag]} {tag}' for tag in sorted(counted))})" if tags else ""
+
+    kept = [many(len(model.nodes), "node") + per_tag([n.tag for n in model.nodes]),
+            many(len(model.flows), "flow") + per_tag([f.tag for f in model.flows]),
+            many(len(model.pools), "pool"), many(len(model.lanes), "lane"),
+            many(len(model.groups), "group"), many(diagrams, "diagram")]
+    not_kept = [many(len(model.unknown), "element") + " not read"
+                + per_tag([u.tag for u in model.unknown]), many(len(model.warnings), "warning")]
+    return f"imported {', '.join(kept)}; {', '.join(not_kept)}"
 
 
 def plan_import(imported: BpmnImport, tenant: Tenant, file_name: str) -> ImportPlan:

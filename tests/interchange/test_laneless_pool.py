@@ -86,3 +86,18 @@ def test_layout_writes_the_lane_less_pools_shapes_inside_its_pool(key: str, tmp_
         assert within(bounds[node], bounds[pool_of[band]]), (node, pool_of[band])
         others = set(pool_of.values()) - {pool_of[band]}
         assert not any(within(bounds[node], bounds[other]) for other in others), node
+
+
+def test_import_says_what_it_kept_per_kind(tmp_path: Path,
+                                           capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 19, item 5: each file's line counts what was imported, per BPMN kind, and
+    what was not."""
+    db = f"sqlite:///{tmp_path / 'kept.db'}"
+    assert main(["tenant", "create", "acme", "main", "--db", db]) == 0
+    model = FIXTURES / "bpmn" / "collaboration.lane-less-pool-and-lanes.bpmn"
+    capsys.readouterr()
+    assert main(["import", "--db", db, "acme", "main", str(model)]) == 0
+    said = (f"elrepo: {model}: imported 5 nodes (1 startEvent, 4 task), 5 flows "
+            "(2 messageFlow, 3 sequenceFlow), 2 pools, 2 lanes, 0 groups, 1 diagram; "
+            "0 elements not read, 0 warnings")
+    assert said in capsys.readouterr().err.splitlines()
