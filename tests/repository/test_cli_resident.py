@@ -4,6 +4,7 @@ every server it started stopped at the end."""
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import signal
@@ -377,15 +378,20 @@ def children_of(pid: int) -> list[int]:
     return found
 
 
-def test_ctrl_c_in_the_client_stops_the_served_render(warm: Resident, shared_dir: Path,
-                                                      tmp_path: Path) -> None:
+def test_ctrl_c_in_the_client_stops_the_served_render(warm: Resident, tmp_path: Path) -> None:
     """As in process: exit 1, no file; and the server's child stops rendering."""
     server = warm.wait_for_server()
     deadline = time.monotonic() + 30
     while children_of(server):  # an earlier render's child may still be on its way out
         assert time.monotonic() < deadline
         time.sleep(0.05)
-    slow = shared_dir / "corpus" / "simod" / "bpmn" / "BPIC15_1.bpmn"  # about a second
+    # A complete DAG of 150 shapes renders for seconds: the interrupt always comes first
+    # (BPIC15_1, used before, renders in 0.4 s now and could finish before it).
+    slow = tmp_path / "dense.json"
+    slow.write_text(json.dumps({"values": [
+        {"shapeInfo": {"index": index, "predecessors": list(range(index))},
+         "element": {"type": "task", "attributes": {"name": {"1033": f"Task {index}"}}}}
+        for index in range(150)]}), encoding="utf-8")
     client = subprocess.Popen([*PYTHON, "-c", PROBE, "render", str(slow), "--layout", "horizontal",
                                "-o", str(tmp_path / "big.svg")],
                               env=warm.env(PROBE_FILE=str(tmp_path / "probe")), stderr=subprocess.PIPE)
