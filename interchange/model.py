@@ -24,7 +24,16 @@ class BpmnNode:
     artifact of the collaboration), ``parent`` the sub-process around it, ``lane`` its
     deepest lane, ``attached_to`` the host of a boundary event. ``names`` maps culture
     id to name; ``expandable`` marks sub-processes and other activities that may hold
-    flow nodes."""
+    flow nodes.
+
+    BPMN's meaning beyond the tag: ``event_definitions`` in file order, each the local
+    name without ``EventDefinition`` (``timer``, ``message``, ``error``, ``signal``,
+    ``escalation``, ``conditional``, ``compensate``, ``link``, ``terminate``, ``cancel``);
+    ``interrupting`` is a boundary event's ``cancelActivity`` or a start event's
+    ``isInterrupting`` (both default true); ``markers`` are an activity's ``loop``,
+    ``parallel`` or ``sequential`` (multi-instance) and ``compensation``
+    (``isForCompensation``), and a sub-process's ``eventSubProcess``
+    (``triggeredByEvent``)."""
 
     id: str
     tag: str
@@ -37,11 +46,17 @@ class BpmnNode:
     lane: str | None = None
     attached_to: str | None = None
     expandable: bool = False
+    event_definitions: tuple[str, ...] = ()
+    interrupting: bool = True
+    markers: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
 class BpmnFlow:
-    """A sequence flow, message flow, association or data association between two ids."""
+    """A sequence flow, message flow, association or data association between two ids.
+
+    ``default`` marks a sequence flow its source names as ``default``; ``condition`` is
+    the text of its ``conditionExpression`` ('' for none)."""
 
     id: str
     tag: str
@@ -49,6 +64,8 @@ class BpmnFlow:
     target: str
     names: Mapping[int, str]
     line: int = field(compare=False)  # where to point an error; not part of the model
+    default: bool = False
+    condition: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,7 +112,9 @@ class UnknownElement:
 class BpmnModel:
     """``plane_element`` is what a diagram plane shows: the collaboration, else the
     (first) process. Tuples keep document order. ``warnings`` say, one line each, what was
-    odd in the file but could still be drawn (and what was left out for it)."""
+    odd in the file but could still be drawn (and what was left out for it).
+    ``process_names`` maps a process id to its names by culture (only processes with a
+    name); ``executable`` a process id to its ``isExecutable`` (only where the file says)."""
 
     plane_element: str
     processes: tuple[str, ...]
@@ -106,6 +125,8 @@ class BpmnModel:
     groups: tuple[BpmnGroup, ...] = ()
     unknown: tuple[UnknownElement, ...] = ()
     warnings: tuple[str, ...] = ()
+    process_names: Mapping[str, Mapping[int, str]] = field(default_factory=dict)
+    executable: Mapping[str, bool] = field(default_factory=dict)
     _nodes_by_id: dict[str, BpmnNode] = field(default_factory=dict, compare=False, repr=False)
 
     def __post_init__(self) -> None:

@@ -108,6 +108,7 @@ class _Reader:
         self.groups: list[tuple[str, int]] = []  # (id, line) of each group
         self.lane_of: dict[str, tuple[int, str]] = {}  # node id → (depth, deepest lane id)
         self.flow_scope: dict[str, tuple[str, str | None]] = {}  # sequence flow id → its scope
+        self.defaults: set[str] = set()  # ids of the flows a node names as its default
 
     def read(self, root: Any) -> BpmnModel:
         self.tags = _unique_ids(root)
@@ -123,11 +124,17 @@ class _Reader:
         for process in processes:
             self._scope(process, str(process.get("id") or ""), None)
         nodes = [_with_lane(node, self.lane_of) for node in self.nodes]
+        process_ids = [str(process.get("id") or "") for process in processes]
         model = BpmnModel(
             plane_element=str((collaborations or processes)[0].get("id") or ""),
-            processes=tuple(str(process.get("id") or "") for process in processes),
-            nodes=tuple(nodes), flows=tuple(self.flows), pools=tuple(self.pools),
-            lanes=tuple(self.lanes), groups=_groups(root, self.groups, nodes), unknown=tuple(self.unknown))
+            processes=tuple(process_ids),
+            nodes=tuple(nodes), flows=tuple(replace(flow, default=flow.id in self.defaults) for flow in self.flows),
+            pools=tuple(self.pools), lanes=tuple(self.lanes), groups=_groups(root, self.groups, nodes),
+            unknown=tuple(self.unknown),
+            process_names={pid: names for pid, process in zip(process_ids, processes)
+                           if (names := names_of(process))},
+            executable={pid: process.get("isExecutable") == "true" for pid, process in zip(process_ids, processes)
+                        if process.get("isExecutable") in ("true", "false")})
         flows = tuple(self._drawable_flows(model))
         if not nodes and not self.pools and len(flows) < len(model.flows):
             raise BpmnError(f"{self.warnings[-1]}; nothing drawable remains")
@@ -157,7 +164,10 @@ class _Reader:
                 self.nodes.append(BpmnNode(
                     _id(child), tag, FLOW_NODE, SHAPE_TYPES[tag], names_of(child), process,
                     child.sourceline, parent=parent, attached_to=child.get("attachedToRef"),
-                    expandable=tag in SCOPES))
+                    expandable=tag in SCOPES, event_definitions=_event_definitions(child),
+                    interrupting=_interrupting(child), markers=_markers(child)))
+                if child.get("default"):
+                    self.defaults.add(str(child.get("default")))
                 self._data_associations(child)
                 if tag in SCOPES:
                     self._scope(child, process, _id(child))
@@ -210,7 +220,10 @@ class _Reader:
             self.warnings.append(f"{tag} {element.get('id')!r} at line {element.sourceline} lacks sourceRef "
                                  "or targetRef: left out")
             return
-        self.flows.append(BpmnFlow(_id(element), tag, source, target, names_of(element), element.sourceline))
+        condition = next((one_line(child.text or "") for child in element
+                          if local_name(child) == "conditionExpression"), "")
+        self.flows.append(BpmnFlow(_id(element), tag, source, target, names_of(element), element.sourceline,
+                                   condition=condition))
 
     def _lanes(self, lane_set: Any, process: str, parent: str | None, depth: int) -> None:
         for lane in lane_set:
@@ -265,6 +278,33 @@ def _id(element: Any) -> str:
     if not element_id:
         raise BpmnError(f"{local_name(element)} at line {element.sourceline} has no id")
     return str(element_id)
+
+
+def _event_definitions(event: Any) -> tuple[str, ...]:
+    """``timer`` for a ``timerEventDefinition``...; an ``eventDefinitionRef`` names a
+    definition elsewhere in the file, which says nothing about its kind here."""
+    return tuple(local_name(child)[:-len("EventDefinition")] for child in event
+                 if namespace_of(child) == MODEL_NS and local_name(child).endswith("EventDefinition"))
+
+
+def _interrupting(node: Any) -> bool:
+    flag = node.get("cancelActivity") if local_name(node) == "boundaryEvent" else node.get("isInterrupting")
+    return bool(flag != "false")
+
+
+def _markers(activity: Any) -> tuple[str, ...]:
+    markers = []
+    for child in activity:
+        tag = local_name(child)
+        if tag == "standardLoopCharacteristics":
+            markers.append("loop")
+        elif tag == "multiInstanceLoopCharacteristics":
+            markers.append("sequential" if child.get("isSequential") == "true" else "parallel")
+    if activity.get("isForCompensation") == "true":
+        markers.append("compensation")
+    if activity.get("triggeredByEvent") == "true":
+        markers.append("eventSubProcess")
+    return tuple(markers)
 
 
 def _unique_ids(root: Any) -> dict[str, str]:
