@@ -13,9 +13,12 @@ import sqlalchemy.exc
 from flask import Flask, Response, g, jsonify, request
 from werkzeug.exceptions import HTTPException, MethodNotAllowed
 
+from repository.api import openapi_doc
 from repository.api.common import refuse_invalid_text
+from repository.api.registry import RESOURCES
 from repository.errors import RepositoryError, ServiceUnavailable, TooManyRequests
 from repository.front_door import register_front_door
+from repository.http_contract import MAX_BODY_BYTES, RENDER_BLUEPRINT, RENDER_PATH_PART, error_body
 from repository.json_provider import OrjsonProvider
 from repository.listing_cache import make_listing_cache
 from repository.render_cache import DEFAULT_NAMESPACE, make_render_cache, redis_url
@@ -30,10 +33,8 @@ from repository.store.db import (
     statement_timeout_setting,
 )
 from repository.store.positions import ListingPositions
+from repository.viewer import register_viewer
 
-MAX_BODY_BYTES = 10 * 1024 * 1024
-RENDER_BLUEPRINT = "render"
-RENDER_PATH_PART = "/_api/rest/diagram/"
 _log = logging.getLogger(__name__)
 
 
@@ -85,11 +86,6 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
 
 
 def _register_blueprints(app: Flask) -> None:
-    # Imported here: the document's module reads this one's limits.
-    from repository.api import openapi_doc
-    from repository.api.registry import RESOURCES
-    from repository.viewer import register_viewer
-
     for resource in RESOURCES:
         app.register_blueprint(resource.blueprint)
     app.register_blueprint(openapi_doc.blueprint)
@@ -141,18 +137,6 @@ def _commit_unconfirmed(retry_after: int) -> Response:
         "same Idempotency-Key")
     response.headers["Retry-After"] = str(retry_after)
     return response
-
-
-def error_body(status: int, result_type: str, message: str, details: list[str] | None,
-               *, render: bool) -> dict[str, Any]:
-    """The contract's error envelope; the render endpoint's form has no `output`. Also
-    used by the server layer, for refusals that never reach Flask."""
-    body: dict[str, Any] = {"message": message}
-    if not render:
-        body["output"] = "inline" if status < 500 else "dialog"
-    body["type"] = result_type
-    body["data"] = [{"error": d} for d in (details if details is not None else [message])]
-    return body
 
 
 def error_response(status: int, result_type: str, message: str,

@@ -15,8 +15,8 @@ from __future__ import annotations
 from flask import Flask, Response, request
 
 from repository.auth import ServiceTokenGuard
+from repository.http_contract import SECURITY_HEADERS
 
-SECURITY_HEADERS = {"X-Content-Type-Options": "nosniff"}
 SERVICE_TOKEN_GUARD = "elrepo.service_token_guard"
 
 

@@ -15,10 +15,14 @@ from repository.api.endpoint import SERVICE_TOKEN_HEADER, Declaration
 from repository.api.parameters import CULTURE_ID, ELEMENT_ID, Parameter, Schema
 from repository.api.parameters import STRING as _TEXT
 from repository.api.registry import RESOURCES
-from repository.api.render import SECURITY_HEADERS
-from repository.app import MAX_BODY_BYTES
+from repository.http_contract import (
+    DRAWING_HEADERS,
+    MAX_BODY_BYTES,
+    MAX_HEADER_BYTES,
+    MAX_HEADER_FIELD,
+    MAX_REQUEST_LINE,
+)
 from repository.input_rules import MAX_INTEGER, MIN_INTEGER, PLAIN_NAME
-from repository.server import MAX_HEADER_BYTES, MAX_HEADER_FIELD, MAX_REQUEST_LINE
 
 _REF = "#/components/schemas/"
 
@@ -297,7 +301,7 @@ HEADERS: dict[str, Schema] = {
                                        "now", "required": True,
                         "schema": {"type": "string", "enum": ["hit", "miss"]}},
     **{name: {"required": True, "schema": {"type": "string", "enum": [value]}}
-       for name, value in SECURITY_HEADERS.items()},
+       for name, value in DRAWING_HEADERS.items()},
 }
 
 # Refusals any operation may answer (docs/contract.md, "Authentication and permissions",

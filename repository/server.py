@@ -45,13 +45,18 @@ from gunicorn.workers.gthread import TConn, ThreadWorker
 from sqlalchemy import make_url
 from werkzeug.exceptions import RequestEntityTooLarge, RequestTimeout, ServiceUnavailable
 
-from repository.app import MAX_BODY_BYTES, RENDER_PATH_PART, create_app, error_body
-from repository.front_door import SECURITY_HEADERS
+from repository.app import create_app
+from repository.http_contract import (
+    MAX_BODY_BYTES,
+    MAX_HEADER_BYTES,
+    MAX_HEADER_FIELD,
+    MAX_REQUEST_LINE,
+    RENDER_PATH_PART,
+    SECURITY_HEADERS,
+    error_body,
+)
 
 THREADS_PER_WORKER = 32
-MAX_REQUEST_LINE = 8190  # gunicorn's ceiling; a URL up to about 8 KiB
-MAX_HEADER_FIELD = 8190
-MAX_HEADER_BYTES = 16 * 1024
 WORKER_HEARTBEAT_TIMEOUT = 30
 DEFAULT_BODY_MIN_RATE = 16 * 1024  # bytes/s: a 10 MiB body may take 10 min + the grace
 # At most this many of a worker's threads wait for slow bodies at once (`_BodyReader`).

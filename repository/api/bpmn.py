@@ -21,7 +21,6 @@ from interchange import BPMN_LAYOUT_KEYS
 from repository.api.common import TenantRequest
 from repository.api.endpoint import Answer, Resource
 from repository.api.render import (
-    SECURITY_HEADERS,
     add_security_headers,
     read_drawing,
     timed_out_renders,
@@ -29,6 +28,7 @@ from repository.api.render import (
 from repository.api.routes import TENANT
 from repository.errors import InvalidInput
 from repository.fixtures import nested_fixture
+from repository.http_contract import DRAWING_HEADERS
 from repository.input_rules import parse_culture_id
 from repository.render_cache import DrawnState, render_key
 from repository.render_pool import render_timeout, shared_pool
@@ -41,7 +41,7 @@ resource.blueprint.after_request(add_security_headers)  # refusals included
 @resource.endpoint("GET", TENANT + "/_api/rest/diagram/<diagram_id>/bpmn/<culture_id>/<bpmn_layout_key>",
                    summary="Export a diagram as BPMN 2.0 XML with diagram interchange "
                            f"(layout keys: {', '.join(BPMN_LAYOUT_KEYS)})",
-                   api_version="2.0", answer=Answer("BpmnXml", BPMN_MEDIA_TYPE, tuple(SECURITY_HEADERS)),
+                   api_version="2.0", answer=Answer("BpmnXml", BPMN_MEDIA_TYPE, tuple(DRAWING_HEADERS)),
                    deadline=True)
 def export_bpmn(req: TenantRequest, diagram_id: str, culture_id: str,
                 bpmn_layout_key: str) -> Response:

@@ -17,6 +17,7 @@ from repository import auth, catalog
 from repository.api import parameters
 from repository.api.parameters import Parameter
 from repository.errors import InvalidInput, NotFound, RepositoryError
+from repository.http_contract import REVALIDATE
 from repository.input_rules import check_text, load_json, parse_integer
 from repository.json_provider import json_body
 from repository.listing_cache import listing_key
@@ -30,7 +31,6 @@ _ENTITY_TAGS = re.compile(rf"{_ENTITY_TAG}(?:[ \t]*,[ \t]*{_ENTITY_TAG})*")
 _REVISION_TAG = re.compile(r'(W/)?"([0-9]{1,18})"')
 Parsed = TypeVar("Parsed")
 #: Answers with an ETag: a client keeps them but asks again each time (a cheap 304).
-REVALIDATE = "private, no-cache"
 
 
 def session(write: bool | None = None) -> Session:

@@ -37,12 +37,12 @@ from flask import Response, current_app, g, request
 from renderer.contract import MAX_SHAPES
 from repository import catalog
 from repository.api import parameters
-from repository.api.common import REVALIDATE, TenantRequest, names_current, not_modified
+from repository.api.common import TenantRequest, names_current, not_modified
 from repository.api.endpoint import Answer, Resource
 from repository.api.routes import TENANT
-from repository.app import RENDER_BLUEPRINT
 from repository.errors import InvalidInput, TooLarge
 from repository.fixtures import diagram_fixture
+from repository.http_contract import DRAWING_HEADERS, RENDER_BLUEPRINT
 from repository.input_rules import parse_culture_id
 from repository.render_cache import DrawnState, RenderCache, content_key, pool_key, render_key
 from repository.render_pool import (
@@ -59,18 +59,9 @@ from repository.store.models import Element
 
 resource = Resource(RENDER_BLUEPRINT, __name__, error_schema="RenderError")
 
-SECURITY_HEADERS = {
-    # Inline styles and the embedded font are all an SVG of ours needs; no script, no fetch.
-    "Content-Security-Policy": "default-src 'none'; style-src 'unsafe-inline'; font-src data:",
-    "X-Content-Type-Options": "nosniff",
-    # Revalidate every time: the ETag makes that a cheap 304.
-    "Cache-Control": REVALIDATE,
-}
-
-
 @resource.blueprint.after_request
 def add_security_headers(response: Response) -> Response:
-    response.headers.update(SECURITY_HEADERS)
+    response.headers.update(DRAWING_HEADERS)
     return response
 
 
@@ -78,7 +69,7 @@ def add_security_headers(response: Response) -> Response:
                                   "<layout_key>",
                    summary="Render a diagram as SVG", api_version="2.0",
                    answer=Answer("Svg", "image/svg+xml",
-                                 ("ETag", *SECURITY_HEADERS, "X-Render-Cache")),
+                                 ("ETag", *DRAWING_HEADERS, "X-Render-Cache")),
                    parameters=(parameters.IF_NONE_MATCH,), deadline=True)
 def render_diagram(req: TenantRequest, diagram_id: str, culture_id: str,
                    layout_key: str) -> Response:
