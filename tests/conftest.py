@@ -16,6 +16,11 @@ SHARED = ROOT.parent / "shared"
 # `elrepo render` run as a program would start a resident renderer that outlives the
 # test (docs/cli.md); tests/repository/test_cli_resident.py turns it on for its own runs.
 os.environ["ELREPO_RESIDENT"] = "0"
+# A render's deadline is the service's answer to a slow diagram, not to a slow machine:
+# tests that are not about deadlines render under one no loaded machine reaches (the
+# servers they start inherit it); tests of the deadline set their own, in the app's
+# config or the server's environment.
+os.environ["ELREPO_RENDER_TIMEOUT"] = "300"
 
 
 def load_fixture(path: Path) -> Any:
