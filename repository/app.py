@@ -7,6 +7,7 @@ commits its one transaction only when it answers below 400.
 from __future__ import annotations
 
 import logging
+from dataclasses import replace
 from typing import Any
 
 import sqlalchemy.exc
@@ -21,37 +22,42 @@ from repository.front_door import register_front_door
 from repository.http_contract import MAX_BODY_BYTES, RENDER_BLUEPRINT, RENDER_PATH_PART, error_body
 from repository.json_provider import OrjsonProvider
 from repository.listing_cache import make_listing_cache
-from repository.render_cache import DEFAULT_NAMESPACE, make_render_cache, redis_url
+from repository.render_cache import DEFAULT_NAMESPACE, make_render_cache
 from repository.render_refusals import make_timed_out_renders
-from repository.store.db import (
-    RETRY_AFTER_SECONDS,
-    create_schema,
-    database_url,
-    make_engine,
-    pool_size_setting,
-    session_factory,
-    statement_timeout_setting,
-)
+from repository.settings import Settings
+from repository.store.db import RETRY_AFTER_SECONDS, create_schema, make_engine, session_factory
 from repository.store.positions import ListingPositions
 from repository.viewer import register_viewer
 
 _log = logging.getLogger(__name__)
 
 
-def create_app(config: dict[str, Any] | None = None) -> Flask:
-    """`config` may set DATABASE_URL (else ELREPO_DATABASE_URL, else ./elrepo.db),
-    ENGINE_OPTIONS (keyword arguments of sqlalchemy.create_engine), and the render cache:
-    REDIS_URL (else ELREPO_REDIS_URL, else an in-memory cache per process) with
-    RENDER_CACHE_NAMESPACE, or RENDER_CACHE, a ready `RenderCache` (tests);
-    STATEMENT_TIMEOUT (seconds, else ELREPO_STATEMENT_TIMEOUT, else 15) and DB_POOL_SIZE
-    (else ELREPO_DB_POOL_SIZE, else 8; PostgreSQL) (repository/store/db.py); the listing
-    cache lives beside it (LISTING_CACHE, a ready one), and the listing milestones
-    (LISTING_POSITIONS, a ready `ListingPositions`; repository/store/positions.py)."""
+#: app config key → the `Settings` field it overrides (tests, and one-off apps).
+CONFIG_SETTINGS = {"DATABASE_URL": "database_url", "REDIS_URL": "redis_url",
+                   "STATEMENT_TIMEOUT": "statement_timeout", "DB_POOL_SIZE": "db_pool_size",
+                   "RENDER_TIMEOUT": "render_timeout", "SERVICE_TOKEN": "service_token"}
+
+
+def create_app(config: dict[str, Any] | None = None, settings: Settings | None = None) -> Flask:
+    """An app on `settings` (None: read from the environment, once, here;
+    repository/settings.py), each overridden by its `config` key where one is given
+    (CONFIG_SETTINGS: DATABASE_URL, REDIS_URL, STATEMENT_TIMEOUT, DB_POOL_SIZE,
+    RENDER_TIMEOUT, SERVICE_TOKEN). `config` may also set ENGINE_OPTIONS (keyword
+    arguments of sqlalchemy.create_engine), RENDER_CACHE_NAMESPACE or RENDER_CACHE, a
+    ready `RenderCache` (tests); the listing cache lives beside it (LISTING_CACHE, a
+    ready one), and the listing milestones (LISTING_POSITIONS, a ready
+    `ListingPositions`; repository/store/positions.py). The render deadline is
+    `config["RENDER_TIMEOUT"]` from then on (repository/render_pool.py)."""
     app = Flask(__name__)
     app.config.update(MAX_CONTENT_LENGTH=MAX_BODY_BYTES)
     app.config.update(config or {})
+    settings = replace(settings or Settings.from_environment(), **{
+        field_name: app.config[key] for key, field_name in CONFIG_SETTINGS.items()
+        if app.config.get(key) is not None})
+    app.config["RENDER_TIMEOUT"] = settings.render_timeout
+    app.extensions["elrepo.settings"] = settings
     app.json = OrjsonProvider(app)
-    cache_url = redis_url(app.config.get("REDIS_URL"))
+    cache_url = settings.redis_url
     namespace = app.config.get("RENDER_CACHE_NAMESPACE", DEFAULT_NAMESPACE)
     cache = app.config.get("RENDER_CACHE")
     if cache is None:  # not `or`: an empty cache is falsy
@@ -59,11 +65,8 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     listing_cache = app.config.get("LISTING_CACHE")
     if listing_cache is None:
         listing_cache = make_listing_cache(cache_url, namespace)
-    engine = make_engine(database_url(app.config.get("DATABASE_URL")),
-                         statement_timeout=app.config.get("STATEMENT_TIMEOUT",
-                                                          statement_timeout_setting()),
-                         **{"pool_size": app.config.get("DB_POOL_SIZE", pool_size_setting()),
-                            **app.config.get("ENGINE_OPTIONS", {})})
+    engine = make_engine(settings.database_url, statement_timeout=settings.statement_timeout,
+                         **{"pool_size": settings.db_pool_size, **app.config.get("ENGINE_OPTIONS", {})})
     create_schema(engine)
     app.extensions["elrepo.engine"] = engine
     app.extensions["elrepo.sessions"] = session_factory(engine)
@@ -81,7 +84,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     app.before_request(refuse_invalid_text)
     _register_transactions(app)
     _register_error_handlers(app)
-    register_front_door(app)
+    register_front_door(app, settings.service_token)
     return app
 
 

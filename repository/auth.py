@@ -15,7 +15,6 @@ from __future__ import annotations
 import hashlib
 import hmac
 import math
-import os
 import secrets
 import threading
 import time
@@ -51,7 +50,6 @@ ROLE_PERMISSIONS: dict[str, frozenset[str]] = {
 }
 # The order the info endpoint reports them in (the seed's order).
 PERMISSION_ORDER = (NEW, EDIT, DELETE, SHOW, APPROVE, OPEN)
-SERVICE_TOKEN_ENV = "ELREPO_SERVICE_AUTH_TOKEN"
 #: `elrepo serve` refuses a shorter maintenance token: it is guessed against the service.
 MIN_SERVICE_TOKEN_LENGTH = 16
 UNKNOWN_TOKEN = "Unknown, expired or revoked bearer token"
@@ -136,8 +134,9 @@ class ServiceTokenGuard:
     tells apart a locked window from a wrong guess, so a locked window must refuse it
     too; the administrator waits at most `window` seconds after the guessing stops."""
 
-    def __init__(self, free_failures: int = 5, window: float = 60.0,
+    def __init__(self, expected: str | None, free_failures: int = 5, window: float = 60.0,
                  clock: Callable[[], float] = time.monotonic) -> None:
+        self.expected = expected
         self.free_failures = free_failures
         self.window = window
         self._clock = clock
@@ -145,10 +144,10 @@ class ServiceTokenGuard:
         self._lock = threading.Lock()
 
     def check(self, presented: str | None) -> None:
-        """Maintenance: the header must equal ELREPO_SERVICE_AUTH_TOKEN (unset: nobody).
+        """Maintenance: the header must equal the service token (None: nobody).
         Service tokens are ASCII, like bearer tokens; compared as bytes because
-        compare_digest raises on non-ASCII text (os.environ may hold undecodable bytes as
-        escapes)."""
+        compare_digest raises on non-ASCII text (the environment may hold undecodable
+        bytes as escapes)."""
         with self._lock:
             now = self._clock()
             while self._failures and self._failures[0] <= now - self.window:
@@ -158,14 +157,13 @@ class ServiceTokenGuard:
                 raise TooManyRequests(
                     f"Too many wrong service-auth-token headers; maintenance is refused "
                     f"for {math.ceil(wait)} s", retry_after=max(1, math.ceil(wait)))
-            if _is_service_token(presented):
+            if _is_service_token(presented, self.expected):
                 return
             self._failures.append(now)
         raise Unauthenticated("A valid service-auth-token header is required")
 
 
-def _is_service_token(presented: str | None) -> bool:
-    expected = os.environ.get(SERVICE_TOKEN_ENV)
+def _is_service_token(presented: str | None, expected: str | None) -> bool:
     return bool(expected and presented and presented.isascii() and hmac.compare_digest(
         presented.encode(), expected.encode("utf-8", "surrogateescape")))
 

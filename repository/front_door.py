@@ -20,10 +20,11 @@ from repository.http_contract import SECURITY_HEADERS
 SERVICE_TOKEN_GUARD = "elrepo.service_token_guard"
 
 
-def register_front_door(app: Flask) -> None:
-    """`app.config` may set SERVICE_TOKEN_GUARD, a ready `ServiceTokenGuard` (tests)."""
+def register_front_door(app: Flask, service_token: str | None) -> None:
+    """`app.config` may set SERVICE_TOKEN_GUARD, a ready `ServiceTokenGuard` (tests);
+    else the guard checks `service_token`."""
     guard = app.config.get("SERVICE_TOKEN_GUARD")
-    app.extensions[SERVICE_TOKEN_GUARD] = guard if guard is not None else ServiceTokenGuard()
+    app.extensions[SERVICE_TOKEN_GUARD] = guard if guard is not None else ServiceTokenGuard(service_token)
     app.after_request(_front_door_headers)
 
 

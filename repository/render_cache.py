@@ -32,7 +32,6 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
-import os
 import re
 import threading
 import time
@@ -43,6 +42,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from renderer.culture import DEFAULT_CULTURE
 from renderer.identity import engine_version
+from repository.settings import REDIS_URL_ENV
 
 if TYPE_CHECKING:
     import redis
@@ -53,18 +53,15 @@ __all__ = [
     "DEFAULT_TTL_SECONDS",
     "DrawnState",
     "KEY_PREFIX",
-    "REDIS_URL_ENV",
     "MemoryRenderCache",
     "RedisRenderCache",
     "RenderCache",
     "content_key",
     "make_render_cache",
     "pool_key",
-    "redis_url",
     "render_key",
 ]
 
-REDIS_URL_ENV = "ELREPO_REDIS_URL"
 KEY_PREFIX = "elrepo:render:"
 DEFAULT_NAMESPACE = "default"
 DEFAULT_MEMORY_BYTES = 64 * 1024 * 1024
@@ -318,11 +315,6 @@ class RedisRenderCache:
             self._down_until = None
         if recovered:
             self._log.info("render cache: Redis answers again")
-
-
-def redis_url(explicit: str | None = None) -> str | None:
-    """`--redis` wins, then ELREPO_REDIS_URL; None means the in-memory cache."""
-    return explicit or os.environ.get(REDIS_URL_ENV) or None
 
 
 def make_render_cache(url: str | None, namespace: str = DEFAULT_NAMESPACE, *,

@@ -66,11 +66,10 @@ from typing import Any, Literal
 
 from repository.errors import InvalidInput, ServiceUnavailable
 from repository.render_refusals import REFUSAL_SECONDS, MemoryTimedOutRenders, TimedOutRenders
+from repository.settings import DEFAULT_RENDER_TIMEOUT_SECONDS
 
 __all__ = [
-    "DEFAULT_TIMEOUT_SECONDS",
     "PROCESSES_PER_WORKER",
-    "RENDER_TIMEOUT_ENV",
     "RenderBusy",
     "RenderJob",
     "RenderPool",
@@ -81,8 +80,6 @@ __all__ = [
     "shared_pool",
 ]
 
-RENDER_TIMEOUT_ENV = "ELREPO_RENDER_TIMEOUT"
-DEFAULT_TIMEOUT_SECONDS = 10.0
 #: Concurrent renders per request worker: with the default two gunicorn workers, at most
 #: four render processes on the machine, all at lower priority than request handling.
 PROCESSES_PER_WORKER = 2
@@ -106,11 +103,9 @@ class RenderBusy(ServiceUnavailable):
 
 
 def render_timeout(config: Mapping[str, Any]) -> float:
-    """The deadline in seconds: `RENDER_TIMEOUT` of the app config, else the environment
-    variable ELREPO_RENDER_TIMEOUT, else 10. ValueError unless a positive number."""
-    configured = config.get("RENDER_TIMEOUT")
-    if configured is None:
-        configured = os.environ.get(RENDER_TIMEOUT_ENV) or DEFAULT_TIMEOUT_SECONDS
+    """The deadline in seconds: `RENDER_TIMEOUT` of the app config (`create_app` sets it
+    from the settings), else the default. ValueError unless a positive number."""
+    configured = config.get("RENDER_TIMEOUT", DEFAULT_RENDER_TIMEOUT_SECONDS)
     try:
         seconds = float(configured)
     except (TypeError, ValueError):

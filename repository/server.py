@@ -55,6 +55,7 @@ from repository.http_contract import (
     SECURITY_HEADERS,
     error_body,
 )
+from repository.settings import Settings
 
 THREADS_PER_WORKER = 32
 WORKER_HEARTBEAT_TIMEOUT = 30
@@ -452,14 +453,11 @@ class _Logger(glogging.Logger):  # type: ignore[misc]
 
 
 class _Server(BaseApplication):  # type: ignore[misc]
-    def __init__(self, database_url: str, redis_url: str | None, render_timeout: float,
-                 header_timeout: float, options: dict[str, Any], *,
+    def __init__(self, settings: Settings, header_timeout: float, options: dict[str, Any], *,
                  run_directory: str | None = None,
                  body_min_rate: float = DEFAULT_BODY_MIN_RATE) -> None:
-        self.database_url = database_url
-        self.redis_url = redis_url
+        self.settings = settings
         self.run_directory = run_directory
-        self.render_timeout = render_timeout
         self.header_timeout = header_timeout  # read by `_Worker`
         self.body_min_rate = body_min_rate  # read by `_Worker`
         self.options = options
@@ -470,17 +468,14 @@ class _Server(BaseApplication):  # type: ignore[misc]
             self.cfg.set(key, value)
 
     def load(self) -> Any:
-        return _FrontDoor(create_app({
-            "DATABASE_URL": self.database_url, "REDIS_URL": self.redis_url,
-            "RENDER_TIMEOUT": self.render_timeout, "RUN_DIRECTORY": self.run_directory}))
+        return _FrontDoor(create_app({"RUN_DIRECTORY": self.run_directory}, self.settings))
 
 
-def run(*, database_url: str, host: str, port: int, workers: int, render_timeout: float,
-        header_timeout: float, redis_url: str | None = None,
+def run(*, settings: Settings, host: str, port: int, workers: int, header_timeout: float,
         body_min_rate: float = DEFAULT_BODY_MIN_RATE) -> None:
-    """Serve until interrupted; access log to standard error. Without `redis_url` each
-    worker caches renders in its own memory. A restart (SIGHUP) and the stop say what
-    they do, in words rather than gunicorn's."""
+    """Serve until interrupted; access log to standard error. Every worker's app gets
+    `settings` (without a Redis URL each worker caches renders in its own memory). A
+    restart (SIGHUP) and the stop say what they do, in words rather than gunicorn's."""
 
     def say_restarting(arbiter: Any) -> None:
         # New workers build a new app, but with the settings given to `run` and the code
@@ -491,7 +486,7 @@ def run(*, database_url: str, host: str, port: int, workers: int, render_timeout
 
     def say_stopped(arbiter: Any) -> None:
         arbiter.log.info("elrepo serve stopped; the data stays in %s",
-                         make_url(database_url))  # str() of a URL masks its password
+                         make_url(settings.database_url))  # str() of a URL masks its password
 
     # What the workers share besides the database (timed-out renders without Redis:
     # repository/render_refusals.py): made before they fork, removed by the arbiter at
@@ -519,5 +514,5 @@ def run(*, database_url: str, host: str, port: int, workers: int, render_timeout
         "on_reload": say_restarting,
         "on_exit": stopped,
     }
-    _Server(database_url, redis_url, render_timeout, header_timeout, options,
+    _Server(settings, header_timeout, options,
             run_directory=run_directory, body_min_rate=body_min_rate).run()

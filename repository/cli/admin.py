@@ -104,7 +104,8 @@ def _days(text: str) -> float:
 
 
 def _db_upgrade(args: argparse.Namespace) -> int:
-    from repository.store.db import SchemaMismatch, database_url, make_engine, upgrade_schema
+    from repository.settings import database_url
+    from repository.store.db import SchemaMismatch, make_engine, upgrade_schema
 
     engine = make_engine(database_url(args.db))
     try:

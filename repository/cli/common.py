@@ -65,10 +65,10 @@ def session_on(db: str | None, *, write: bool = True) -> Iterator[Session]:
     it; an older one is refused with the command that upgrades it); commits on success.
     `write=False` for a command that only reads (an export must not hold the write lock
     while it reads a whole tenant)."""
+    from repository.settings import database_url
     from repository.store.db import (
         SchemaMismatch,
         create_schema,
-        database_url,
         make_engine,
         open_session,
         session_factory,

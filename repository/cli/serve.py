@@ -10,14 +10,19 @@ import socket
 import sys
 
 from repository.cli.common import CommandError, Subcommands, add_command, db_option, session_on, with_db
-from repository.database_settings import (
+from repository.settings import (
     DB_POOL_SIZE_ENV,
     DEFAULT_POOL_SIZE,
+    DEFAULT_RENDER_TIMEOUT_SECONDS,
     DEFAULT_STATEMENT_TIMEOUT_SECONDS,
     POOL_OVERFLOW,
+    RENDER_TIMEOUT_ENV,
+    SERVICE_TOKEN_ENV,
     STATEMENT_TIMEOUT_ENV,
+    Settings,
+    database_url,
+    redis_url,
 )
-from repository.render_pool import DEFAULT_TIMEOUT_SECONDS, RENDER_TIMEOUT_ENV
 
 HEADER_TIMEOUT_ENV = "ELREPO_HEADER_TIMEOUT"
 DEFAULT_HEADER_TIMEOUT = 10.0
@@ -37,7 +42,7 @@ def add_commands(commands: Subcommands[argparse.ArgumentParser]) -> None:
                        help="worker processes, each with a pool of request threads")
     serve.add_argument("--render-timeout", metavar="SECONDS",
                        help=f"deadline of one render, past it 503 (default: "
-                            f"{RENDER_TIMEOUT_ENV}, else {DEFAULT_TIMEOUT_SECONDS:g})")
+                            f"{RENDER_TIMEOUT_ENV}, else {DEFAULT_RENDER_TIMEOUT_SECONDS:g})")
     serve.add_argument("--header-timeout", metavar="SECONDS",
                        help=f"time a client has to send a request's line and headers, past "
                             f"it 408 (default: {HEADER_TIMEOUT_ENV}, else "
@@ -63,26 +68,25 @@ def add_commands(commands: Subcommands[argparse.ArgumentParser]) -> None:
 
 def _serve(args: argparse.Namespace) -> int:
     from repository.demo import create_role_tokens, is_empty, load_demo
-    from repository.render_cache import redis_url
     from repository.server import run
-    from repository.store.db import database_url, hold_schema_lock
+    from repository.store.db import hold_schema_lock
 
-    render_timeout = _seconds(args.render_timeout, "--render-timeout", RENDER_TIMEOUT_ENV,
-                              DEFAULT_TIMEOUT_SECONDS)
     header_timeout = _seconds(args.header_timeout, "--header-timeout", HEADER_TIMEOUT_ENV,
                               DEFAULT_HEADER_TIMEOUT)
     body_min_rate = _positive(args.body_min_rate, "--body-min-rate", BODY_MIN_RATE_ENV,
                               DEFAULT_BODY_MIN_RATE, "bytes per second")
-    _check_service_token()
-    # The workers' apps read these two from the environment they inherit.
-    os.environ[STATEMENT_TIMEOUT_ENV] = repr(_seconds(
-        args.statement_timeout, "--statement-timeout", STATEMENT_TIMEOUT_ENV,
-        DEFAULT_STATEMENT_TIMEOUT_SECONDS))
-    os.environ[DB_POOL_SIZE_ENV] = str(_count(args.db_pool_size, "--db-pool-size",
-                                              DB_POOL_SIZE_ENV, DEFAULT_POOL_SIZE))
+    # Every worker's app gets these, read here once (repository/settings.py).
+    settings = Settings(
+        database_url=database_url(args.db), redis_url=redis_url(args.redis),
+        statement_timeout=_seconds(args.statement_timeout, "--statement-timeout",
+                                   STATEMENT_TIMEOUT_ENV, DEFAULT_STATEMENT_TIMEOUT_SECONDS),
+        db_pool_size=_count(args.db_pool_size, "--db-pool-size", DB_POOL_SIZE_ENV,
+                            DEFAULT_POOL_SIZE),
+        render_timeout=_seconds(args.render_timeout, "--render-timeout", RENDER_TIMEOUT_ENV,
+                                DEFAULT_RENDER_TIMEOUT_SECONDS),
+        service_token=_service_token())
     _check_port_free(args.host, args.port)
-    cache_url = redis_url(args.redis)
-    cache_note = _check_render_cache(cache_url)
+    cache_note = _check_render_cache(settings.redis_url)
     with session_on(args.db) as session:
         hold_schema_lock(session)  # another server starting now loads no second demo
         empty = is_empty(session)
@@ -105,9 +109,8 @@ def _serve(args: argparse.Namespace) -> int:
                   file=sys.stderr)
             print(f"Viewer: {_viewer_url(args.host, args.port)}", file=sys.stderr)
     print(cache_note, file=sys.stderr)
-    run(database_url=database_url(args.db), host=args.host, port=args.port, workers=args.workers,
-        render_timeout=render_timeout, header_timeout=header_timeout, redis_url=cache_url,
-        body_min_rate=body_min_rate)
+    run(settings=settings, host=args.host, port=args.port, workers=args.workers,
+        header_timeout=header_timeout, body_min_rate=body_min_rate)
     return 0
 
 
@@ -137,17 +140,19 @@ def _positive(given: str | None, option: str, environment: str, default: float,
     return value
 
 
-def _check_service_token() -> None:
-    """A maintenance token is guessed against the service itself: refuse a short one
-    before anything starts (unset is fine: maintenance then answers 401 to everyone)."""
-    from repository.auth import MIN_SERVICE_TOKEN_LENGTH, SERVICE_TOKEN_ENV
+def _service_token() -> str | None:
+    """ELREPO_SERVICE_AUTH_TOKEN. A maintenance token is guessed against the service
+    itself: refuse a short one before anything starts (unset is fine: maintenance then
+    answers 401 to everyone)."""
+    from repository.auth import MIN_SERVICE_TOKEN_LENGTH
 
-    token = os.environ.get(SERVICE_TOKEN_ENV)
+    token = os.environ.get(SERVICE_TOKEN_ENV) or None
     if token and len(token) < MIN_SERVICE_TOKEN_LENGTH:
         raise CommandError(
             f"{SERVICE_TOKEN_ENV} is {len(token)} characters; use at least "
             f"{MIN_SERVICE_TOKEN_LENGTH}, e.g. python -c 'import secrets; "
             "print(secrets.token_urlsafe(32))'")
+    return token
 
 
 def _count(given: str | None, option: str, environment: str, default: int) -> int:

@@ -43,14 +43,13 @@ from __future__ import annotations
 import functools
 import logging
 import math
-import os
 import sqlite3
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 from alembic import command
 from alembic.config import Config
@@ -61,14 +60,8 @@ from sqlalchemy.engine import ExceptionContext
 from sqlalchemy.exc import DBAPIError
 from sqlalchemy.orm import Session, sessionmaker
 
-from repository.database_settings import (
-    DB_POOL_SIZE_ENV,
-    DEFAULT_POOL_SIZE,
-    DEFAULT_STATEMENT_TIMEOUT_SECONDS,
-    POOL_OVERFLOW,
-    STATEMENT_TIMEOUT_ENV,
-)
 from repository.errors import ServiceUnavailable
+from repository.settings import DEFAULT_POOL_SIZE, POOL_OVERFLOW
 from repository.store.models import (
     DIALECTS_WITH_TEXT_SEARCH,
     TEXT_SEARCH_TABLE,
@@ -76,8 +69,6 @@ from repository.store.models import (
     sqlite_has_trigram_search,
 )
 
-DEFAULT_DATABASE_URL = "sqlite:///elrepo.db"
-DATABASE_URL_ENV = "ELREPO_DATABASE_URL"
 # Longer than the longest write the service makes (a 5,000-shape content create, well
 # under 2 s), so writers queue behind it; short enough that a stuck lock answers quickly.
 BUSY_TIMEOUT_SECONDS = 5
@@ -104,13 +95,7 @@ MIGRATIONS_DIRECTORY = Path(__file__).parent / "migrations"
 _FIRST_SCHEMA = "0001"
 _WITH_ELEMENT_REVISION = "0002"
 TRIGRAM_INDEX = "ix_attributes_text_trigram"
-Setting = TypeVar("Setting", int, float)
 _log = logging.getLogger(__name__)
-
-
-def database_url(explicit: str | None = None) -> str:
-    """`--db` wins, then ELREPO_DATABASE_URL, then ./elrepo.db."""
-    return explicit or os.environ.get(DATABASE_URL_ENV) or DEFAULT_DATABASE_URL
 
 
 def make_engine(url: str, *, statement_timeout: float | None = None, **kwargs: Any) -> Engine:
@@ -139,30 +124,6 @@ def make_engine(url: str, *, statement_timeout: float | None = None, **kwargs: A
         _configure_sqlite(engine, statement_timeout)
     event.listen(engine, "handle_error", _refuse_when_unavailable)
     return engine
-
-
-def statement_timeout_setting() -> float:
-    """The service's statement deadline: ELREPO_STATEMENT_TIMEOUT, else the default."""
-    return _positive_setting(STATEMENT_TIMEOUT_ENV, float, DEFAULT_STATEMENT_TIMEOUT_SECONDS)
-
-
-def pool_size_setting() -> int:
-    """The service's PostgreSQL pool size: ELREPO_DB_POOL_SIZE, else the default."""
-    return _positive_setting(DB_POOL_SIZE_ENV, int, DEFAULT_POOL_SIZE)
-
-
-def _positive_setting(name: str, kind: Callable[[str], Setting], default: Setting) -> Setting:
-    text = os.environ.get(name)
-    if text is None:
-        return default
-    refusal = ValueError(f"{name} must be a positive number, not {text!r}")
-    try:
-        value = kind(text)
-    except ValueError:
-        raise refusal from None
-    if not (math.isfinite(value) and value > 0):
-        raise refusal
-    return value
 
 
 def lift_statement_deadline(connection: Connection) -> None:

@@ -208,7 +208,8 @@ class Api:
 
 @pytest.fixture
 def api(prepared: Prepared) -> Iterator[Api]:
-    app = create_app(prepared.config)
+    """An app on the prepared database, which knows the service token."""
+    app = create_app({"SERVICE_TOKEN": SERVICE_TOKEN, **prepared.config})
     yield Api(app, app.test_client(), prepared.tokens, prepared.other_tokens)
     app.extensions["elrepo.engine"].dispose()
 
@@ -231,7 +232,8 @@ SERVICE_TOKEN = "service-secret"
 
 @pytest.fixture
 def service_token(monkeypatch: pytest.MonkeyPatch) -> str:
-    """The maintenance endpoint's service token, set for the test's apps."""
+    """The maintenance endpoint's service token: every app of `api` and `make_api` knows
+    it; this sets it in the environment too, for the servers a test starts."""
     monkeypatch.setenv("ELREPO_SERVICE_AUTH_TOKEN", SERVICE_TOKEN)
     return SERVICE_TOKEN
 

@@ -12,13 +12,14 @@ import pytest
 from sqlalchemy import Engine, QueuePool, event
 
 from repository.cli import main
-from repository.database_settings import (
+from repository.settings import (
     DB_POOL_SIZE_ENV,
     DEFAULT_POOL_SIZE,
     POOL_OVERFLOW,
     STATEMENT_TIMEOUT_ENV,
+    Settings,
 )
-from repository.store.db import make_engine, pool_size_setting, statement_timeout_setting
+from repository.store.db import make_engine
 
 POSTGRESQL = "postgresql+psycopg://nobody@127.0.0.1:1/nothing"  # never connected to
 
@@ -57,20 +58,15 @@ def test_the_statement_deadline_reaches_postgresql_as_statement_timeout() -> Non
     assert "statement_timeout" not in connect_options(make_engine(POSTGRESQL))  # the CLI's
 
 
-@pytest.mark.parametrize(("name", "read", "default"), [
-    (DB_POOL_SIZE_ENV, pool_size_setting, DEFAULT_POOL_SIZE),
-    (STATEMENT_TIMEOUT_ENV, statement_timeout_setting, 15.0)])
-def test_settings_from_the_environment(monkeypatch: pytest.MonkeyPatch, name: str,
-                                       read: object, default: float) -> None:
-    assert callable(read)
-    monkeypatch.delenv(name, raising=False)
-    assert read() == default
-    monkeypatch.setenv(name, "3")
-    assert read() == 3
+@pytest.mark.parametrize(("name", "field", "default"), [
+    (DB_POOL_SIZE_ENV, "db_pool_size", DEFAULT_POOL_SIZE),
+    (STATEMENT_TIMEOUT_ENV, "statement_timeout", 15.0)])
+def test_settings_from_the_environment(name: str, field: str, default: float) -> None:
+    assert getattr(Settings.from_environment({}), field) == default
+    assert getattr(Settings.from_environment({name: "3"}), field) == 3
     for bad in ("0", "-1", "x", "nan"):
-        monkeypatch.setenv(name, bad)
         with pytest.raises(ValueError, match=name):
-            read()
+            Settings.from_environment({name: bad})
 
 
 @pytest.mark.parametrize(("option", "value"), [
@@ -87,10 +83,14 @@ def test_a_bad_database_setting_is_one_line_exit_2(tmp_path: Path, option: str, 
 
 def test_serve_hands_its_settings_to_the_workers(tmp_path: Path,
                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """In the `Settings` every worker's app is built on, not in the environment."""
     monkeypatch.delenv(DB_POOL_SIZE_ENV, raising=False)
     monkeypatch.delenv(STATEMENT_TIMEOUT_ENV, raising=False)
-    monkeypatch.setattr("repository.server.run", lambda **_: None)
+    served: dict[str, Any] = {}
+    monkeypatch.setattr("repository.server.run", lambda **options: served.update(options))
+    database = f"sqlite:///{tmp_path / 'w.db'}"
     assert main(["serve", "--no-demo", "--port", "0", "--db-pool-size", "5",
-                 "--statement-timeout", "7.5", "--db", f"sqlite:///{tmp_path / 'w.db'}"]) == 0
-    assert os.environ[DB_POOL_SIZE_ENV] == "5" and pool_size_setting() == 5
-    assert statement_timeout_setting() == 7.5
+                 "--statement-timeout", "7.5", "--db", database]) == 0
+    settings = served["settings"]
+    assert (settings.db_pool_size, settings.statement_timeout, settings.database_url) == (5, 7.5, database)
+    assert DB_POOL_SIZE_ENV not in os.environ and STATEMENT_TIMEOUT_ENV not in os.environ

@@ -62,7 +62,9 @@ class RecordingCache:
 
 
 def make_api(prepared: Prepared, **config: Any) -> Api:
-    app = create_app({**prepared.config, **config})
+    """An app on the prepared database, which knows the service token (None: nobody has
+    it), with `config` on top."""
+    app = create_app({"SERVICE_TOKEN": SERVICE_TOKEN, **prepared.config, **config})
     return Api(app, app.test_client(), prepared.tokens, prepared.other_tokens)
 
 

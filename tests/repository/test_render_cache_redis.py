@@ -18,6 +18,7 @@ from repository.render_cache import (
     MemoryRenderCache,
     RedisRenderCache,
 )
+from repository.settings import REDIS_URL_ENV
 from tests.repository.conftest import Prepared, assert_error
 from tests.repository.standin import ORDER
 from tests.repository.test_render_cache import (
@@ -31,11 +32,11 @@ from tests.repository.test_render_cache import (
 
 def test_memory_is_the_default_and_redis_comes_from_config_or_environment(
         prepared: Prepared, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delenv(render_cache.REDIS_URL_ENV, raising=False)
+    monkeypatch.delenv(REDIS_URL_ENV, raising=False)
     apps = [create_app(prepared.config)]
     assert isinstance(apps[0].extensions["elrepo.render_cache"], MemoryRenderCache)
     apps.append(create_app({**prepared.config, "REDIS_URL": UNREACHABLE_REDIS}))
-    monkeypatch.setenv(render_cache.REDIS_URL_ENV, UNREACHABLE_REDIS)
+    monkeypatch.setenv(REDIS_URL_ENV, UNREACHABLE_REDIS)
     apps.append(create_app(prepared.config))
     for app in apps[1:]:
         cache = app.extensions["elrepo.render_cache"]
@@ -87,13 +88,13 @@ def test_serve_takes_redis_from_option_or_environment(
 
     started: list[str | None] = []
     monkeypatch.setattr(repository.server, "run",
-                        lambda **options: started.append(options["redis_url"]))
-    monkeypatch.delenv(render_cache.REDIS_URL_ENV, raising=False)
+                        lambda **options: started.append(options["settings"].redis_url))
+    monkeypatch.delenv(REDIS_URL_ENV, raising=False)
     db = f"sqlite:///{tmp_path / 'serve.db'}"
     assert main(["serve", "--db", db, "--no-demo"]) == 0
     assert main(["serve", "--db", db, "--no-demo", "--redis", UNREACHABLE_REDIS]) == 0
     assert "Redis does not answer now" in capsys.readouterr().err
-    monkeypatch.setenv(render_cache.REDIS_URL_ENV, UNREACHABLE_REDIS)
+    monkeypatch.setenv(REDIS_URL_ENV, UNREACHABLE_REDIS)
     assert main(["serve", "--db", db, "--no-demo"]) == 0
     assert started == [None, UNREACHABLE_REDIS, UNREACHABLE_REDIS]
 

@@ -14,16 +14,16 @@ from typing import Any
 
 import pytest
 
+from repository.app import create_app
 from repository.errors import InvalidInput, ServiceUnavailable
 from repository.render_pool import (
-    DEFAULT_TIMEOUT_SECONDS,
-    RENDER_TIMEOUT_ENV,
     RenderBusy,
     RenderJob,
     RenderPool,
     render_timeout,
     shared_pool,
 )
+from repository.settings import DEFAULT_RENDER_TIMEOUT_SECONDS, RENDER_TIMEOUT_ENV, Settings
 from tests.repository.conftest import TENANT, Api, Prepared, assert_error, sqlite_only
 from tests.repository.standin import ORDER
 from tests.repository.test_cli import DEMO, Server
@@ -104,16 +104,24 @@ def test_a_timed_out_render_is_refused_under_the_same_deadline_in_every_culture_
     assert "1.5 s deadline" in assert_past_deadline(api.get(dense))["message"]
 
 
-def test_the_deadline_comes_from_config_then_environment_then_default(
-        monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_deadline_comes_from_config_then_settings_then_environment_then_default(
+        prepared: Prepared, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv(RENDER_TIMEOUT_ENV, raising=False)
-    assert render_timeout({}) == DEFAULT_TIMEOUT_SECONDS == 10
+    assert render_timeout({}) == DEFAULT_RENDER_TIMEOUT_SECONDS == 10
+    assert Settings.from_environment().render_timeout == 10
     monkeypatch.setenv(RENDER_TIMEOUT_ENV, "2.5")
-    assert render_timeout({}) == 2.5
-    assert render_timeout({"RENDER_TIMEOUT": 4}) == 4
+    assert Settings.from_environment().render_timeout == 2.5
+    app = create_app(prepared.config)  # the environment, read once
+    monkeypatch.setenv(RENDER_TIMEOUT_ENV, "3")
+    assert render_timeout(app.config) == 2.5
+    assert render_timeout(create_app(prepared.config, Settings(render_timeout=5)).config) == 5
+    assert render_timeout(create_app({**prepared.config, "RENDER_TIMEOUT": 4}).config) == 4
     for unusable in ("0", "-1", "soon", "nan", "inf"):
         with pytest.raises(ValueError, match="render timeout"):
             render_timeout({"RENDER_TIMEOUT": unusable})
+        monkeypatch.setenv(RENDER_TIMEOUT_ENV, unusable)
+        with pytest.raises(ValueError, match=RENDER_TIMEOUT_ENV):
+            Settings.from_environment()
 
 
 def job(key: str, tenant: str = "demo.default") -> RenderJob:

@@ -16,7 +16,8 @@ import pytest
 
 from repository.auth import create_token
 from repository.cli.common import session_on
-from repository.render_pool import RENDER_TIMEOUT_ENV, RenderBusy, _FairShare, _RenderProcess
+from repository.render_pool import RenderBusy, _FairShare, _RenderProcess
+from repository.settings import RENDER_TIMEOUT_ENV
 from repository.store import create_tenant
 from tests.repository.test_cli import DEMO, Server
 from tests.repository.test_render_deadline import dense_values, served_element

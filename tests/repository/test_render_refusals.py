@@ -16,7 +16,6 @@ from typing import Any
 import pytest
 
 from repository.render_cache import content_key
-from repository.render_pool import RENDER_TIMEOUT_ENV
 from repository.render_refusals import (
     FileTimedOutRenders,
     MemoryTimedOutRenders,
@@ -24,6 +23,7 @@ from repository.render_refusals import (
     TimedOutRenders,
     make_timed_out_renders,
 )
+from repository.settings import RENDER_TIMEOUT_ENV
 from tests.repository.test_cli import DEMO, Server
 from tests.repository.test_render_deadline import dense_values, served_element
 

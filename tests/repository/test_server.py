@@ -19,6 +19,7 @@ from repository.app import create_app
 from repository.cli import main
 from repository.cli.serve import HEADER_TIMEOUT_ENV
 from repository.server import _Server, envelope_answer, refusal_of
+from repository.settings import Settings
 from tests.repository.test_cli import DEMO, Server
 
 HEADER_TIMEOUT = 2
@@ -279,8 +280,9 @@ def test_the_render_timeout_reaches_the_app_config(
     monkeypatch.setattr("repository.server.run", lambda **options: served.update(options))
     assert main(["serve", "--no-demo", "--port", "0", *flag,
                  "--db", f"sqlite:///{tmp_path / 'config.db'}"]) == 0
-    assert served["render_timeout"] == expected
-    app = _Server(f"sqlite:///{tmp_path / 'config.db'}", None, expected, 1.0, {}).load().app
+    settings = served["settings"]
+    assert isinstance(settings, Settings) and settings.render_timeout == expected
+    app = _Server(settings, 1.0, {}).load().app
     assert app.config["RENDER_TIMEOUT"] == expected
 
 

@@ -9,11 +9,11 @@ from collections.abc import Iterator
 import pytest
 from sqlalchemy import Connection, text
 
-from repository.app import create_app
 from repository.errors import ServiceUnavailable
 from repository.store.db import make_engine
 from tests.repository.conftest import FACETS, Api, Prepared, assert_error, sqlite_only
 from tests.repository.standin import DRAFT, ORDER
+from tests.repository.test_render_cache import make_api
 
 DETAIL = FACETS + "/processes/views/detail/elements"
 MAINTAIN = "/_sysadmin/_admin/_api/rest/maintain"
@@ -26,9 +26,9 @@ POSTGRESQL_SLOW_SECONDS = 1
 
 @pytest.fixture
 def hurried_api(prepared: Prepared) -> Iterator[Api]:
-    app = create_app({**prepared.config, "STATEMENT_TIMEOUT": TINY_DEADLINE})
-    yield Api(app, app.test_client(), prepared.tokens, prepared.other_tokens)
-    app.extensions["elrepo.engine"].dispose()
+    api = make_api(prepared, STATEMENT_TIMEOUT=TINY_DEADLINE)
+    yield api
+    api.app.extensions["elrepo.engine"].dispose()
 
 
 def slow_down(api: Api, table: str, element_condition: str) -> None:

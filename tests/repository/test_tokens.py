@@ -129,7 +129,7 @@ def test_wrong_maintenance_tokens_lock_maintenance_for_a_window(
     in a minute locks maintenance (429 with Retry-After) for everyone, the right token
     too, until the window passes."""
     clock = Clock()
-    guard = ServiceTokenGuard(free_failures=5, window=60, clock=clock)
+    guard = ServiceTokenGuard(service_token, free_failures=5, window=60, clock=clock)
     api.app.extensions[SERVICE_TOKEN_GUARD] = guard
 
     def maintain(token: str) -> int:
