@@ -26,6 +26,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from layouts.base import LayoutError, LayoutOptions
+from layouts.budgets import Budgets
 from layouts.geometry import Direction, EdgeRoute, Layout, NodeBox, Point
 from layouts.graph import LayoutGraph
 from layouts.steps.acyclic import feedback_edges
@@ -79,20 +80,20 @@ def layered_layout(graph: LayoutGraph, options: LayoutOptions, direction: Direct
     roots = [i for i, node in enumerate(graph.nodes) if node.kind in START_KINDS]
     reversed_edges = feedback_edges(len(graph.nodes), edges, roots)
     dag = [(t, s) if i in reversed_edges else (s, t) for i, (s, t) in enumerate(edges)]
-    ranks = minimal_length_ranks(len(graph.nodes), dag)
-    lane_ids, node_lanes = _lanes(graph, index, edges)
-    proper = make_proper(ranks, edges, reversed_edges, node_lanes)
+    ranks = minimal_length_ranks(len(graph.nodes), dag, options.budgets)
+    lane_ids, node_lanes = _lanes(graph, index, edges, options.budgets)
+    proper = make_proper(ranks, edges, reversed_edges, node_lanes, options.budgets)
     work = _measure(graph, proper, direction)
     work.lane_ids = lane_ids
     work.main_path = main_path_edges(len(graph.nodes), dag, ranks, skip=reversed_edges)
-    work.layers = order_layers(proper, roots, options.ordering_sweeps)
+    work.layers = order_layers(proper, roots, options.ordering_sweeps, options.budgets)
     _insert_turns(work)
     work.order_pos = _place(work, options, graph)
     return _route_and_compose(graph, work, options, direction)
 
 
 def _lanes(graph: LayoutGraph, index: dict[str, int],
-           edges: list[tuple[int, int]]) -> tuple[list[str], list[int] | None]:
+           edges: list[tuple[int, int]], budgets: Budgets) -> tuple[list[str], list[int] | None]:
     """Lane ids in drawing order and each node's lane position (None without lanes)."""
     if not graph.lanes:
         return [], None
@@ -102,7 +103,7 @@ def _lanes(graph: LayoutGraph, index: dict[str, int],
         raise LayoutError(f"shapes refer to lanes that do not exist: {unknown}")
     node_lane = [preferred[str(node.lane)] for node in graph.nodes]
     last = next((i for i, lane in enumerate(graph.lanes) if lane.id == UNASSIGNED_LANE), None)
-    order = order_lanes(len(graph.lanes), node_lane, edges, last=last)
+    order = order_lanes(len(graph.lanes), node_lane, edges, last, budgets)
     rank = {lane: position for position, lane in enumerate(order)}
     return [graph.lanes[lane].id for lane in order], [rank[lane] for lane in node_lane]
 
@@ -220,7 +221,8 @@ def _place(work: _Work, options: LayoutOptions, layout_graph: LayoutGraph) -> li
                    for v in range(graph.vertex_count)]
         bands = Bands(graph.lane, padding, [specs[lane].header_width + 2 * options.edge_spacing
                                             for lane in work.lane_ids])
-    placement = place_across(work.layers, graph.vertex_count, work.before, work.after, gap, links, pulls, bands)
+    placement = place_across(work.layers, graph.vertex_count, work.before, work.after, gap, links, pulls, bands,
+                             options.budgets)
     work.lane_bounds = placement.boundaries
     return placement.positions
 
@@ -261,7 +263,7 @@ def _route_and_compose(
     slot_of: list[list[int]] = []
     slots_used: list[int] = []
     channel_width: list[float] = []
-    for slots, used in assign_channels(channel_segments):
+    for slots, used in assign_channels(channel_segments, options.budgets):
         slot_of.append(slots)
         slots_used.append(used)
         channel_width.append(max(options.layer_spacing, (used + 1) * options.edge_spacing))

@@ -15,12 +15,10 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
+from layouts.budgets import DEFAULT_BUDGETS, Budgets
 from layouts.steps.spacing import Bands, Placement, Spacing
 
 STEP_LIMIT = 40.0
-STRAIGHTEN_PASSES = 4
-PUSH_LIMIT = 200  # vertices one straightening move may push along
-SWAP_PUSH_LIMIT = 1000  # vertices parting two links that swap lines may push, as a last resort
 SWAP_NUDGE = 6.0  # how far one of two links that swap lines is moved off the other's line
 ALIGNED = 0.01
 FARTHER_TRIES = 2  # how many times a move clearly off a line may go farther to clear the steps it makes
@@ -28,7 +26,7 @@ FARTHER_TRIES = 2  # how many times a move clearly off a line may go farther to 
 
 def straighten(placement: Placement, spacing: Spacing, vertex_count: int,
                 links: Sequence[tuple[int, int, float]], pulls: Sequence[tuple[int, int, float]],
-                bands: Bands | None) -> Placement:
+                bands: Bands | None, budgets: Budgets = DEFAULT_BUDGETS) -> Placement:
     """Remove small steps: move a block of aligned vertices onto a neighbour's line when
     the layer gaps and lanes leave room and fewer links then bend by less than
     ``STEP_LIMIT`` (see the module docstring). Heavier links are tried first."""
@@ -58,14 +56,14 @@ def straighten(placement: Placement, spacing: Spacing, vertex_count: int,
     known_blocks: dict[int, set[int] | None] = {}
 
     def block_of(start: int) -> set[int] | None:
-        """``start`` with every vertex aligned with it; None past ``SWAP_PUSH_LIMIT``
+        """``start`` with every vertex aligned with it; None past ``swap_push_limit``
         vertices (no move may take such a block along, and long aligned chains are common)."""
         if start in known_blocks:
             return known_blocks[start]
         block = {start}
         stack = [start]
         while stack:
-            if len(block) > SWAP_PUSH_LIMIT:
+            if len(block) > budgets.swap_push_limit:
                 known_blocks[start] = None
                 return None
             v = stack.pop()
@@ -88,7 +86,7 @@ def straighten(placement: Placement, spacing: Spacing, vertex_count: int,
         for v in range(vertex_count):
             lane_members.setdefault(bands.lane[v], []).append(v)
 
-    def pushed(block: set[int], shift: float, anchor: int, limit: int = PUSH_LIMIT
+    def pushed(block: set[int], shift: float, anchor: int, limit: int = budgets.push_limit
                ) -> tuple[set[int], set[int]] | None:
         """``block`` with the blocks it pushes ahead of it when moved by ``shift``, and the
         lane boundaries it pushes (with every lane beyond them); None when that would
@@ -173,7 +171,7 @@ def straighten(placement: Placement, spacing: Spacing, vertex_count: int,
             boundaries[k] = round(boundaries[k] + shift, 3)
 
     by_weight = sorted(range(len(links)), key=lambda i: (-links[i][2], i))
-    for _ in range(STRAIGHTEN_PASSES):
+    for _ in range(budgets.straighten_passes):
         moved = False
         for link_index in by_weight:
             if not small_step(link_index):
@@ -218,7 +216,7 @@ def straighten(placement: Placement, spacing: Spacing, vertex_count: int,
             (upper_first, lower_first, _), (upper_second, lower_second, _) = links[first], links[second]
             ends = [(lower_second, upper_second), (lower_first, upper_first),
                     (upper_second, lower_second), (upper_first, lower_first)]
-            any(nudge(v, anchor, added, whole, limit) for limit in (PUSH_LIMIT, SWAP_PUSH_LIMIT)
+            any(nudge(v, anchor, added, whole, limit) for limit in (budgets.push_limit, budgets.swap_push_limit)
                 for added in range(3) for whole in (True, False) for v, anchor in ends)
     return Placement(position, boundaries)
 
