@@ -30,7 +30,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from layouts.budgets import DEFAULT_BUDGETS, Budgets
-from layouts.steps.crossings import Layers, positions
+from layouts.steps.crossings import Layers, drawn_crossings, positions
 from layouts.steps.proper import ProperGraph
 
 IntArray = NDArray[np.int64]
@@ -88,6 +88,12 @@ class _Rethreading:
 def _dummies(graph: ProperGraph) -> IntArray:
     """The dummies of every chain, chain after chain (a shared one as often as it is)."""
     return np.fromiter(itertools.chain.from_iterable(chain[1:-1] for chain in graph.chains), dtype=np.int64)
+
+
+def rethread(graph: ProperGraph, layers: Layers, budgets: Budgets = DEFAULT_BUDGETS) -> Layers:
+    """The pipeline's re-threading step: ``reroute_chains`` where the drawing has a crossing
+    (elsewhere no chain could move)."""
+    return reroute_chains(graph, layers, budgets) if drawn_crossings(graph, layers) > 0 else layers
 
 
 def reroute_chains(graph: ProperGraph, layers: Layers, budgets: Budgets = DEFAULT_BUDGETS) -> Layers:

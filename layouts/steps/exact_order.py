@@ -26,9 +26,24 @@ from itertools import combinations
 import numpy as np
 
 from layouts.budgets import DEFAULT_BUDGETS, Budgets
-from layouts.steps.crossings import Layers, bilayer_crossings, positions
+from layouts.steps.chain_paths import reroute_chains
+from layouts.steps.crossings import Layers, bilayer_crossings, drawn_crossings, positions
 from layouts.steps.linear import InfeasibleProgram, minimize
 from layouts.steps.proper import ProperGraph
+
+
+def order_exactly(graph: ProperGraph, layers: Layers, budgets: Budgets = DEFAULT_BUDGETS) -> Layers:
+    """The pipeline's exact-order step: ``layers`` with the blocks that fit solved and their
+    chains re-threaded again (the program does not see the loops' turns), when that gives
+    the drawing fewer crossings; else ``layers``."""
+    crossings = drawn_crossings(graph, layers)
+    if crossings == 0:
+        return layers
+    proven = exact_order(graph, layers, budgets)
+    if proven is None:
+        return layers
+    proven = reroute_chains(graph, proven, budgets)
+    return proven if drawn_crossings(graph, proven) < crossings else layers
 
 
 def exact_order(graph: ProperGraph, layers: Layers, budgets: Budgets = DEFAULT_BUDGETS) -> Layers | None:

@@ -34,7 +34,6 @@ import numpy as np
 from layouts.budgets import DEFAULT_BUDGETS, Budgets
 from layouts.steps.linear import InfeasibleProgram, minimize
 from layouts.steps.spacing import Bands, Placement, Spacing
-from layouts.steps.straighten import straighten
 
 #: Sparse graphs (links at most this many per vertex, as in process models) keep the
 #: program up to more variables: HiGHS solves those fast (a 5,000-shape flow: 14,600 in 1 s).
@@ -64,11 +63,8 @@ def place_across(
     variables = vertex_count + len(links)
     sparse = len(links) <= SPARSE_LINKS_PER_VERTEX * vertex_count
     if variables > (budgets.sparse_placement_lp_variables if sparse else budgets.placement_lp_variables):
-        placement = _relaxed(spacing, vertex_count, links, bands, budgets)
-    else:
-        placement = _optimal(spacing, vertex_count, links, pulls, bands)
-    # the optimum of summed lengths does not care about small steps; a reader does
-    return straighten(placement, spacing, vertex_count, links, pulls, bands, budgets)
+        return _relaxed(spacing, vertex_count, links, bands, budgets)
+    return _optimal(spacing, vertex_count, links, pulls, bands)
 
 
 def _optimal(spacing: Spacing, vertex_count: int, links: Sequence[tuple[int, int, float]],
