@@ -333,7 +333,7 @@ def _place(state: FlowState) -> None:
 
 def _straighten(state: FlowState) -> None:
     # the optimum of summed lengths does not care about small steps; a reader does
-    state.placement = straighten(state.placement, _spacing(state), state.proper.vertex_count, state.links,
+    state.placement = straighten(state.placement, _spacing(state), state.links,
                                  state.pulls, state.bands, state.options.budgets)
 
 

@@ -106,7 +106,7 @@ def test_a_fork_lines_up_with_one_branch_instead_of_stepping_into_both() -> None
     links = [(1, 3, 4.0), (0, 2, 1.0), (0, 3, 4.0), (2, 4, 1.0)]
     optimum = place_across(layers, 6, before, after, gap=lambda p, q: 30.0, links=links)
     assert optimum.positions[0] != optimum.positions[2]
-    positions = straighten(optimum, Spacing(layers, before, after, lambda p, q: 30.0), 6, links, (), None).positions
+    positions = straighten(optimum, Spacing(layers, before, after, lambda p, q: 30.0), links).positions
     assert positions[0] == positions[2] == positions[4]
     assert all(positions[a] == positions[b] or abs(positions[a] - positions[b]) >= STEP_LIMIT
                for a, b, _ in links)
