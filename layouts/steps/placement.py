@@ -6,6 +6,7 @@ short. Guarantees: neighbours within a layer keep their order and never overlap;
 of weighted link lengths ``w * |pos[a] - pos[b]|`` is minimal (dot's priority method
 posed as the linear program it approximates); ``pulls`` (a, b, w) add ``w * (pos[b] -
 pos[a])`` to draw a vertex that must follow another towards it. Positions start at 0.
+The small steps the optimum leaves are the pipeline's next step (``straighten.py``).
 
 Link weights follow dot: 1 between two nodes, 2 between a node and a dummy, 8 between two
 dummies, so long edges run straight and the main path stays on one line.
