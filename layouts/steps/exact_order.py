@@ -3,8 +3,9 @@
 Expects a proper layered graph and an order of its layers (the heuristic's, the
 program's starting point). Guarantees: the returned order has each block of layers with
 crossings reordered to the fewest crossings any order of it can have, when the block's
-program fits ``Budgets.exact_variables`` (what is left of them for the drawing) and HiGHS
-proves the optimum within ``Budgets.exact_nodes`` branch-and-bound nodes; other blocks keep their order.
+program fits ``Budgets.exact_variables`` (what is left of them for the drawing) and
+HiGHS proves the optimum within ``Budgets.exact_nodes`` branch-and-bound nodes; other
+blocks keep their order.
 Deterministic: no time limit, only size and node limits.
 
 A layer with at most one vertex has no crossings on either side, so the layers between

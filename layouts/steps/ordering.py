@@ -12,8 +12,8 @@ A second start (the sweep order reversed) runs when the graph is small enough; t
 start with fewer crossings wins (``sweep_order``, the pipeline's "ordering" step). The
 pipeline's next steps re-thread each long edge as a whole (``chain_paths.rethread``) and
 give small graphs their exact optimum (``exact_order.order_exactly``); ``order_layers``
-runs all three. Orders are compared by the crossings the drawing will have (``crossings.drawn_crossings``:
-with the loops' turns). With swimlanes, each layer stays grouped by lane
+runs all three. Orders are compared by the crossings the drawing will have
+(``crossings.drawn_crossings``: with the loops' turns). With swimlanes, each layer stays grouped by lane
 (``graph.lane``, in lane order) and only vertices of the same lane trade places.
 
 Bounded cost: sweeps and transposes draw on one budget of ``Budgets.sweep_work`` units (a sweep
