@@ -235,18 +235,7 @@ def _insert_turns(state: FlowState) -> None:
     layers, on the side where the loop crosses fewer edges, nearer loops first; then
     build the chains the routes follow and put outside labels on the side loops avoid."""
     graph = state.proper
-    position = {v: i for layer in state.layers for i, v in enumerate(layer)}
-    turns_at: dict[int, list[tuple[bool, int, int]]] = {}
-    for edge, chain in enumerate(graph.chains):
-        if edge not in graph.reversed_edges or edge in graph.bypass:
-            continue
-        span = len(chain) - 1
-        for node, neighbour, adjacency in ((chain[0], chain[1], graph.down), (chain[-1], chain[-2], graph.up)):
-            others = list(adjacency[node])
-            others.remove(neighbour)
-            crossings_above = sum(1 for w in others if position[w] < position[neighbour])
-            crossings_below = sum(1 for w in others if position[w] > position[neighbour])
-            turns_at.setdefault(node, []).append((crossings_above < crossings_below, span, edge))
+    turns_at = _turn_sides(state)
     for layer in state.layers:
         expanded: list[int] = []
         for vertex in layer:
@@ -272,6 +261,24 @@ def _insert_turns(state: FlowState) -> None:
                 state.before[node] += extent
             else:
                 state.after[node] += extent
+
+
+def _turn_sides(state: FlowState) -> dict[int, list[tuple[bool, int, int]]]:
+    """Per node, its loops' turns: (above the node, the loop's span, the edge)."""
+    graph = state.proper
+    position = {v: i for layer in state.layers for i, v in enumerate(layer)}
+    turns_at: dict[int, list[tuple[bool, int, int]]] = {}
+    for edge, chain in enumerate(graph.chains):
+        if edge not in graph.reversed_edges or edge in graph.bypass:
+            continue
+        span = len(chain) - 1
+        for node, neighbour, adjacency in ((chain[0], chain[1], graph.down), (chain[-1], chain[-2], graph.up)):
+            others = list(adjacency[node])
+            others.remove(neighbour)
+            crossings_above = sum(1 for w in others if position[w] < position[neighbour])
+            crossings_below = sum(1 for w in others if position[w] > position[neighbour])
+            turns_at.setdefault(node, []).append((crossings_above < crossings_below, span, edge))
+    return turns_at
 
 
 def _new_turn(state: FlowState, node: int, edge: int, above: bool) -> int:
