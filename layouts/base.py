@@ -4,6 +4,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Protocol
 
+from layouts.budgets import DEFAULT_BUDGETS, Budgets
 from layouts.geometry import Layout
 from layouts.graph import LayoutGraph
 
@@ -16,13 +17,15 @@ class LayoutError(ValueError):
 class LayoutOptions:
     """Spacings in user units. ``node_spacing`` separates neighbours within a layer,
     ``layer_spacing`` is the least gap between layers, ``edge_spacing`` separates
-    parallel edge segments, ``margin`` surrounds the drawing."""
+    parallel edge segments, ``margin`` surrounds the drawing; ``budgets`` bound the
+    steps' work (``layouts/budgets.py``)."""
 
     node_spacing: float = 30.0
     layer_spacing: float = 50.0
     edge_spacing: float = 12.0
     margin: float = 20.0
     ordering_sweeps: int = 24
+    budgets: Budgets = DEFAULT_BUDGETS
 
 
 class LayoutStrategy(Protocol):

@@ -67,7 +67,7 @@ class GraphicLayout:
             if not kids:
                 sizes[node.id] = (node.width, node.height + (self.padding if node.role != "leaf" else 0.0))
                 continue
-            packings[node.id] = packed = self._pack(kids, sizes)
+            packings[node.id] = packed = self._pack(kids, sizes, options)
             sizes[node.id] = (max(node.width, packed.width + 2 * self.padding),
                               node.height + packed.height + 2 * self.padding)
         roots = children.get(None, [])
@@ -75,7 +75,7 @@ class GraphicLayout:
         if len(roots) == 1 and _is_house(roots[0], children):
             width, height = self._house(roots[0], children, sizes, boxes, options.margin)
         else:
-            top = self._pack(roots, sizes)
+            top = self._pack(roots, sizes, options)
             self._place(roots, top, options.margin, options.margin, top.width, sizes, boxes)
             width, height = top.width, top.height
         for node in order:
@@ -87,8 +87,8 @@ class GraphicLayout:
         return Layout(round(width + 2 * options.margin, 2), round(height + 2 * options.margin, 2),
                       tuple(NodeBox(node.id, boxes[node.id]) for node in order))
 
-    def _pack(self, nodes: list[LayoutNode], sizes: dict[str, Size]) -> Packing:
-        return pack_rows([sizes[node.id] for node in nodes], self.gap, self.aspect)
+    def _pack(self, nodes: list[LayoutNode], sizes: dict[str, Size], options: LayoutOptions) -> Packing:
+        return pack_rows([sizes[node.id] for node in nodes], self.gap, self.aspect, options.budgets)
 
     def _place(self, nodes: list[LayoutNode], packing: Packing, x: float, y: float, width: float,
                sizes: dict[str, Size], boxes: dict[str, Box]) -> None:

@@ -1,10 +1,17 @@
-"""The layered (Sugiyama) pipeline behind the flow layouts, read top-down.
+"""The layered (Sugiyama) pipeline behind the flow layouts: a flat list of named steps.
 
-content graph ─► cycles ─► layers ─► proper graph ─► order ─► loop turns ─► placement
-─► channels ─► routes ─► rotation. Every step is a function in ``layouts/steps``; this
-module only wires them and keeps the working state. The pipeline works in abstract
-coordinates: ``r`` along the flow (rank axis), ``o`` across it (order axis). A
-``Direction`` maps them to x/y at the end, so ``vertical`` is ``horizontal`` rotated.
+``STEPS``, in order: cycles ─► layers ─► lanes ─► proper ─► sizes ─► main path ─►
+ordering ─► rethreading ─► exact order ─► loop turns ─► placement ─► straightening ─►
+ports ─► bypass ─► channels ─► layer starts ─► routes ─► compose. Each step is a plain
+function that reads what earlier steps left in one ``FlowState`` and adds its own part;
+the algorithms live in ``layouts/steps``, this module only wires them.
+``run_steps(..., stop_after=name)`` returns the state after that step, so tests can check
+a step's guarantees on its own. The budgets every step works within come with the
+options (``LayoutOptions.budgets``, ``layouts/budgets.py``).
+
+The pipeline works in abstract coordinates: ``r`` along the flow (rank axis), ``o``
+across it (order axis). A ``Direction`` maps them to x/y at the end, so ``vertical`` is
+``horizontal`` rotated.
 
 Back edges (rework loops) stay drawn against the flow: each gets a turn vertex just
 beside its source and one beside its target, so the loop leaves the source's side,
@@ -23,22 +30,27 @@ every node inside its band, with a header strip before the first layer.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from layouts.base import LayoutError, LayoutOptions
 from layouts.geometry import Direction, EdgeRoute, Layout, NodeBox, Point
 from layouts.graph import LayoutGraph
 from layouts.steps.acyclic import feedback_edges
-from layouts.steps.bypass import bypass_routes, drawn_ends
+from layouts.steps.bypass import BypassRoute, bypass_routes, drawn_ends
+from layouts.steps.chain_paths import rethread
 from layouts.steps.channels import ChannelSegment, assign_channels
 from layouts.steps.compose import lane_bands, normalize, simplify_route
+from layouts.steps.exact_order import order_exactly
 from layouts.steps.lanes import UNASSIGNED_LANE, order_lanes
 from layouts.steps.layering import minimal_length_ranks
 from layouts.steps.main_path import main_path_edges
-from layouts.steps.ordering import order_layers
+from layouts.steps.ordering import sweep_order
 from layouts.steps.placement import place_across
 from layouts.steps.proper import ProperGraph, make_proper
-from layouts.steps.spacing import Bands
+from layouts.steps.spacing import Bands, Placement, Spacing
+from layouts.steps.straighten import straighten
 
 LABEL_GAP = 4.0
 MAIN_PATH_WEIGHT = 4.0
@@ -50,93 +62,211 @@ POINTED_KINDS = frozenset({"evStart", "evIntermediate", "evEnd", "ruleXor", "rul
 PORT_CORNER = 10.0
 
 
-@dataclass(slots=True)
-class _Work:
-    """Working state of one run; lists are indexed by vertex (nodes first, then dummies)."""
+def _no_graph() -> ProperGraph:
+    return ProperGraph(0, [], [], frozenset(), [], [], [])
 
-    graph: ProperGraph
-    symbol_r: list[float]
-    symbol_o: list[float]
-    label_r: list[float]
-    label_o: list[float]
-    before: list[float]
-    after: list[float]
-    rank_extent: list[float]
+
+@dataclass(slots=True)
+class FlowState:
+    """The input and what each step has found so far (grouped by the step that sets it).
+    Lists over vertices are indexed nodes first, then dummies, then loop turns."""
+
+    graph: LayoutGraph
+    options: LayoutOptions
+    direction: Direction
+    edges: list[tuple[int, int]]  # (source, target) node indices, in graph.edges order
+    roots: list[int]  # the start events: cycle breaking and ordering begin there
+    # cycles
+    reversed_edges: frozenset[int] = frozenset()
+    dag: list[tuple[int, int]] = field(default_factory=list)  # edges with the reversed ones turned
+    # layers
+    ranks: list[int] = field(default_factory=list)
+    # lanes
+    lane_ids: list[str] = field(default_factory=list)  # lanes in drawing order
+    node_lanes: list[int] | None = None  # each node's lane position; None without lanes
+    # proper
+    proper: ProperGraph = field(default_factory=_no_graph)
+    # sizes (abstract extents of each vertex's symbol and label; dummies and turns are points)
+    symbol_r: list[float] = field(default_factory=list)
+    symbol_o: list[float] = field(default_factory=list)
+    label_r: list[float] = field(default_factory=list)
+    label_o: list[float] = field(default_factory=list)
+    before: list[float] = field(default_factory=list)  # extent before the anchor across the flow
+    after: list[float] = field(default_factory=list)
+    rank_extent: list[float] = field(default_factory=list)
+    # main path
+    main_path: frozenset[int] = frozenset()  # edges of the longest forward chain
+    # ordering, rethreading, exact order (loop turns add the turn vertices)
     layers: list[list[int]] = field(default_factory=list)
+    # loop turns
     route_chains: list[list[int]] = field(default_factory=list)
     turn_of: dict[tuple[int, int], int] = field(default_factory=dict)  # (edge, node) → turn vertex
     turn_above: set[int] = field(default_factory=set)  # turn vertices placed before their node
-    main_path: frozenset[int] = frozenset()  # edges of the longest forward chain
-    lane_ids: list[str] = field(default_factory=list)  # lanes in drawing order
-    lane_bounds: list[float] = field(default_factory=list)
     label_before: set[int] = field(default_factory=set)  # nodes whose outside label precedes the symbol
-    order_pos: list[float] = field(default_factory=list)
+    # placement, straightening
+    links: list[tuple[int, int, float]] = field(default_factory=list)
+    pulls: list[tuple[int, int, float]] = field(default_factory=list)
+    bands: Bands | None = None
+    placement: Placement = field(default_factory=lambda: Placement([], []))
+    # ports
+    chain_o: list[list[float]] = field(default_factory=list)  # order coordinates along each route chain
+    # bypass
+    bypass: dict[int, BypassRoute] = field(default_factory=dict)
+    # channels
+    segment_at: dict[tuple[int, int], int] = field(default_factory=dict)  # segment key → index in its channel
+    slot_of: list[list[int]] = field(default_factory=list)
+    slots_used: list[int] = field(default_factory=list)
+    channel_width: list[float] = field(default_factory=list)
+    # layer starts
+    band: list[float] = field(default_factory=list)  # each layer's extent along the flow
+    layer_start: list[float] = field(default_factory=list)
+    centre_r: list[float] = field(default_factory=list)
+    # routes
+    routes: list[list[Point]] = field(default_factory=list)
+    # compose
+    layout: Layout | None = None
+
+    @property
+    def order_pos(self) -> list[float]:
+        return self.placement.positions
+
+    @property
+    def lane_bounds(self) -> list[float]:
+        return self.placement.boundaries
+
+
+class Step(NamedTuple):
+    name: str
+    run: Callable[[FlowState], None]
 
 
 def layered_layout(graph: LayoutGraph, options: LayoutOptions, direction: Direction) -> Layout:
+    layout = run_steps(graph, options, direction).layout
+    assert layout is not None  # the last step composes it
+    return layout
+
+
+def run_steps(graph: LayoutGraph, options: LayoutOptions, direction: Direction,
+              stop_after: str | None = None) -> FlowState:
+    """The state after every step, or after ``stop_after`` (a name in ``STEPS``)."""
+    if stop_after is not None and stop_after not in STEP_NAMES:
+        raise ValueError(f"unknown step {stop_after!r}; one of: {', '.join(STEP_NAMES)}")
     index = {node.id: i for i, node in enumerate(graph.nodes)}
-    edges = [(index[e.source], index[e.target]) for e in graph.edges]
-    roots = [i for i, node in enumerate(graph.nodes) if node.kind in START_KINDS]
-    reversed_edges = feedback_edges(len(graph.nodes), edges, roots)
-    dag = [(t, s) if i in reversed_edges else (s, t) for i, (s, t) in enumerate(edges)]
-    ranks = minimal_length_ranks(len(graph.nodes), dag)
-    lane_ids, node_lanes = _lanes(graph, index, edges)
-    proper = make_proper(ranks, edges, reversed_edges, node_lanes)
-    work = _measure(graph, proper, direction)
-    work.lane_ids = lane_ids
-    work.main_path = main_path_edges(len(graph.nodes), dag, ranks, skip=reversed_edges)
-    work.layers = order_layers(proper, roots, options.ordering_sweeps)
-    _insert_turns(work)
-    work.order_pos = _place(work, options, graph)
-    return _route_and_compose(graph, work, options, direction)
+    state = FlowState(graph, options, direction, [(index[e.source], index[e.target]) for e in graph.edges],
+                      [i for i, node in enumerate(graph.nodes) if node.kind in START_KINDS])
+    for step in STEPS:
+        step.run(state)
+        if step.name == stop_after:
+            break
+    return state
 
 
-def _lanes(graph: LayoutGraph, index: dict[str, int],
-           edges: list[tuple[int, int]]) -> tuple[list[str], list[int] | None]:
+def _break_cycles(state: FlowState) -> None:
+    state.reversed_edges = feedback_edges(len(state.graph.nodes), state.edges, state.roots)
+    state.dag = [(t, s) if i in state.reversed_edges else (s, t) for i, (s, t) in enumerate(state.edges)]
+
+
+def _layer(state: FlowState) -> None:
+    state.ranks = minimal_length_ranks(len(state.graph.nodes), state.dag, state.options.budgets)
+
+
+def _order_lanes(state: FlowState) -> None:
     """Lane ids in drawing order and each node's lane position (None without lanes)."""
+    graph = state.graph
     if not graph.lanes:
-        return [], None
+        return
     preferred = {lane.id: i for i, lane in enumerate(graph.lanes)}
     unknown = sorted({n.lane for n in graph.nodes if n.lane not in preferred}, key=str)
     if unknown:
         raise LayoutError(f"shapes refer to lanes that do not exist: {unknown}")
     node_lane = [preferred[str(node.lane)] for node in graph.nodes]
     last = next((i for i, lane in enumerate(graph.lanes) if lane.id == UNASSIGNED_LANE), None)
-    order = order_lanes(len(graph.lanes), node_lane, edges, last=last)
+    order = order_lanes(len(graph.lanes), node_lane, state.edges, last, state.options.budgets)
     rank = {lane: position for position, lane in enumerate(order)}
-    return [graph.lanes[lane].id for lane in order], [rank[lane] for lane in node_lane]
+    state.lane_ids = [graph.lanes[lane].id for lane in order]
+    state.node_lanes = [rank[lane] for lane in node_lane]
 
 
-def _measure(graph: LayoutGraph, proper: ProperGraph, direction: Direction) -> _Work:
-    work = _Work(proper, [], [], [], [], [], [], [])
-    for node in graph.nodes:
-        sym_r, sym_o = direction.to_abstract(node.width, node.height)
+def _make_proper(state: FlowState) -> None:
+    state.proper = make_proper(state.ranks, state.edges, state.reversed_edges, state.node_lanes,
+                               state.options.budgets)
+
+
+def _measure(state: FlowState) -> None:
+    for node in state.graph.nodes:
+        sym_r, sym_o = state.direction.to_abstract(node.width, node.height)
         has_label = node.label_width > 0 and node.label_height > 0
-        lab_r, lab_o = direction.to_abstract(node.label_width, node.label_height) if has_label else (0.0, 0.0)
-        work.symbol_r.append(sym_r)
-        work.symbol_o.append(sym_o)
-        work.label_r.append(lab_r)
-        work.label_o.append(lab_o)
-        work.before.append(sym_o / 2)
-        work.after.append(sym_o / 2)
-        work.rank_extent.append(max(sym_r, lab_r))
-    for _ in range(proper.node_count, proper.vertex_count):
-        _append_point_vertex(work)
-    return work
+        lab_r, lab_o = state.direction.to_abstract(node.label_width, node.label_height) if has_label else (0.0, 0.0)
+        state.symbol_r.append(sym_r)
+        state.symbol_o.append(sym_o)
+        state.label_r.append(lab_r)
+        state.label_o.append(lab_o)
+        state.before.append(sym_o / 2)
+        state.after.append(sym_o / 2)
+        state.rank_extent.append(max(sym_r, lab_r))
+    for _ in range(state.proper.node_count, state.proper.vertex_count):
+        _append_point_vertex(state)
 
 
-def _append_point_vertex(work: _Work) -> None:
-    for values in (work.symbol_r, work.symbol_o, work.label_r, work.label_o, work.before,
-                   work.after, work.rank_extent):
+def _append_point_vertex(state: FlowState) -> None:
+    for values in (state.symbol_r, state.symbol_o, state.label_r, state.label_o, state.before,
+                   state.after, state.rank_extent):
         values.append(0.0)
 
 
-def _insert_turns(work: _Work) -> None:
+def _find_main_path(state: FlowState) -> None:
+    state.main_path = main_path_edges(len(state.graph.nodes), state.dag, state.ranks, skip=state.reversed_edges)
+
+
+def _sweep(state: FlowState) -> None:
+    state.layers = sweep_order(state.proper, state.roots, state.options.ordering_sweeps, state.options.budgets)
+
+
+def _rethread(state: FlowState) -> None:
+    state.layers = rethread(state.proper, state.layers, state.options.budgets)
+
+
+def _order_exactly(state: FlowState) -> None:
+    state.layers = order_exactly(state.proper, state.layers, state.options.budgets)
+
+
+def _insert_turns(state: FlowState) -> None:
     """Give every back edge a turn vertex next to its source and its target in their
     layers, on the side where the loop crosses fewer edges, nearer loops first; then
     build the chains the routes follow and put outside labels on the side loops avoid."""
-    graph = work.graph
-    position = {v: i for layer in work.layers for i, v in enumerate(layer)}
+    graph = state.proper
+    turns_at = _turn_sides(state)
+    for layer in state.layers:
+        expanded: list[int] = []
+        for vertex in layer:
+            turns = turns_at.get(vertex, [])
+            above = sorted((-span, edge) for is_above, span, edge in turns if is_above)
+            below = sorted((span, edge) for is_above, span, edge in turns if not is_above)
+            expanded += [_new_turn(state, vertex, edge, True) for _, edge in above]
+            expanded.append(vertex)
+            expanded += [_new_turn(state, vertex, edge, False) for _, edge in below]
+            if below and not above:
+                state.label_before.add(vertex)
+        layer[:] = expanded
+    for edge, chain in enumerate(graph.chains):
+        if edge in graph.reversed_edges and edge not in graph.bypass:
+            first, last = state.turn_of[(edge, chain[0])], state.turn_of[(edge, chain[-1])]
+            state.route_chains.append([first, *chain[1:-1], last])
+        else:
+            state.route_chains.append(list(chain))
+    for node in range(graph.node_count):
+        if state.label_o[node] > 0:
+            extent = state.label_o[node] + LABEL_GAP
+            if node in state.label_before:
+                state.before[node] += extent
+            else:
+                state.after[node] += extent
+
+
+def _turn_sides(state: FlowState) -> dict[int, list[tuple[bool, int, int]]]:
+    """Per node, its loops' turns: (above the node, the loop's span, the edge)."""
+    graph = state.proper
+    position = {v: i for layer in state.layers for i, v in enumerate(layer)}
     turns_at: dict[int, list[tuple[bool, int, int]]] = {}
     for edge, chain in enumerate(graph.chains):
         if edge not in graph.reversed_edges or edge in graph.bypass:
@@ -148,212 +278,93 @@ def _insert_turns(work: _Work) -> None:
             crossings_above = sum(1 for w in others if position[w] < position[neighbour])
             crossings_below = sum(1 for w in others if position[w] > position[neighbour])
             turns_at.setdefault(node, []).append((crossings_above < crossings_below, span, edge))
-    for layer in work.layers:
-        expanded: list[int] = []
-        for vertex in layer:
-            turns = turns_at.get(vertex, [])
-            above = sorted((-span, edge) for is_above, span, edge in turns if is_above)
-            below = sorted((span, edge) for is_above, span, edge in turns if not is_above)
-            expanded += [_new_turn(work, vertex, edge, True) for _, edge in above]
-            expanded.append(vertex)
-            expanded += [_new_turn(work, vertex, edge, False) for _, edge in below]
-            if below and not above:
-                work.label_before.add(vertex)
-        layer[:] = expanded
-    for edge, chain in enumerate(graph.chains):
-        if edge in graph.reversed_edges and edge not in graph.bypass:
-            first, last = work.turn_of[(edge, chain[0])], work.turn_of[(edge, chain[-1])]
-            work.route_chains.append([first, *chain[1:-1], last])
-        else:
-            work.route_chains.append(list(chain))
-    for node in range(graph.node_count):
-        if work.label_o[node] > 0:
-            extent = work.label_o[node] + LABEL_GAP
-            if node in work.label_before:
-                work.before[node] += extent
-            else:
-                work.after[node] += extent
+    return turns_at
 
 
-def _new_turn(work: _Work, node: int, edge: int, above: bool) -> int:
-    graph = work.graph
+def _new_turn(state: FlowState, node: int, edge: int, above: bool) -> int:
+    graph = state.proper
     turn = graph.vertex_count
     graph.layer_of.append(graph.layer_of[node])
     graph.lane.append(graph.lane[node])
     graph.up.append([])
     graph.down.append([])
-    _append_point_vertex(work)
-    work.turn_of[(edge, node)] = turn
+    _append_point_vertex(state)
+    state.turn_of[(edge, node)] = turn
     if above:
-        work.turn_above.add(turn)
+        state.turn_above.add(turn)
     return turn
 
 
-def _place(work: _Work, options: LayoutOptions, layout_graph: LayoutGraph) -> list[float]:
-    graph = work.graph
+def _spacing(state: FlowState) -> Spacing:
+    """The order and gap constraints: shapes ``node_spacing`` apart, edge points
+    ``edge_spacing``, a shape and a point the larger of half the one and the other."""
+    options, node_count = state.options, state.proper.node_count
+
+    def gap(p: int, q: int) -> float:
+        if p < node_count and q < node_count:
+            return options.node_spacing
+        if p >= node_count and q >= node_count:
+            return options.edge_spacing
+        return max(options.edge_spacing, options.node_spacing / 2)
+
+    return Spacing(state.layers, state.before, state.after, gap)
+
+
+def _place(state: FlowState) -> None:
+    graph, options = state.proper, state.options
 
     def is_point(vertex: int) -> bool:
         return vertex >= graph.node_count
 
-    def gap(p: int, q: int) -> float:
-        if not is_point(p) and not is_point(q):
-            return options.node_spacing
-        if is_point(p) and is_point(q):
-            return options.edge_spacing
-        return max(options.edge_spacing, options.node_spacing / 2)
-
     weights: dict[tuple[int, int], float] = {}  # a chain shared by several edges is one link
-    for edge, chain in enumerate(work.route_chains):
+    for edge, chain in enumerate(state.route_chains):
         if edge in graph.bypass:
             continue
-        boost = MAIN_PATH_WEIGHT if edge in work.main_path else 1.0
+        boost = MAIN_PATH_WEIGHT if edge in state.main_path else 1.0
         for a, b in zip(chain, chain[1:]):
             weights[(a, b)] = weights.get((a, b), 0.0) + boost * (1, 2, 8)[is_point(a) + is_point(b)]
-    links = [(a, b, weight) for (a, b), weight in weights.items()]
+    state.links = [(a, b, weight) for (a, b), weight in weights.items()]
     # a light pull keeps each loop hugging its node without bending the flow towards it
-    pulls = [(turn, node, 0.25) if turn in work.turn_above else (node, turn, 0.25)
-             for (_, node), turn in work.turn_of.items()]
-    bands = None
-    if work.lane_ids:
-        specs = {lane.id: lane for lane in layout_graph.lanes}
+    state.pulls = [(turn, node, 0.25) if turn in state.turn_above else (node, turn, 0.25)
+                   for (_, node), turn in state.turn_of.items()]
+    if state.lane_ids:
+        specs = {lane.id: lane for lane in state.graph.lanes}
         padding = [options.edge_spacing if is_point(v) else options.node_spacing / 2
                    for v in range(graph.vertex_count)]
-        bands = Bands(graph.lane, padding, [specs[lane].header_width + 2 * options.edge_spacing
-                                            for lane in work.lane_ids])
-    placement = place_across(work.layers, graph.vertex_count, work.before, work.after, gap, links, pulls, bands)
-    work.lane_bounds = placement.boundaries
-    return placement.positions
+        state.bands = Bands(graph.lane, padding, [specs[lane].header_width + 2 * options.edge_spacing
+                                                  for lane in state.lane_ids])
+    spacing = _spacing(state)
+    state.placement = place_across(spacing.layers, graph.vertex_count, spacing.before, spacing.after, spacing.gap,
+                                   state.links, state.pulls, state.bands, options.budgets)
 
 
-def _route_and_compose(
-    graph: LayoutGraph, work: _Work, options: LayoutOptions, direction: Direction
-) -> Layout:
-    proper = work.graph
-    o = work.order_pos
-    layer_count = len(work.layers)
-    band = [max((work.rank_extent[v] for v in layer), default=0.0) for layer in work.layers]
-    band = [max(width, options.edge_spacing) for width in band]
-
-    channel_segments: list[list[ChannelSegment]] = [[] for _ in range(max(layer_count - 1, 0))]
-    # (a, b) → index in its channel's list: a link shared by several edges is one segment;
-    # bypass segments are keyed (edge, -1) out of a source and (edge, -2) into a target
-    segment_at: dict[tuple[int, int], int] = {}
-    chain_o = _chain_ports(graph, work)
-    for edge, chain in enumerate(work.route_chains):
-        if edge in proper.bypass:
-            continue
-        for (a, b), (o_a, o_b) in zip(zip(chain, chain[1:]), zip(chain_o[edge], chain_o[edge][1:])):
-            if (a, b) not in segment_at:
-                segment_at[(a, b)] = len(channel_segments[proper.layer_of[a]])
-                channel_segments[proper.layer_of[a]].append(ChannelSegment(edge, o_a, o_b))
-    bypass = bypass_routes(proper, o, work.before, work.lane_bounds[0] if work.lane_bounds else None,
-                           options.node_spacing, options.edge_spacing)
-    for edge, route in bypass.items():
-        source, target = drawn_ends(proper, edge)
-        backward = edge in proper.reversed_edges
-        out_segment = ChannelSegment(edge, *((route.track, o[source]) if backward else (o[source], route.track)))
-        in_segment = ChannelSegment(edge, *((o[target], route.track) if backward else (route.track, o[target])))
-        for key, channel, segment in ((route.out_key, route.out_channel, out_segment),
-                                      (route.in_key, route.in_channel, in_segment)):
-            if key not in segment_at:
-                segment_at[key] = len(channel_segments[channel])
-                channel_segments[channel].append(segment)
-    slot_of: list[list[int]] = []
-    slots_used: list[int] = []
-    channel_width: list[float] = []
-    for slots, used in assign_channels(channel_segments):
-        slot_of.append(slots)
-        slots_used.append(used)
-        channel_width.append(max(options.layer_spacing, (used + 1) * options.edge_spacing))
-
-    layer_start = [0.0] * layer_count
-    for k in range(1, layer_count):
-        layer_start[k] = layer_start[k - 1] + band[k - 1] + channel_width[k - 1]
-    centre_r = [layer_start[proper.layer_of[v]] + band[proper.layer_of[v]] / 2
-                for v in range(proper.vertex_count)]
-
-    def slot_r(key: tuple[int, int], channel: int) -> float:
-        first = layer_start[channel] + band[channel] + (
-            channel_width[channel] - (slots_used[channel] - 1) * options.edge_spacing) / 2
-        return first + slot_of[channel][segment_at[key]] * options.edge_spacing
-
-    port_shift = _loop_port_shifts(work, options)
-    routes: list[list[Point]] = []
-    for edge, chain in enumerate(work.route_chains):
-        points: list[tuple[float, float]] = []  # (r, o)
-        if edge in proper.bypass:
-            source, target = drawn_ends(proper, edge)
-            route = bypass[edge]
-            side = -1 if edge in proper.reversed_edges else 1  # leave towards the track's end
-            points.append((centre_r[source] + side * work.symbol_r[source] / 2, o[source]))
-            for key, channel, o_from, o_to in ((route.out_key, route.out_channel, o[source], route.track),
-                                               (route.in_key, route.in_channel, route.track, o[target])):
-                r = slot_r(key, channel)
-                points += [(r, o_from), (r, o_to)]
-            points.append((centre_r[target] - side * work.symbol_r[target] / 2, o[target]))
-        elif edge in proper.reversed_edges:
-            target, source = proper.chains[edge][0], proper.chains[edge][-1]
-            shift_s, shift_t = port_shift[(edge, source)], port_shift[(edge, target)]
-            points.append((centre_r[source] + shift_s, _side(work, source, chain[-1])))
-            points.append((centre_r[source] + shift_s, o[chain[-1]]))
-            for a, b in reversed(list(zip(chain, chain[1:]))):
-                channel = proper.layer_of[a]
-                if abs(o[a] - o[b]) > 1e-6:
-                    r = slot_r((a, b), channel)
-                    points += [(r, o[b]), (r, o[a])]
-            points.append((centre_r[target] + shift_t, o[chain[0]]))
-            points.append((centre_r[target] + shift_t, _side(work, target, chain[0])))
-        else:
-            source, target = chain[0], chain[-1]
-            ports = chain_o[edge]
-            points.append((centre_r[source] + work.symbol_r[source] / 2, ports[0]))
-            for (a, b), (o_a, o_b) in zip(zip(chain, chain[1:]), zip(ports, ports[1:])):
-                if abs(o_a - o_b) > 1e-6:
-                    r = slot_r((a, b), proper.layer_of[a])
-                    points += [(r, o_a), (r, o_b)]
-            points.append((centre_r[target] - work.symbol_r[target] / 2, ports[-1]))
-        routes.append([direction.point(r, oo) for r, oo in simplify_route(points)])
-
-    node_boxes: list[NodeBox] = []
-    for v, node in enumerate(graph.nodes):
-        symbol = direction.box(centre_r[v] - work.symbol_r[v] / 2, o[v] - work.symbol_o[v] / 2,
-                               work.symbol_r[v], work.symbol_o[v])
-        label = None
-        if work.label_o[v] > 0:
-            label_o = (o[v] - work.symbol_o[v] / 2 - LABEL_GAP - work.label_o[v]
-                       if v in work.label_before else o[v] + work.symbol_o[v] / 2 + LABEL_GAP)
-            label = direction.box(centre_r[v] - work.label_r[v] / 2, label_o,
-                                  work.label_r[v], work.label_o[v])
-        node_boxes.append(NodeBox(node.id, symbol, label))
-    edge_routes = [EdgeRoute(e.source, e.target, tuple(points), key=e.key)
-                   for e, points in zip(graph.edges, routes)]
-    specs = {lane.id: lane for lane in graph.lanes}
-    lanes = lane_bands(work.lane_ids, work.lane_bounds, [specs[lane].header_height for lane in work.lane_ids],
-                       layer_start[-1] + band[-1] if layer_count else 0.0, options, direction)
-    return normalize(node_boxes, edge_routes, options.margin, lanes)
+def _straighten(state: FlowState) -> None:
+    # the optimum of summed lengths does not care about small steps; a reader does
+    state.placement = straighten(state.placement, _spacing(state), state.links,
+                                 state.pulls, state.bands, state.options.budgets)
 
 
-def _chain_ports(graph: LayoutGraph, work: _Work) -> list[list[float]]:
+def _chain_ports(state: FlowState) -> None:
     """Order coordinates along each edge's chain, with the ends moved along a flat side of
     the source or target to where the edge continues, when that point lies on the side:
     the edge then leaves or enters straight instead of stepping next to the shape
     (reversed and bypass edges keep their ports)."""
-    proper = work.graph
-    o = work.order_pos
+    proper = state.proper
+    o = state.order_pos
 
     def on_flat_side(node: int, value: float) -> bool:
-        reach = work.symbol_o[node] / 2 - PORT_CORNER
-        return graph.nodes[node].kind not in POINTED_KINDS and abs(value - o[node]) <= reach
+        reach = state.symbol_o[node] / 2 - PORT_CORNER
+        return state.graph.nodes[node].kind not in POINTED_KINDS and abs(value - o[node]) <= reach
 
-    drawn = [edge for edge in range(len(work.route_chains))
+    drawn = [edge for edge in range(len(state.route_chains))
              if edge not in proper.reversed_edges and edge not in proper.bypass]
     # a port of its own only for the single edge on a side: a moved end beside a shared
     # port would cross the other edges' step into it
-    leaving = Counter(work.route_chains[edge][0] for edge in drawn)
-    entering = Counter(work.route_chains[edge][-1] for edge in drawn)
-    result = [[o[v] for v in chain] for chain in work.route_chains]
+    leaving = Counter(state.route_chains[edge][0] for edge in drawn)
+    entering = Counter(state.route_chains[edge][-1] for edge in drawn)
+    state.chain_o = [[o[v] for v in chain] for chain in state.route_chains]
     for edge in drawn:
-        chain, coordinates = work.route_chains[edge], result[edge]
+        chain, coordinates = state.route_chains[edge], state.chain_o[edge]
         source, target = chain[0], chain[-1]
         if entering[target] == 1 and on_flat_side(target, coordinates[-2]):
             coordinates[-1] = coordinates[-2]
@@ -361,24 +372,141 @@ def _chain_ports(graph: LayoutGraph, work: _Work) -> list[list[float]]:
             coordinates[0] = coordinates[-1]
         if len(chain) > 2 and leaving[source] == 1 and on_flat_side(source, coordinates[1]):
             coordinates[0] = coordinates[1]
-    return result
 
 
-def _side(work: _Work, node: int, turn: int) -> float:
+def _route_bypass(state: FlowState) -> None:
+    options = state.options
+    state.bypass = bypass_routes(state.proper, state.order_pos, state.before,
+                                 state.lane_bounds[0] if state.lane_bounds else None,
+                                 options.node_spacing, options.edge_spacing)
+
+
+def _assign_channels(state: FlowState) -> None:
+    """A slot per bent segment in each channel between two layers, and the channels' widths.
+    A link shared by several edges is one segment; bypass segments are keyed (edge, -1)
+    out of a source and (edge, -2) into a target (shared within a fork or merge)."""
+    proper, o, options = state.proper, state.order_pos, state.options
+    channels: list[list[ChannelSegment]] = [[] for _ in range(max(len(state.layers) - 1, 0))]
+
+    def add(key: tuple[int, int], channel: int, segment: ChannelSegment) -> None:
+        if key not in state.segment_at:
+            state.segment_at[key] = len(channels[channel])
+            channels[channel].append(segment)
+
+    for edge, chain in enumerate(state.route_chains):
+        if edge in proper.bypass:
+            continue
+        ports = state.chain_o[edge]
+        for (a, b), (o_a, o_b) in zip(zip(chain, chain[1:]), zip(ports, ports[1:])):
+            add((a, b), proper.layer_of[a], ChannelSegment(edge, o_a, o_b))
+    for edge, route in state.bypass.items():
+        source, target = drawn_ends(proper, edge)
+        backward = edge in proper.reversed_edges
+        out_segment = ChannelSegment(edge, *((route.track, o[source]) if backward else (o[source], route.track)))
+        in_segment = ChannelSegment(edge, *((o[target], route.track) if backward else (route.track, o[target])))
+        add(route.out_key, route.out_channel, out_segment)
+        add(route.in_key, route.in_channel, in_segment)
+    for slots, used in assign_channels(channels, options.budgets):
+        state.slot_of.append(slots)
+        state.slots_used.append(used)
+        state.channel_width.append(max(options.layer_spacing, (used + 1) * options.edge_spacing))
+
+
+def _start_layers(state: FlowState) -> None:
+    """Where each layer starts along the flow: after the one before and its channel."""
+    proper = state.proper
+    layer_count = len(state.layers)
+    band = [max((state.rank_extent[v] for v in layer), default=0.0) for layer in state.layers]
+    state.band = [max(width, state.options.edge_spacing) for width in band]
+    state.layer_start = [0.0] * layer_count
+    for k in range(1, layer_count):
+        state.layer_start[k] = state.layer_start[k - 1] + state.band[k - 1] + state.channel_width[k - 1]
+    state.centre_r = [state.layer_start[proper.layer_of[v]] + state.band[proper.layer_of[v]] / 2
+                      for v in range(proper.vertex_count)]
+
+
+def _route(state: FlowState) -> None:
+    """Each edge's orthogonal polyline: a bypass edge around the drawing, a loop out of and
+    back into its nodes' sides, a forward edge from its source's outgoing side to its
+    target's incoming one; vertical runs in their channel slots."""
+    proper = state.proper
+    port_shift = _loop_port_shifts(state)
+    for edge, chain in enumerate(state.route_chains):
+        if edge in proper.bypass:
+            points = _bypass_route(state, edge)
+        elif edge in proper.reversed_edges:
+            points = _loop_route(state, edge, chain, port_shift)
+        else:
+            points = _forward_route(state, edge, chain)
+        state.routes.append([state.direction.point(r, oo) for r, oo in simplify_route(points)])
+
+
+def _slot_r(state: FlowState, key: tuple[int, int], channel: int) -> float:
+    """The rank coordinate of the segment ``key``'s slot: the slots centred in the channel."""
+    spacing = state.options.edge_spacing
+    first = state.layer_start[channel] + state.band[channel] + (
+        state.channel_width[channel] - (state.slots_used[channel] - 1) * spacing) / 2
+    return first + state.slot_of[channel][state.segment_at[key]] * spacing
+
+
+def _bypass_route(state: FlowState, edge: int) -> list[tuple[float, float]]:
+    o, centre_r = state.order_pos, state.centre_r
+    source, target = drawn_ends(state.proper, edge)
+    route = state.bypass[edge]
+    side = -1 if edge in state.proper.reversed_edges else 1  # leave towards the track's end
+    points = [(centre_r[source] + side * state.symbol_r[source] / 2, o[source])]
+    for key, channel, o_from, o_to in ((route.out_key, route.out_channel, o[source], route.track),
+                                       (route.in_key, route.in_channel, route.track, o[target])):
+        r = _slot_r(state, key, channel)
+        points += [(r, o_from), (r, o_to)]
+    points.append((centre_r[target] - side * state.symbol_r[target] / 2, o[target]))
+    return points
+
+
+def _loop_route(state: FlowState, edge: int, chain: list[int],
+                port_shift: dict[tuple[int, int], float]) -> list[tuple[float, float]]:
+    proper, o, centre_r = state.proper, state.order_pos, state.centre_r
+    target, source = proper.chains[edge][0], proper.chains[edge][-1]
+    shift_s, shift_t = port_shift[(edge, source)], port_shift[(edge, target)]
+    points = [(centre_r[source] + shift_s, _side(state, source, chain[-1])),
+              (centre_r[source] + shift_s, o[chain[-1]])]
+    for a, b in reversed(list(zip(chain, chain[1:]))):
+        if abs(o[a] - o[b]) > 1e-6:
+            r = _slot_r(state, (a, b), proper.layer_of[a])
+            points += [(r, o[b]), (r, o[a])]
+    points.append((centre_r[target] + shift_t, o[chain[0]]))
+    points.append((centre_r[target] + shift_t, _side(state, target, chain[0])))
+    return points
+
+
+def _forward_route(state: FlowState, edge: int, chain: list[int]) -> list[tuple[float, float]]:
+    centre_r = state.centre_r
+    source, target = chain[0], chain[-1]
+    ports = state.chain_o[edge]
+    points = [(centre_r[source] + state.symbol_r[source] / 2, ports[0])]
+    for (a, b), (o_a, o_b) in zip(zip(chain, chain[1:]), zip(ports, ports[1:])):
+        if abs(o_a - o_b) > 1e-6:
+            r = _slot_r(state, (a, b), state.proper.layer_of[a])
+            points += [(r, o_a), (r, o_b)]
+    points.append((centre_r[target] - state.symbol_r[target] / 2, ports[-1]))
+    return points
+
+
+def _side(state: FlowState, node: int, turn: int) -> float:
     """Order coordinate of the side of ``node``'s symbol that faces its turn vertex."""
-    half = work.symbol_o[node] / 2
-    return work.order_pos[node] + (-half if turn in work.turn_above else half)
+    half = state.symbol_o[node] / 2
+    return state.order_pos[node] + (-half if turn in state.turn_above else half)
 
 
-def _loop_port_shifts(work: _Work, options: LayoutOptions) -> dict[tuple[int, int], float]:
+def _loop_port_shifts(state: FlowState) -> dict[tuple[int, int], float]:
     """Where along a node's side each loop attaches: loops heading against the flow on
     the upstream part, nearer ones further out, so loops stacked beside a node never
     cross each other."""
-    proper = work.graph
-    o = work.order_pos
+    proper = state.proper
+    o = state.order_pos
     groups: dict[tuple[int, bool], tuple[list[tuple[float, int]], list[tuple[float, int]]]] = {}
-    for (edge, node), turn in work.turn_of.items():
-        leaving, arriving = groups.setdefault((node, turn in work.turn_above), ([], []))
+    for (edge, node), turn in state.turn_of.items():
+        leaving, arriving = groups.setdefault((node, turn in state.turn_above), ([], []))
         distance = abs(o[turn] - o[node])
         (leaving if node == proper.chains[edge][-1] else arriving).append((distance, edge))
     shifts: dict[tuple[int, int], float] = {}
@@ -386,7 +514,54 @@ def _loop_port_shifts(work: _Work, options: LayoutOptions) -> dict[tuple[int, in
         ordered = [edge for _, edge in sorted(leaving)]
         ordered += [edge for _, edge in sorted(arriving, reverse=True)]
         count = len(ordered)
-        span = min(work.symbol_r[node] * 0.6, (count - 1) * options.edge_spacing)
+        span = min(state.symbol_r[node] * 0.6, (count - 1) * state.options.edge_spacing)
         for i, edge in enumerate(ordered):
             shifts[(edge, node)] = 0.0 if count == 1 else -span / 2 + i * span / (count - 1)
     return shifts
+
+
+def _compose(state: FlowState) -> None:
+    """Node and label boxes, edge routes and lane bands in x/y, the drawing moved to the margin."""
+    graph, direction, o, centre_r = state.graph, state.direction, state.order_pos, state.centre_r
+    node_boxes: list[NodeBox] = []
+    for v, node in enumerate(graph.nodes):
+        symbol = direction.box(centre_r[v] - state.symbol_r[v] / 2, o[v] - state.symbol_o[v] / 2,
+                               state.symbol_r[v], state.symbol_o[v])
+        label = None
+        if state.label_o[v] > 0:
+            label_o = (o[v] - state.symbol_o[v] / 2 - LABEL_GAP - state.label_o[v]
+                       if v in state.label_before else o[v] + state.symbol_o[v] / 2 + LABEL_GAP)
+            label = direction.box(centre_r[v] - state.label_r[v] / 2, label_o,
+                                  state.label_r[v], state.label_o[v])
+        node_boxes.append(NodeBox(node.id, symbol, label))
+    edge_routes = [EdgeRoute(e.source, e.target, tuple(points), key=e.key)
+                   for e, points in zip(graph.edges, state.routes)]
+    specs = {lane.id: lane for lane in graph.lanes}
+    flow_end = state.layer_start[-1] + state.band[-1] if state.layers else 0.0
+    lanes = lane_bands(state.lane_ids, state.lane_bounds, [specs[lane].header_height for lane in state.lane_ids],
+                       flow_end, state.options, direction)
+    state.layout = normalize(node_boxes, edge_routes, state.options.margin, lanes)
+
+
+#: The pipeline, in order; ``run_steps(..., stop_after=name)`` stops after the step named.
+STEPS: tuple[Step, ...] = (
+    Step("cycles", _break_cycles),
+    Step("layers", _layer),
+    Step("lanes", _order_lanes),
+    Step("proper", _make_proper),
+    Step("sizes", _measure),
+    Step("main path", _find_main_path),
+    Step("ordering", _sweep),
+    Step("rethreading", _rethread),
+    Step("exact order", _order_exactly),
+    Step("loop turns", _insert_turns),
+    Step("placement", _place),
+    Step("straightening", _straighten),
+    Step("ports", _chain_ports),
+    Step("bypass", _route_bypass),
+    Step("channels", _assign_channels),
+    Step("layer starts", _start_layers),
+    Step("routes", _route),
+    Step("compose", _compose),
+)
+STEP_NAMES: tuple[str, ...] = tuple(step.name for step in STEPS)

@@ -14,7 +14,7 @@ column headers run along the top in graph order, all as tall as the tallest; one
 its row; headers and cells tile the grid without overlapping (neighbours share an
 edge). A matrix without columns is its row headers; without rows, its column headers.
 
-Bounded size: past ``MAX_CELLS`` crossings (5,000 processes by 2,500 org units would
+Bounded size: past ``Budgets.matrix_cells`` crossings (5,000 processes by 2,500 org units would
 be 12.5 million cells, gigabytes of SVG) only the linked cells are laid out, so the
 cells never outnumber the links.
 """
@@ -26,7 +26,6 @@ from layouts.base import LayoutOptions
 from layouts.geometry import Box, Cell, Layout, NodeBox
 from layouts.graph import LayoutGraph
 
-MAX_CELLS = 100_000
 ROW_INDENT = 14.0
 
 
@@ -52,7 +51,7 @@ class MatrixLayout:
         cells: list[Cell] = []
         every = range(len(columns))
         cells_of: dict[str, list[int]] | None = None  # row id → indices of its linked columns
-        if len(rows) * len(columns) > MAX_CELLS:
+        if len(rows) * len(columns) > options.budgets.matrix_cells:
             index = {column.id: k for k, column in enumerate(columns)}
             cells_of = {}
             for edge in graph.edges:

@@ -7,8 +7,8 @@ spread so that the widest row is as narrow as it can be (a last row is never lef
 nearly empty while the others are full). ``pack_rows``: the row count comes from the
 row-width limit whose greedy wrapping comes closest to ``aspect`` (ties: the smaller
 area, then the narrower), boxes of one row share their top edge, at least ``gap``
-apart on both axes; beyond ``MAX_LIMITS`` distinct limits, every k-th one in width
-order is tried, so the cost stays O(n * MAX_LIMITS). Deterministic.
+apart on both axes; beyond ``Budgets.packing_widths`` distinct limits, every k-th one
+in width order is tried, so the cost stays O(n * packing_widths). Deterministic.
 """
 from __future__ import annotations
 
@@ -16,11 +16,11 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from layouts.budgets import DEFAULT_BUDGETS, Budgets
 from layouts.geometry import Point
 
 Size = tuple[float, float]
 Rows = tuple[tuple[int, ...], ...]
-MAX_LIMITS = 600
 #: Bisection steps of the narrowest limit for a row count; far below a drawing unit.
 BISECTIONS = 40
 
@@ -37,7 +37,7 @@ class Packing:
     height: float
 
 
-def pack_rows(sizes: Sequence[Size], gap: float, aspect: float) -> Packing:
+def pack_rows(sizes: Sequence[Size], gap: float, aspect: float, budgets: Budgets = DEFAULT_BUDGETS) -> Packing:
     """The balanced wrapping of ``sizes`` into rows whose bounding box is nearest ``aspect``."""
     if not sizes:
         return Packing((), (), (), 0.0, 0.0)
@@ -51,8 +51,8 @@ def pack_rows(sizes: Sequence[Size], gap: float, aspect: float) -> Packing:
     best: Packing | None = None
     best_key: tuple[float, float, float] | None = None
     candidates = sorted(limits)
-    # every k-th limit beyond MAX_LIMITS: quadratic work would take seconds at 5,000 boxes
-    step = -(-len(candidates) // MAX_LIMITS)
+    # every k-th limit beyond the budget: quadratic work would take seconds at 5,000 boxes
+    step = -(-len(candidates) // budgets.packing_widths)
     for limit in candidates[::step]:
         packing = _wrap(sizes, gap, limit)
         key = (round(abs(math.log(packing.width / packing.height / aspect)), 6)

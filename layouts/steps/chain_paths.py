@@ -18,8 +18,8 @@ turns it makes cross it. With swimlanes a dummy stays in its lane's part of the 
 
 Cost: a step is a few array operations on a gaps × gaps table, so a chain costs its
 span times the square of its widest layer. Only chains with a crossing are looked at,
-and in later rounds only those near a chain that moved; ``CHAIN_WORK`` such units per
-call and ``ROUNDS`` rounds bound the work, never time.
+and in later rounds only those near a chain that moved; ``Budgets.chain_work`` such units
+per call and ``Budgets.rethreading_rounds`` rounds bound the work, never time.
 """
 from __future__ import annotations
 
@@ -29,15 +29,12 @@ from dataclasses import dataclass, field
 import numpy as np
 from numpy.typing import NDArray
 
-from layouts.steps.crossings import Layers, positions
+from layouts.budgets import DEFAULT_BUDGETS, Budgets
+from layouts.steps.crossings import Layers, drawn_crossings, positions
 from layouts.steps.proper import ProperGraph
 
 IntArray = NDArray[np.int64]
 Table = NDArray[np.int32]
-#: Units (layers spanned × widest layer squared) per call; the corpus needs at most
-#: 2,610,000 (BPIC15_1, 540 shapes, two rounds).
-CHAIN_WORK = 10_000_000
-ROUNDS = 2
 INFINITE = 1 << 28  # a gap's cost where it is closed; sums of a few stay within int32
 
 
@@ -93,14 +90,22 @@ def _dummies(graph: ProperGraph) -> IntArray:
     return np.fromiter(itertools.chain.from_iterable(chain[1:-1] for chain in graph.chains), dtype=np.int64)
 
 
-def reroute_chains(graph: ProperGraph, layers: Layers) -> Layers:
+def rethread(graph: ProperGraph, layers: Layers, budgets: Budgets = DEFAULT_BUDGETS) -> Layers:
+    """The pipeline's re-threading step: ``reroute_chains`` where the drawing has a crossing
+    (elsewhere no chain could move)."""
+    return reroute_chains(graph, layers, budgets) if drawn_crossings(graph, layers) > 0 else layers
+
+
+def reroute_chains(graph: ProperGraph, layers: Layers, budgets: Budgets = DEFAULT_BUDGETS) -> Layers:
+    """``layers`` with chains re-threaded while ``budgets.chain_work`` units (layers spanned
+    × widest layer squared; the corpus needs at most 2,610,000: BPIC15_1, two rounds) last."""
     state = _Rethreading(graph, [list(layer) for layer in layers])
     movable = state.movable()
     width = [len(layer) + 1 for layer in layers]
     changed = np.zeros(len(layers), dtype=np.int64)  # when each layer last changed
     seen = dict.fromkeys(movable, -1)  # when each chain was last looked at
-    clock, left = 0, CHAIN_WORK
-    for _ in range(ROUNDS):
+    clock, left = 0, budgets.chain_work
+    for _ in range(budgets.rethreading_rounds):
         moved = False
         for edge in movable:
             chain = graph.chains[edge]

@@ -12,7 +12,7 @@ line then starts after the first has turned off it), so two unrelated edges neve
 along one line next to a fork.
 
 That is quadratic in a channel's segments, so ``assign_channels`` spends a budget of
-``PAIR_BUDGET`` segment pairs over the channels of a drawing, in channel order; a channel
+``Budgets.channel_pairs`` segment pairs over the channels of a drawing, in channel order; a channel
 that no longer fits takes the bundled path: segments sharing their port on the left
 layer and heading the same way (a fork) share one track, as do those sharing their port
 on the right layer (a merge), and the tracks are handed out by a sweep over the
@@ -25,9 +25,9 @@ import heapq
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from layouts.budgets import DEFAULT_BUDGETS, Budgets
+
 EPS = 1e-6
-#: Segment pairs the exact slot order may weigh in one drawing (the corpus needs < 10,000).
-PAIR_BUDGET = 40_000
 #: Weight of the slot order that keeps two edges off one line: above any count of crossings.
 SEPARATE_LINES = 1_000_000
 
@@ -79,9 +79,11 @@ def _conflict(a: ChannelSegment, b: ChannelSegment) -> bool:
     return True
 
 
-def assign_channels(channels: Sequence[Sequence[ChannelSegment]]) -> list[tuple[list[int], int]]:
-    """``assign_slots`` for each channel while the pair budget lasts, else ``bundled_slots``."""
-    budget = PAIR_BUDGET
+def assign_channels(channels: Sequence[Sequence[ChannelSegment]], budgets: Budgets = DEFAULT_BUDGETS
+                    ) -> list[tuple[list[int], int]]:
+    """``assign_slots`` for each channel while ``budgets.channel_pairs`` last (the corpus
+    needs < 10,000), else ``bundled_slots``."""
+    budget = budgets.channel_pairs
     assigned: list[tuple[list[int], int]] = []
     for segments in channels:
         bent = sum(1 for segment in segments if not segment.straight)

@@ -3,8 +3,9 @@
 Expects a proper layered graph and an order of its layers (the heuristic's, the
 program's starting point). Guarantees: the returned order has each block of layers with
 crossings reordered to the fewest crossings any order of it can have, when the block's
-program fits ``max_variables`` (what is left of them for the drawing) and HiGHS proves
-the optimum within ``node_limit`` branch-and-bound nodes; other blocks keep their order.
+program fits ``Budgets.exact_variables`` (what is left of them for the drawing) and
+HiGHS proves the optimum within ``Budgets.exact_nodes`` branch-and-bound nodes; other
+blocks keep their order.
 Deterministic: no time limit, only size and node limits.
 
 A layer with at most one vertex has no crossings on either side, so the layers between
@@ -25,20 +26,34 @@ from itertools import combinations
 
 import numpy as np
 
-from layouts.steps.crossings import Layers, bilayer_crossings, positions
+from layouts.budgets import DEFAULT_BUDGETS, Budgets
+from layouts.steps.chain_paths import reroute_chains
+from layouts.steps.crossings import Layers, bilayer_crossings, drawn_crossings, positions
 from layouts.steps.linear import InfeasibleProgram, minimize
 from layouts.steps.proper import ProperGraph
 
-#: Pairs of links a block may have per variable left: building the program walks them.
-LINK_PAIRS_PER_VARIABLE = 8
+
+def order_exactly(graph: ProperGraph, layers: Layers, budgets: Budgets = DEFAULT_BUDGETS) -> Layers:
+    """The pipeline's exact-order step: ``layers`` with the blocks that fit solved and their
+    chains re-threaded again (the program does not see the loops' turns), when that gives
+    the drawing fewer crossings; else ``layers``."""
+    crossings = drawn_crossings(graph, layers)
+    if crossings == 0:
+        return layers
+    proven = exact_order(graph, layers, budgets)
+    if proven is None:
+        return layers
+    proven = reroute_chains(graph, proven, budgets)
+    return proven if drawn_crossings(graph, proven) < crossings else layers
 
 
-def exact_order(graph: ProperGraph, layers: Layers, max_variables: int = 800, node_limit: int = 100
-                ) -> Layers | None:
-    """The order with every block that fits solved, or None when none was."""
+def exact_order(graph: ProperGraph, layers: Layers, budgets: Budgets = DEFAULT_BUDGETS) -> Layers | None:
+    """The order with every block that fits solved, or None when none was. A block may
+    have ``exact_link_pairs_per_variable`` pairs of links per variable left: building
+    the program walks them."""
     ordered = [list(layer) for layer in layers]
     position = positions(graph, layers)
-    budget = max_variables
+    budget = budgets.exact_variables
     solved_any = False
     for first, last in _blocks(layers):
         crossings = sum(bilayer_crossings(layers[k], graph.down, position, len(layers[k + 1]))
@@ -46,13 +61,13 @@ def exact_order(graph: ProperGraph, layers: Layers, max_variables: int = 800, no
         if crossings == 0:
             continue
         vertex_pairs, link_pairs = _pairs(graph, layers[first:last + 1])
-        if vertex_pairs > budget or link_pairs > LINK_PAIRS_PER_VARIABLE * budget:
+        if vertex_pairs > budget or link_pairs > budgets.exact_link_pairs_per_variable * budget:
             continue  # counted before anything is built: a large block costs no more than this
         program = _Program(graph, layers[first:last + 1], position)
         if program.variable_count > budget or crossings == program.unavoidable:
             continue  # too large, or already optimal
         budget -= program.variable_count
-        solved = program.solve(node_limit)
+        solved = program.solve(budgets.exact_nodes)
         if solved is not None:
             ordered[first:last + 1] = solved
             solved_any = True

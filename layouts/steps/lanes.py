@@ -8,8 +8,8 @@ component) passes keep the order in which the path reaches them; within that, th
 permutation that minimizes the total lane distance crossed by edges,
 ``sum |pos(lane a) - pos(lane b)|`` (shorter cross-lane edges, fewer edges crossing
 lanes they do not touch), places the other lanes; among equal ones the one closest to
-the preferred order. Exhaustive up to ``EXHAUSTIVE`` lanes, else adjacent swaps that
-keep the main path's order, at most ``SWAP_PASSES`` passes; a swap's gain is computed
+the preferred order. Exhaustive up to ``Budgets.exhaustive_lanes`` lanes, else adjacent swaps
+that keep the main path's order, at most ``Budgets.lane_swap_passes`` passes; a swap's gain is computed
 from the two lanes' own links, so a pass is linear in lanes and lane links however many
 lanes there are. A lane named ``last`` (the "Unassigned" lane, ``UNASSIGNED_LANE``)
 comes last whatever the rest says, and the main path does not order it.
@@ -19,19 +19,18 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from itertools import permutations
 
+from layouts.budgets import DEFAULT_BUDGETS, Budgets
 from layouts.steps.acyclic import feedback_edges
 from layouts.steps.components import weak_components
 from layouts.steps.layering import minimal_length_ranks
 from layouts.steps.main_path import main_path_edges
 
-EXHAUSTIVE = 7
-SWAP_PASSES = 100
 #: The id of the lane of tasks without an org unit; the caller passes its index as ``last``.
 UNASSIGNED_LANE = "unassigned"
 
 
 def order_lanes(lane_count: int, node_lane: Sequence[int], edges: Sequence[tuple[int, int]],
-                last: int | None = None) -> list[int]:
+                last: int | None = None, budgets: Budgets = DEFAULT_BUDGETS) -> list[int]:
     """Lane indices in their new order."""
     weight: dict[tuple[int, int], int] = {}
     for source, target in edges:
@@ -39,11 +38,11 @@ def order_lanes(lane_count: int, node_lane: Sequence[int], edges: Sequence[tuple
         if a != b:
             weight[(a, b)] = weight.get((a, b), 0) + 1
             weight[(b, a)] = weight.get((b, a), 0) + 1
-    reached = [lane for lane in reached_lanes(node_lane, edges) if lane != last]
+    reached = [lane for lane in reached_lanes(node_lane, edges, budgets) if lane != last]
     fixed = set(reached)
     preferred = reached + [lane for lane in range(lane_count) if lane not in fixed and lane != last]
     tail = [] if last is None else [last]
-    if lane_count <= EXHAUSTIVE:
+    if lane_count <= budgets.exhaustive_lanes:
         def cost(order: Iterable[int]) -> int:
             position = {lane: i for i, lane in enumerate(order)}
             return sum(w * abs(position[a] - position[b]) for (a, b), w in weight.items()) // 2
@@ -59,7 +58,7 @@ def order_lanes(lane_count: int, node_lane: Sequence[int], edges: Sequence[tuple
     position = [0] * lane_count
     for i, lane in enumerate(order):
         position[lane] = i
-    for _ in range(SWAP_PASSES):
+    for _ in range(budgets.lane_swap_passes):
         improved = False
         for i in range(1 if reached else 0, len(preferred) - 1):
             first, second = order[i], order[i + 1]
@@ -77,7 +76,8 @@ def order_lanes(lane_count: int, node_lane: Sequence[int], edges: Sequence[tuple
     return order
 
 
-def reached_lanes(node_lane: Sequence[int], edges: Sequence[tuple[int, int]]) -> list[int]:
+def reached_lanes(node_lane: Sequence[int], edges: Sequence[tuple[int, int]],
+                  budgets: Budgets = DEFAULT_BUDGETS) -> list[int]:
     """The start's lane, then the lanes of the start component's main path in the order
     the path reaches them, each once."""
     node_count = len(node_lane)
@@ -89,7 +89,7 @@ def reached_lanes(node_lane: Sequence[int], edges: Sequence[tuple[int, int]]) ->
     start = next((v for v in range(node_count) if not has_predecessor[v]), 0)
     reversed_edges = feedback_edges(node_count, edges, (start,))
     dag = [(t, s) if i in reversed_edges else (s, t) for i, (s, t) in enumerate(edges)]
-    path = main_path_edges(node_count, dag, minimal_length_ranks(node_count, dag), skip=reversed_edges)
+    path = main_path_edges(node_count, dag, minimal_length_ranks(node_count, dag, budgets), skip=reversed_edges)
     following = {dag[i][0]: dag[i][1] for i in path}
     component = weak_components(node_count, dag)
     beginning = next((v for v in sorted(following)

@@ -13,7 +13,7 @@ process models), that is the only optimum up to a shift per component, and the p
 is skipped.
 
 Bounded cost: on deep graphs with many edges HiGHS needs seconds (a 5,000-node chain
-with 15,000 long edges: 6 s), so above ``LP_EDGES`` edges the ranks come from
+with 15,000 long edges: 6 s), so above ``Budgets.layering_lp_edges`` edges the ranks come from
 ``_promoted_ranks`` instead: longest-path layering, then a fixed number of passes that
 move each node to the end of its free range that shortens its edges (towards its
 successors when it has more of them than predecessors, else towards its predecessors).
@@ -26,14 +26,15 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from layouts.budgets import DEFAULT_BUDGETS, Budgets
 from layouts.steps.components import weak_components
 from layouts.steps.linear import InfeasibleProgram, minimize_linear
 
-LP_EDGES = 8000
 PROMOTION_PASSES = 4
 
 
-def minimal_length_ranks(node_count: int, edges: Sequence[tuple[int, int]]) -> list[int]:
+def minimal_length_ranks(node_count: int, edges: Sequence[tuple[int, int]],
+                         budgets: Budgets = DEFAULT_BUDGETS) -> list[int]:
     if node_count == 0:
         return []
     if not edges:
@@ -43,7 +44,7 @@ def minimal_length_ranks(node_count: int, edges: Sequence[tuple[int, int]]) -> l
     for source, target in edges:
         successors[source].append(target)
         predecessors[target].append(source)
-    if len(edges) > LP_EDGES:
+    if len(edges) > budgets.layering_lp_edges:
         return _normalize_components(node_count, edges, _promoted_ranks(node_count, successors, predecessors))
     longest, _ = _longest_path_ranks(node_count, successors, predecessors)
     if all(longest[t] - longest[s] == 1 for s, t in edges):

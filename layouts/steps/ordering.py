@@ -9,13 +9,14 @@ upward sweeps that sort each layer by the weighted median of its neighbours, eac
 followed by adjacent swaps ("transpose") while they remove crossings. The best order
 seen is kept; the loop ends after ``max_sweeps`` or when several sweeps bring nothing.
 A second start (the sweep order reversed) runs when the graph is small enough; the
-start with fewer crossings wins. Then each long edge is re-threaded as a whole
-(``chain_paths``), and small graphs get their exact optimum (``exact_order``). Orders
-are compared by the crossings the drawing will have (``crossings.drawn_crossings``:
-with the loops' turns). With swimlanes, each layer stays grouped by lane
+start with fewer crossings wins (``sweep_order``, the pipeline's "ordering" step). The
+pipeline's next steps re-thread each long edge as a whole (``chain_paths.rethread``) and
+give small graphs their exact optimum (``exact_order.order_exactly``); ``order_layers``
+runs all three. Orders are compared by the crossings the drawing will have
+(``crossings.drawn_crossings``: with the loops' turns). With swimlanes, each layer stays grouped by lane
 (``graph.lane``, in lane order) and only vertices of the same lane trade places.
 
-Bounded cost: sweeps and transposes draw on one budget of ``SWEEP_WORK`` units (a sweep
+Bounded cost: sweeps and transposes draw on one budget of ``Budgets.sweep_work`` units (a sweep
 costs the graph's vertices and adjacencies, a transpose pass the products of
 neighbours' degrees it compares); re-threading and the exact program have their own
 limits. Work is counted, never timed, so the result stays a function of the input. The
@@ -31,13 +32,13 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
-from layouts.steps.chain_paths import reroute_chains
+from layouts.budgets import DEFAULT_BUDGETS, Budgets
+from layouts.steps.chain_paths import rethread
 from layouts.steps.crossings import CrossingCounter, Layers, positions
-from layouts.steps.exact_order import exact_order
+from layouts.steps.exact_order import order_exactly
 from layouts.steps.proper import ProperGraph
 
 IntArray = NDArray[np.int64]
-SWEEP_WORK = 1_000_000
 NO_LINK, SEVERAL_LINKS = -1, -2  # in place of a vertex's single neighbour
 #: From these many vertices the transpose's first pass is prepared with numpy.
 FIRST_PASS_AT_ONCE = 200
@@ -57,11 +58,19 @@ class Work:
         return True
 
 
-def order_layers(graph: ProperGraph, roots: Sequence[int], max_sweeps: int = 24) -> Layers:
+def order_layers(graph: ProperGraph, roots: Sequence[int], max_sweeps: int = 24,
+                 budgets: Budgets = DEFAULT_BUDGETS) -> Layers:
+    """The whole crossing minimization: the sweeps, re-threading, the exact order."""
+    return order_exactly(graph, rethread(graph, sweep_order(graph, roots, max_sweeps, budgets), budgets), budgets)
+
+
+def sweep_order(graph: ProperGraph, roots: Sequence[int], max_sweeps: int = 24,
+                budgets: Budgets = DEFAULT_BUDGETS) -> Layers:
+    """The best order of the sweeps from one or two starts (see the module docstring)."""
     best: Layers = []
     best_rank = (0, 0)
-    starts = 2 if graph.vertex_count < 3000 else 1
-    work = Work(SWEEP_WORK)
+    starts = 2 if graph.vertex_count < budgets.second_start_vertices else 1
+    work = Work(budgets.sweep_work)
     setup = _SweepSetup.of(graph)
     counter = setup.counter
     for start in range(starts):
@@ -72,15 +81,7 @@ def order_layers(graph: ProperGraph, roots: Sequence[int], max_sweeps: int = 24)
         if not best or rank < best_rank:
             best, best_rank = layers, rank
         if crossings == 0:
-            return best
-    best = reroute_chains(graph, best)
-    best_crossings = counter.drawn(best, positions(graph, best))
-    if best_crossings > 0:
-        proven = exact_order(graph, best)
-        if proven is not None:
-            proven = reroute_chains(graph, proven)  # the program does not see the loops' turns
-            if counter.drawn(proven, positions(graph, proven)) < best_crossings:
-                best = proven
+            break
     return best
 
 

@@ -6,6 +6,7 @@ short. Guarantees: neighbours within a layer keep their order and never overlap;
 of weighted link lengths ``w * |pos[a] - pos[b]|`` is minimal (dot's priority method
 posed as the linear program it approximates); ``pulls`` (a, b, w) add ``w * (pos[b] -
 pos[a])`` to draw a vertex that must follow another towards it. Positions start at 0.
+The small steps the optimum leaves are the pipeline's next step (``straighten.py``).
 
 Link weights follow dot: 1 between two nodes, 2 between a node and a dummy, 8 between two
 dummies, so long edges run straight and the main path stays on one line.
@@ -15,8 +16,8 @@ inside its lane with a padding, each lane is at least as tall as its header need
 small cost on the total height keeps lanes no larger than their content.
 
 Bounded cost: HiGHS takes seconds once the program passes some ten thousand variables
-(a vertex and a link each), and more on dense graphs, so past ``LP_VARIABLES`` (past
-``SPARSE_LP_VARIABLES`` when there are few links per vertex) the positions come from
+(a vertex and a link each), and more on dense graphs, so past ``Budgets.placement_lp_variables``
+(past ``sparse_placement_lp_variables`` when there are few links per vertex) the positions come from
 ``_relaxed`` instead: a few sweeps (fewer as the graph grows, at least two) that move
 each layer towards the weighted median of its links' other ends (so chains line up
 straight), each solved under the order and gap constraints by pool-adjacent-violators
@@ -31,14 +32,12 @@ from itertools import accumulate
 
 import numpy as np
 
+from layouts.budgets import DEFAULT_BUDGETS, Budgets
 from layouts.steps.linear import InfeasibleProgram, minimize
 from layouts.steps.spacing import Bands, Placement, Spacing
-from layouts.steps.straighten import straighten
 
-LP_VARIABLES = 8_000
 #: Sparse graphs (links at most this many per vertex, as in process models) keep the
 #: program up to more variables: HiGHS solves those fast (a 5,000-shape flow: 14,600 in 1 s).
-SPARSE_LP_VARIABLES = 16_000
 SPARSE_LINKS_PER_VERTEX = 1.25
 #: HiGHS's dual simplex with Devex pricing instead of dual steepest edge: the placement
 #: programs take about 40 % fewer instructions (BPIC15_1: 172 -> 110 ms) for the same optimum.
@@ -48,9 +47,6 @@ PLACEMENT_SOLVER = {"simplex_dual_edge_weight_strategy": 1}
 #: (BPIC15_1, 2,454 links: 114 -> 51 ms) for the same optimal length, reached at another
 #: vertex. Smaller programs take a few milliseconds either way and keep the drawings they had.
 ONE_ROW_LINKS = 1_000
-RELAXATION_SWEEPS = 8
-RELAXATION_WORK = 200_000  # vertices and links visited, over all sweeps
-#: Offsets below this many units are small steps worth removing (a reader sees a jog).
 
 
 def place_across(
@@ -62,16 +58,14 @@ def place_across(
     links: Sequence[tuple[int, int, float]],
     pulls: Sequence[tuple[int, int, float]] = (),
     bands: Bands | None = None,
+    budgets: Budgets = DEFAULT_BUDGETS,
 ) -> Placement:
     spacing = Spacing(layers, before, after, gap)
     variables = vertex_count + len(links)
     sparse = len(links) <= SPARSE_LINKS_PER_VERTEX * vertex_count
-    if variables > (SPARSE_LP_VARIABLES if sparse else LP_VARIABLES):
-        placement = _relaxed(spacing, vertex_count, links, bands)
-    else:
-        placement = _optimal(spacing, vertex_count, links, pulls, bands)
-    # the optimum of summed lengths does not care about small steps; a reader does
-    return straighten(placement, spacing, vertex_count, links, pulls, bands)
+    if variables > (budgets.sparse_placement_lp_variables if sparse else budgets.placement_lp_variables):
+        return _relaxed(spacing, vertex_count, links, bands, budgets)
+    return _optimal(spacing, vertex_count, links, pulls, bands)
 
 
 def _optimal(spacing: Spacing, vertex_count: int, links: Sequence[tuple[int, int, float]],
@@ -150,9 +144,10 @@ def _optimal(spacing: Spacing, vertex_count: int, links: Sequence[tuple[int, int
 
 
 def _relaxed(spacing: Spacing, vertex_count: int, links: Sequence[tuple[int, int, float]],
-             bands: Bands | None) -> Placement:
+             bands: Bands | None, budgets: Budgets) -> Placement:
     """Positions by sweeps of constrained least squares, lane by lane (see the module
-    docstring); links between lanes do not pull."""
+    docstring); links between lanes do not pull. At most ``relaxation_sweeps``, fewer
+    where they would visit more than ``relaxation_work`` vertices and links."""
     lane = bands.lane if bands else [0] * vertex_count
     neighbours: list[list[tuple[int, float]]] = [[] for _ in range(vertex_count)]
     for a, b, weight in links:
@@ -167,7 +162,7 @@ def _relaxed(spacing: Spacing, vertex_count: int, links: Sequence[tuple[int, int
         for run, run_offsets in zip(layer, layer_offsets):
             for v, offset in zip(run, run_offsets):
                 position[v] = offset
-    sweeps = max(2, min(RELAXATION_SWEEPS, RELAXATION_WORK // (vertex_count + len(links))))
+    sweeps = max(2, min(budgets.relaxation_sweeps, budgets.relaxation_work // (vertex_count + len(links))))
     for sweep in range(sweeps):
         order = range(len(rows)) if sweep % 2 == 0 else range(len(rows) - 1, -1, -1)
         for k in order:

@@ -11,11 +11,11 @@ lane and changes lane once, next to its target.
 
 Dense graphs: a complete DAG of n nodes needs about n³/6 dummies, one per edge and
 crossed layer, and every later step grows with them. When the dummies would outnumber
-``CONCENTRATE_RATIO`` per node and edge, forward edges that share a source or a target
+``Budgets.concentrate_ratio`` per node and edge, forward edges that share a source or a target
 share one dummy chain (edge concentration): a fan-out's chain runs to its farthest
 target and each edge forks off it one layer before its own target, a fan-in's chain
 merges its sources one layer after each. Each edge joins the bigger of its two bundles.
-Whatever is left over ``dummy_budget`` (or over ``CHAIN_CAP`` links in all chains) is
+Whatever is left over ``dummy_budget`` (or over ``Budgets.chain_links`` links in all chains) is
 not threaded through the layers at all: the costliest chains, in a fixed order, become
 bypass edges (``bypass``; chain = its two ends) that the router draws around the
 drawing. So the proper graph stays linear in the input; diagrams of real models (below
@@ -26,17 +26,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-#: Concentrate once plain chains would need more dummies than this per node and edge
-#: (plus ``CONCENTRATE_FLOOR``); the corpus's densest diagram needs 1.6.
-CONCENTRATE_RATIO = 2
-CONCENTRATE_FLOOR = 500
-#: Dummies allowed at most: this many per node and edge plus the floor, never above the cap.
-DUMMY_RATIO = 2
-DUMMY_FLOOR = 2000
-DUMMY_CAP = 10000
-#: Chain links allowed at most (every edge's chain, shared or not, is walked by routing
-#: and placement): a complete DAG of 100 needs 166,650.
-CHAIN_CAP = 200_000
+from layouts.budgets import DEFAULT_BUDGETS, Budgets
 
 
 @dataclass(slots=True)
@@ -61,8 +51,10 @@ class ProperGraph:
         return max(self.layer_of, default=-1) + 1
 
 
-def dummy_budget(node_count: int, edge_count: int) -> int:
-    return min(DUMMY_CAP, DUMMY_RATIO * (node_count + edge_count) + DUMMY_FLOOR)
+def dummy_budget(node_count: int, edge_count: int, budgets: Budgets = DEFAULT_BUDGETS) -> int:
+    """Dummies allowed at most: ``dummy_ratio`` per node and edge plus ``dummy_floor``,
+    never above ``dummy_cap``."""
+    return min(budgets.dummy_cap, budgets.dummy_ratio * (node_count + edge_count) + budgets.dummy_floor)
 
 
 @dataclass(slots=True)
@@ -87,16 +79,16 @@ class _Bundle:
 
 def make_proper(
     ranks: Sequence[int], edges: Sequence[tuple[int, int]], reversed_edges: frozenset[int],
-    node_lanes: Sequence[int] | None = None,
+    node_lanes: Sequence[int] | None = None, budgets: Budgets = DEFAULT_BUDGETS,
 ) -> ProperGraph:
     layer_of = list(ranks)
     lane = list(node_lanes) if node_lanes is not None else [0] * len(ranks)
     ends = [(target, source) if index in reversed_edges else (source, target)
             for index, (source, target) in enumerate(edges)]
-    bundle_of = _bundles(layer_of, lane, edges, ends, reversed_edges)
+    bundle_of = _bundles(layer_of, lane, edges, ends, reversed_edges, budgets)
     distinct = list({id(bundle): bundle for bundle in bundle_of.values()}.values())
     spans = [layer_of[lower] - layer_of[upper] for upper, lower in ends]
-    bypass = _bypass(distinct, spans, dummy_budget(len(ranks), len(edges)))
+    bypass = _bypass(distinct, spans, dummy_budget(len(ranks), len(edges), budgets), budgets.chain_links)
     down: list[list[int]] = [[] for _ in ranks]
     up: list[list[int]] = [[] for _ in ranks]
     linked: set[tuple[int, int]] = set()
@@ -127,11 +119,13 @@ def make_proper(
 
 
 def _bundles(layer_of: list[int], lane: list[int], edges: Sequence[tuple[int, int]],
-             ends: list[tuple[int, int]], reversed_edges: frozenset[int]) -> dict[int, _Bundle]:
-    """The chain each edge follows: its own, or with concentration a shared one."""
+             ends: list[tuple[int, int]], reversed_edges: frozenset[int], budgets: Budgets) -> dict[int, _Bundle]:
+    """The chain each edge follows: its own, or with concentration a shared one (once plain
+    chains would need more than ``concentrate_ratio`` dummies per node and edge plus
+    ``concentrate_floor``; the corpus's densest diagram needs 1.6)."""
     spans = [layer_of[lower] - layer_of[upper] for upper, lower in ends]
     plain = sum(max(span - 1, 0) for span in spans)
-    concentrate = plain > CONCENTRATE_RATIO * (len(layer_of) + len(edges)) + CONCENTRATE_FLOOR
+    concentrate = plain > budgets.concentrate_ratio * (len(layer_of) + len(edges)) + budgets.concentrate_floor
     fan_out: dict[int, list[int]] = {}
     fan_in: dict[int, list[int]] = {}
     shareable: set[int] = set()
@@ -163,15 +157,17 @@ def _bundles(layer_of: list[int], lane: list[int], edges: Sequence[tuple[int, in
     return bundle_of
 
 
-def _bypass(bundles: Sequence[_Bundle], spans: Sequence[int], budget: int) -> set[int]:
+def _bypass(bundles: Sequence[_Bundle], spans: Sequence[int], budget: int, chain_links: int) -> set[int]:
     """Edges of the costliest bundles (most dummies, then most chain links), until the
-    others' dummies fit ``budget`` and their chain links ``CHAIN_CAP``."""
+    others' dummies fit ``budget`` and their chain links ``chain_links`` (every edge's
+    chain, shared or not, is walked by routing and placement: a complete DAG of 100
+    needs 166,650)."""
     dummies = sum(bundle.cost for bundle in bundles)
     loads = {id(bundle): bundle.load(spans) for bundle in bundles}
     links = sum(loads.values())
     bypass: set[int] = set()
     for bundle in sorted(bundles, key=lambda b: (-b.cost, -loads[id(b)], b.members[0])):
-        if (dummies <= budget and links <= CHAIN_CAP) or bundle.cost == 0:
+        if (dummies <= budget and links <= chain_links) or bundle.cost == 0:
             break
         dummies -= bundle.cost
         links -= loads[id(bundle)]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from itertools import permutations, product
 
+from layouts.budgets import Budgets
 from layouts.steps.chain_paths import reroute_chains
 from layouts.steps.crossings import drawn_crossings, total_crossings
 from layouts.steps.exact_order import exact_order
@@ -78,4 +79,4 @@ def test_the_exact_program_matches_brute_force_with_a_shared_neighbourhood() -> 
 def test_a_block_over_the_variable_budget_is_left_alone() -> None:
     graph = make_proper([0, 0, 1, 1], [(0, 3), (1, 2)], frozenset())
     layers = [[0, 1], [2, 3]]
-    assert exact_order(graph, layers, max_variables=0) is None
+    assert exact_order(graph, layers, Budgets(exact_variables=0)) is None

@@ -10,7 +10,8 @@ from layouts.graph import LayoutEdge, LayoutGraph, LayoutNode
 from layouts.registry import get_strategy
 from layouts.steps.channels import ChannelSegment, assign_slots
 from layouts.steps.placement import place_across
-from layouts.steps.straighten import STEP_LIMIT
+from layouts.steps.spacing import Spacing
+from layouts.steps.straighten import STEP_LIMIT, straighten
 
 SIZES = {"task": (120.0, 60.0), "evStart": (36.0, 36.0), "evEnd": (36.0, 36.0), "ruleXor": (50.0, 50.0)}
 
@@ -103,7 +104,9 @@ def test_a_fork_lines_up_with_one_branch_instead_of_stepping_into_both() -> None
     before = [18.0, 18.0, 18.0, 30.0, 18.0, 30.0]
     after = [18.0, 18.0, 18.0, 64.0, 18.0, 64.0]
     links = [(1, 3, 4.0), (0, 2, 1.0), (0, 3, 4.0), (2, 4, 1.0)]
-    positions = place_across(layers, 6, before, after, gap=lambda p, q: 30.0, links=links).positions
+    optimum = place_across(layers, 6, before, after, gap=lambda p, q: 30.0, links=links)
+    assert optimum.positions[0] != optimum.positions[2]
+    positions = straighten(optimum, Spacing(layers, before, after, lambda p, q: 30.0), links).positions
     assert positions[0] == positions[2] == positions[4]
     assert all(positions[a] == positions[b] or abs(positions[a] - positions[b]) >= STEP_LIMIT
                for a, b, _ in links)
