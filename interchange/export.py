@@ -59,8 +59,9 @@ XSI_NS = "http://www.w3.org/2001/XMLSchema-instance"
 #: The event definitions an event may be given back (``BpmnNode.event_definitions``).
 EVENT_DEFINITIONS = frozenset(("cancel", "compensate", "conditional", "error", "escalation", "link", "message",
                                "signal", "terminate", "timer"))
-#: Activity markers → the loop characteristics written for them.
+#: The markers an activity may be given back (``BpmnNode.markers``).
 MARKERS = frozenset(("loop", "parallel", "sequential", "compensation", "eventSubProcess"))
+#: A loop marker → the loop characteristics written for it and their isSequential.
 LOOPS = {"loop": ("standardLoopCharacteristics", None), "parallel": ("multiInstanceLoopCharacteristics", None),
          "sequential": ("multiInstanceLoopCharacteristics", "true")}
 
@@ -81,9 +82,6 @@ class _Node:
     name: str
     lane: str | None  # unit id
     element: str  # our element id
-    event_definitions: tuple[str, ...] = ()
-    interrupting: bool = True
-    markers: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -129,6 +127,7 @@ class _Exporter:
         self.diagram: Mapping[str, Any] = fixture["diagram"]
         self.elements: dict[str, Mapping[str, Any]] = {e["id"]: e for e in fixture.get("elements", [])}
         self.values: Sequence[Mapping[str, Any]] = fixture.get("values", [])
+        self.shown: dict[str, Mapping[str, Any]] = {value["element"]["id"]: value["element"] for value in self.values}
         self.ids = ids or UniqueIds()
         self.bpmn_of_unit: dict[str, str] = {}
         self.inner_fixtures: Mapping[str, Any] = fixture.get("inner") or {}
@@ -240,9 +239,7 @@ class _Exporter:
             units = self._units_of(element)
             nodes.append(_Node(self.ids.take(self._kept(element, BPMN_ID), f"Node_{element['id']}"),
                                self._tag(element), self._element_name(element), units[0] if units else None,
-                               element["id"], self._kept_words(element, BPMN_EVENT_DEFINITIONS, EVENT_DEFINITIONS),
-                               self._kept_value(element, BPMN_INTERRUPTING) is not False,
-                               self._kept_words(element, BPMN_MARKERS, MARKERS)))
+                               element["id"]))
         return nodes
 
     def _expand(self, nodes: Sequence[_Node]) -> None:
@@ -395,29 +392,32 @@ class _Exporter:
         return element
 
     def _meaning(self, element: Any, tag: str, node: _Node) -> None:
-        """What the node means beyond its tag, after its data associations as BPMN orders
-        the children: an event's definitions, an activity's loop characteristics; and the
-        attributes saying it does not interrupt, compensates or is an event sub-process."""
+        """What the node means beyond its tag (kept on its element), after its data
+        associations as BPMN orders the children: an event's definitions, an activity's
+        loop characteristics; and the attributes saying it does not interrupt, compensates
+        or is an event sub-process."""
+        shown = self.shown[node.element]
         if tag.endswith("Event"):
-            for kind in node.event_definitions:
+            for kind in self._kept_words(shown, BPMN_EVENT_DEFINITIONS, EVENT_DEFINITIONS):
                 definition = etree.SubElement(element, qname(f"{kind}EventDefinition"),
                                               id=self.ids.new(f"{node.id}_{kind}"))
                 if kind == "link":  # its name is required, and pairs a throw with its catch
                     definition.set("name", node.name)
-        if not node.interrupting and tag in ("boundaryEvent", "startEvent"):
+        if self._kept_value(shown, BPMN_INTERRUPTING) is False and tag in ("boundaryEvent", "startEvent"):
             element.set("cancelActivity" if tag == "boundaryEvent" else "isInterrupting", "false")
         if tag not in ACTIVITIES:
             return
-        for marker in node.markers:
+        markers = self._kept_words(shown, BPMN_MARKERS, MARKERS)
+        for marker in markers:
             if marker in LOOPS:
                 loop_tag, sequential = LOOPS[marker]
                 loop = etree.SubElement(element, qname(loop_tag))
                 if sequential:
                     loop.set("isSequential", sequential)
                 break  # an activity has one loopCharacteristics
-        if "compensation" in node.markers:
+        if "compensation" in markers:
             element.set("isForCompensation", "true")
-        if "eventSubProcess" in node.markers and tag in SCOPES:
+        if "eventSubProcess" in markers and tag in SCOPES:
             element.set("triggeredByEvent", "true")
 
     def _flow(self, parent: Any, flow: Mapping[str, Any]) -> None:
