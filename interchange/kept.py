@@ -6,6 +6,8 @@ Every value is an attribute under the language-neutral culture, but the process 
 """
 from __future__ import annotations
 
+from interchange.model import BpmnModel
+
 #: Every imported element: the id it has in the BPMN file.
 BPMN_ID = "bpmnId"
 #: Every imported element: its BPMN tag (``userTask``, ``participant``, ``lane``,
@@ -43,3 +45,20 @@ BPMN_FILE = "bpmnFile"
 #: Every kept attribute: the repository's bookkeeping, not text for people to read.
 KEPT_ATTRIBUTES = frozenset((BPMN_ID, BPMN_TYPE, BPMN_PROCESS, BPMN_FLOWS, BPMN_EVENT_DEFINITIONS,
                              BPMN_INTERRUPTING, BPMN_MARKERS, BPMN_EXECUTABLE, BPMN_PROCESS_NAME, BPMN_FILE))
+
+
+def kept_counts(model: BpmnModel) -> dict[str, int]:
+    """How many of each kind a model holds: what `elrepo import` says it kept of a file
+    and the HTTP BPMN export's ``X-Bpmn-Kept`` header what it wrote (docs/interchange.md).
+    ``executableFlags`` counts the processes that say whether they are executable."""
+    return {
+        "nodes": len(model.nodes), "flows": len(model.flows), "pools": len(model.pools),
+        "lanes": len(model.lanes), "groups": len(model.groups),
+        "eventDefinitions": sum(len(node.event_definitions) for node in model.nodes),
+        "nonInterrupting": sum(not node.interrupting for node in model.nodes),
+        "markers": sum(len(node.markers) for node in model.nodes),
+        "defaultFlows": sum(flow.default for flow in model.flows),
+        "conditions": sum(bool(flow.condition) for flow in model.flows),
+        "processNames": len(model.process_names),
+        "executableFlags": len(model.executable),
+    }

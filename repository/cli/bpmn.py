@@ -108,9 +108,18 @@ def _import_file(args: argparse.Namespace, path: Path) -> str:
     return kept_summary(imported.model, len(plan.contents))
 
 
+#: The meaning `kept_summary` names when a file has some (`kept_counts`' keys).
+MEANING_WORDS = {"eventDefinitions": "event definition", "nonInterrupting": "non-interrupting event",
+                 "markers": "activity marker", "defaultFlows": "default flow", "conditions": "condition",
+                 "processNames": "process name", "executableFlags": "isExecutable flag"}
+
+
 def kept_summary(model: BpmnModel, diagrams: int) -> str:
-    """One line: what of the file was imported, counted per BPMN kind, and what was not
-    (elements the reader does not know, warnings)."""
+    """One line: what of the file was imported, counted per BPMN kind, the meaning kept
+    beyond the tags (only kinds there are), and what was not (elements the reader does
+    not know, warnings)."""
+    from interchange.kept import kept_counts
+
     def many(count: int, word: str) -> str:
         return f"{count} {word}" + ("" if count == 1 else "s")
 
@@ -118,13 +127,15 @@ def kept_summary(model: BpmnModel, diagrams: int) -> str:
         counted = Counter(tags)
         return f" ({', '.join(f'{counted[tag]} {tag}' for tag in sorted(counted))})" if tags else ""
 
-    kept = [many(len(model.nodes), "node") + per_tag([n.tag for n in model.nodes]),
-            many(len(model.flows), "flow") + per_tag([f.tag for f in model.flows]),
-            many(len(model.pools), "pool"), many(len(model.lanes), "lane"),
-            many(len(model.groups), "group"), many(diagrams, "diagram")]
+    counts = kept_counts(model)
+    kept = [many(counts["nodes"], "node") + per_tag([n.tag for n in model.nodes]),
+            many(counts["flows"], "flow") + per_tag([f.tag for f in model.flows]),
+            many(counts["pools"], "pool"), many(counts["lanes"], "lane"),
+            many(counts["groups"], "group"), many(diagrams, "diagram")]
+    meaning = [many(counts[key], word) for key, word in MEANING_WORDS.items() if counts[key]]
     not_kept = [many(len(model.unknown), "element") + " not read"
                 + per_tag([u.tag for u in model.unknown]), many(len(model.warnings), "warning")]
-    return f"imported {', '.join(kept)}; {', '.join(not_kept)}"
+    return f"imported {', '.join(kept)}{'; with ' + ', '.join(meaning) if meaning else ''}; {', '.join(not_kept)}"
 
 
 def plan_import(imported: BpmnImport, tenant: Tenant, file_name: str) -> ImportPlan:

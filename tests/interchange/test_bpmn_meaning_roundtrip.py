@@ -8,6 +8,7 @@ after its process or pool, after its file only when nothing is named; `elrepo la
 rewrites the diagram interchange alone."""
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -16,14 +17,16 @@ from lxml import etree
 
 from interchange import read_bpmn
 from interchange.export import EVENT_DEFINITIONS, MARKERS
+from interchange.kept import kept_counts
 from interchange.model import ANNOTATION, BpmnModel
 from interchange.parsing import BPMNDI_NS, MODEL_NS
 from repository.cli import main
+from repository.openapi import document
 from repository.store import Store, find_tenant
 from repository.store.base import current_version_pk
 from repository.store.db import make_engine, session_factory
 from tests.interchange.conftest import CORPUS, FIXTURE_FILES, ReadWithModdle
-from tests.interchange.test_repository_roundtrip import TENANT, drawn_ids, export
+from tests.interchange.test_repository_roundtrip import TENANT, drawn_ids, export, viewer
 from tests.interchange.test_repository_roundtrip import db as db  # the same databases
 
 MEANING_FILE = next(path for path in FIXTURE_FILES if path.name == "meaning.events-markers-conditions.bpmn")
@@ -145,3 +148,21 @@ def test_a_diagram_is_named_after_its_process_or_pool_else_its_file(db: str, tmp
     process_names = {process: dict(names) for model in exported for process, names in model.process_names.items()}
     assert process_names["Process_Claims"] == {127: "Handle a claim"}
     assert {"Process_1", "Process_Customer"} & set(process_names) == set()
+
+
+def test_http_export_says_what_it_holds_per_kind(db: str, capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 19, item 5: the `X-Bpmn-Kept` header counts the answer's nodes, flows... and
+    meaning as `elrepo import` counts the file's, in the form openapi.json declares."""
+    assert main(["import", "--db", db, *TENANT, str(MEANING_FILE)]) == 0
+    app, client, headers, diagrams = viewer(db, capsys)
+    diagram = next(diagram for diagram in diagrams if diagram["attributes"]["name"]["127"] == "Handle a claim")
+    response = client.get(f"/acme/main/_api/rest/diagram/{diagram['id']}/bpmn/1033/horizontal", headers=headers)
+    app.extensions["elrepo.engine"].dispose()
+    assert response.status_code == 200
+    said = response.headers["X-Bpmn-Kept"]
+    assert said == ("nodes=26; flows=18; pools=0; lanes=0; groups=0; eventDefinitions=12; nonInterrupting=2; "
+                    "markers=5; defaultFlows=1; conditions=1; processNames=1; executableFlags=1")
+    assert dict(entry.split("=") for entry in said.split("; ")) \
+        == {kind: str(count) for kind, count in kept_counts(read_bpmn(MEANING_FILE.read_bytes()).model).items()}
+    declared = document()["components"]["headers"]["X-Bpmn-Kept"]["schema"]
+    assert re.fullmatch(declared["pattern"], said)
