@@ -11,7 +11,9 @@ lists every pool and lane); the message flows, associations and data association
 at import whose ends are still drawn. A sub-process whose element has a fixture under
 ``inner`` (``repository.fixtures.nested_fixture``) is written expanded, that fixture's
 nodes and flows inside it, and the message flows kept at any level whose ends are drawn
-at any level go into the collaboration. The semantic XML is then laid out by
+at any level go into the collaboration. What the import kept of the meaning (event
+definitions, non-interrupting events, activity markers, default flows, conditions, process
+names and isExecutable) is written where BPMN puts it. The semantic XML is then laid out by
 ``layout_bpmn``, so the DI is exactly what ``elrepo layout`` writes. Deterministic.
 """
 from __future__ import annotations
@@ -408,13 +410,12 @@ class _Exporter:
         if tag not in ACTIVITIES:
             return
         markers = self._kept_words(shown, BPMN_MARKERS, MARKERS)
-        for marker in markers:
-            if marker in LOOPS:
-                loop_tag, sequential = LOOPS[marker]
-                loop = etree.SubElement(element, qname(loop_tag))
-                if sequential:
-                    loop.set("isSequential", sequential)
-                break  # an activity has one loopCharacteristics
+        loop_marker = next((marker for marker in markers if marker in LOOPS), None)  # an activity has one
+        if loop_marker is not None:
+            loop_tag, sequential = LOOPS[loop_marker]
+            loop = etree.SubElement(element, qname(loop_tag))
+            if sequential:
+                loop.set("isSequential", sequential)
         if "compensation" in markers:
             element.set("isForCompensation", "true")
         if "eventSubProcess" in markers and tag in SCOPES:
