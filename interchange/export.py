@@ -11,19 +11,33 @@ lists every pool and lane); the message flows, associations and data association
 at import whose ends are still drawn. A sub-process whose element has a fixture under
 ``inner`` (``repository.fixtures.nested_fixture``) is written expanded, that fixture's
 nodes and flows inside it, and the message flows kept at any level whose ends are drawn
-at any level go into the collaboration. The semantic XML is then laid out by
+at any level go into the collaboration. What the import kept of the meaning (event
+definitions, non-interrupting events, activity markers, default flows, conditions, process
+names and isExecutable) is written where BPMN puts it. The semantic XML is then laid out by
 ``layout_bpmn``, so the DI is exactly what ``elrepo layout`` writes. Deterministic.
 """
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import PurePath
 from typing import Any
 
 from lxml import etree
 
 from interchange.ids import UniqueIds
-from interchange.kept import BPMN_FLOWS, BPMN_ID, BPMN_PROCESS, BPMN_TYPE
+from interchange.kept import (
+    BPMN_EVENT_DEFINITIONS,
+    BPMN_EXECUTABLE,
+    BPMN_FILE,
+    BPMN_FLOWS,
+    BPMN_ID,
+    BPMN_INTERRUPTING,
+    BPMN_MARKERS,
+    BPMN_PROCESS,
+    BPMN_PROCESS_NAME,
+    BPMN_TYPE,
+)
 from interchange.parsing import MODEL_NS, one_line, qname
 from interchange.reader import DATA_TAGS, SCOPES, SHAPE_TYPES
 from renderer.culture import LANGUAGE_NEUTRAL
@@ -43,11 +57,22 @@ ACTIVITIES = frozenset(tag for tag, shape_type in SHAPE_TYPES.items() if shape_t
 DATA_ASSOCIATIONS = ("dataInputAssociation", "dataOutputAssociation")
 FLOW_TYPES = frozenset(("sequenceFlow", "messageFlow", "association", *DATA_ASSOCIATIONS))
 TARGET_NAMESPACE = "http://bpmn.io/schema/bpmn"
+XSI_NS = "http://www.w3.org/2001/XMLSchema-instance"
+#: The event definitions an event may be given back (``BpmnNode.event_definitions``).
+EVENT_DEFINITIONS = frozenset(("cancel", "compensate", "conditional", "error", "escalation", "link", "message",
+                               "signal", "terminate", "timer"))
+#: The markers an activity may be given back (``BpmnNode.markers``).
+MARKERS = frozenset(("loop", "parallel", "sequential", "compensation", "eventSubProcess"))
+#: A loop marker → the loop characteristics written for it and their isSequential.
+LOOPS = {"loop": ("standardLoopCharacteristics", None), "parallel": ("multiInstanceLoopCharacteristics", None),
+         "sequential": ("multiInstanceLoopCharacteristics", "true")}
 
 
 @dataclass(slots=True)
 class _Process:
     id: str
+    name: str = ""
+    executable: bool | None = None  # None: the file did not say
     lanes: list[str] = field(default_factory=list)  # top lanes, unit ids
     nodes: list[_Node] = field(default_factory=list)
 
@@ -104,6 +129,7 @@ class _Exporter:
         self.diagram: Mapping[str, Any] = fixture["diagram"]
         self.elements: dict[str, Mapping[str, Any]] = {e["id"]: e for e in fixture.get("elements", [])}
         self.values: Sequence[Mapping[str, Any]] = fixture.get("values", [])
+        self.shown: dict[str, Mapping[str, Any]] = {value["element"]["id"]: value["element"] for value in self.values}
         self.ids = ids or UniqueIds()
         self.bpmn_of_unit: dict[str, str] = {}
         self.inner_fixtures: Mapping[str, Any] = fixture.get("inner") or {}
@@ -112,8 +138,33 @@ class _Exporter:
     # ---- reading the fixture ---------------------------------------------------------
 
     def _kept(self, element: Mapping[str, Any], name: str) -> str | None:
-        value = (element.get("attributes") or {}).get(name, {}).get(str(LANGUAGE_NEUTRAL))
+        value = self._kept_value(element, name)
         return value if isinstance(value, str) and value else None
+
+    @staticmethod
+    def _kept_value(element: Mapping[str, Any], name: str) -> Any:
+        return ((element.get("attributes") or {}).get(name) or {}).get(str(LANGUAGE_NEUTRAL))
+
+    def _kept_words(self, element: Mapping[str, Any], name: str, known: Collection[str]) -> tuple[str, ...]:
+        """A kept list of words, those we know only (the attribute is the client's to change)."""
+        value = self._kept_value(element, name)
+        return tuple(word for word in value if word in known) if isinstance(value, list) else ()
+
+    def _process(self, process_id: str, holder: Mapping[str, Any]) -> _Process:
+        """A process with the name and ``isExecutable`` kept on ``holder``: the diagram when
+        it is the process (named as the diagram is, unless that is still the name of the file
+        it was imported from; a diagram never imported is not executable), else the pool or
+        org unit standing for it."""
+        executable = self._kept_value(holder, BPMN_EXECUTABLE)
+        if holder is not self.diagram:
+            return _Process(process_id, self._name((holder.get("attributes") or {}).get(BPMN_PROCESS_NAME)),
+                            executable if isinstance(executable, bool) else None)
+        name = self._element_name(self.diagram)
+        file_name = self._kept(self.diagram, BPMN_FILE)
+        if file_name is not None and name == _xml_name(PurePath(file_name).stem):
+            name = ""
+        imported = self._kept(self.diagram, BPMN_TYPE) is not None
+        return _Process(process_id, name, executable if isinstance(executable, bool) else None if imported else False)
 
     def _name(self, names: Mapping[str, Any] | None) -> str:
         names = names or {}
@@ -153,17 +204,21 @@ class _Exporter:
         for unit in tops:
             kind = self._kept(self.elements[unit], BPMN_TYPE)
             if kind == "participant" and self._kept(self.elements[unit], BPMN_PROCESS):
-                processes[unit] = _Process(self.ids.take(self._kept(self.elements[unit], BPMN_PROCESS),
-                                                         f"Process_{unit}"))
+                processes[unit] = self._process(self.ids.take(self._kept(self.elements[unit], BPMN_PROCESS),
+                                                              f"Process_{unit}"), self.elements[unit])
             elif kind == "process":  # a process without pool in a model with lanes
-                processes[unit] = _Process(self.bpmn_of_unit[unit])
+                is_diagram = diagram_type == "process" and self._kept(self.elements[unit], BPMN_ID) == diagram_kept_id
+                processes[unit] = self._process(self.bpmn_of_unit[unit],
+                                                self.diagram if is_diagram else self.elements[unit])
         for unit in tops:
             if unit in processes:
                 processes[unit].lanes.extend(child for child in bands if parent_of.get(child) == unit)
         default = next(iter(processes.values()), None)
         if default is None:
             kept = diagram_kept_id if diagram_type != "collaboration" else None
-            default = processes[""] = _Process(self.ids.take(kept, f"Process_{self.diagram['id']}"))
+            process_id = self.ids.take(kept, f"Process_{self.diagram['id']}")
+            default = processes[""] = _Process(process_id) if diagram_type == "collaboration" \
+                else self._process(process_id, self.diagram)
         default.lanes.extend(unit for unit in tops if unit not in processes and unit not in pools)
         collaboration_id = None
         if pools:
@@ -257,7 +312,7 @@ class _Exporter:
 
     def _write(self, collaboration_id: str | None, pools: Sequence[str], processes: Mapping[str, _Process],
                default: _Process, nodes: Sequence[_Node], parent_of: Mapping[str, str]) -> bytes:
-        root = etree.Element(qname("definitions"), nsmap={"bpmn": MODEL_NS},
+        root = etree.Element(qname("definitions"), nsmap={"bpmn": MODEL_NS, "xsi": XSI_NS},
                              id=self.ids.new("Definitions"), targetNamespace=TARGET_NAMESPACE,
                              exporter="elrepo")
         flows, attached = self._flows(nodes, pools)
@@ -282,9 +337,9 @@ class _Exporter:
                 for unit in _outermost(node.lane, parent_of):
                     nodes_in.setdefault(unit, []).append(node.id)
         for process in processes.values():
-            element = etree.SubElement(root, qname("process"), id=process.id, isExecutable="false")
-            if process is default and self._kept(self.diagram, BPMN_TYPE) is None:
-                self._name_element(element, self._element_name(self.diagram))  # never imported: it is the diagram
+            element = self._named(root, "process", process.id, process.name)
+            if process.executable is not None:
+                element.set("isExecutable", "true" if process.executable else "false")
             if process.lanes:
                 self._lane_set(element, process.lanes, children_of, nodes_in)
             self._nodes_into(element, process.nodes, attached, flows)
@@ -333,7 +388,38 @@ class _Exporter:
             elif flow["type"] == "dataOutputAssociation" and flow["source"] == node.id:
                 association = self._named(element, "dataOutputAssociation", flow["id"], "")
                 etree.SubElement(association, qname("targetRef")).text = flow["target"]
+            elif flow["type"] == "sequenceFlow" and flow["source"] == node.id and flow.get("default") is True:
+                element.set("default", flow["id"])
+        self._meaning(element, tag, node)
         return element
+
+    def _meaning(self, element: Any, tag: str, node: _Node) -> None:
+        """What the node means beyond its tag (kept on its element), after its data
+        associations as BPMN orders the children: an event's definitions, an activity's
+        loop characteristics; and the attributes saying it does not interrupt, compensates
+        or is an event sub-process."""
+        shown = self.shown[node.element]
+        if tag.endswith("Event"):
+            for kind in self._kept_words(shown, BPMN_EVENT_DEFINITIONS, EVENT_DEFINITIONS):
+                definition = etree.SubElement(element, qname(f"{kind}EventDefinition"),
+                                              id=self.ids.new(f"{node.id}_{kind}"))
+                if kind == "link":  # its name is required, and pairs a throw with its catch
+                    definition.set("name", node.name)
+        if self._kept_value(shown, BPMN_INTERRUPTING) is False and tag in ("boundaryEvent", "startEvent"):
+            element.set("cancelActivity" if tag == "boundaryEvent" else "isInterrupting", "false")
+        if tag not in ACTIVITIES:
+            return
+        markers = self._kept_words(shown, BPMN_MARKERS, MARKERS)
+        loop_marker = next((marker for marker in markers if marker in LOOPS), None)  # an activity has one
+        if loop_marker is not None:
+            loop_tag, sequential = LOOPS[loop_marker]
+            loop = etree.SubElement(element, qname(loop_tag))
+            if sequential:
+                loop.set("isSequential", sequential)
+        if "compensation" in markers:
+            element.set("isForCompensation", "true")
+        if "eventSubProcess" in markers and tag in SCOPES:
+            element.set("triggeredByEvent", "true")
 
     def _flow(self, parent: Any, flow: Mapping[str, Any]) -> None:
         if flow["type"] in DATA_ASSOCIATIONS:
@@ -341,6 +427,11 @@ class _Exporter:
         element = self._named(parent, flow["type"], flow["id"], self._name(flow.get("name")))
         element.set("sourceRef", flow["source"])
         element.set("targetRef", flow["target"])
+        condition = flow.get("condition")
+        if flow["type"] == "sequenceFlow" and isinstance(condition, str) and _xml_name(condition):
+            expression = etree.SubElement(element, qname("conditionExpression"))
+            expression.set(f"{{{XSI_NS}}}type", "bpmn:tFormalExpression")
+            expression.text = _xml_name(condition)
 
     def _named(self, parent: Any, tag: str, element_id: str, name: str) -> Any:
         return self._name_element(etree.SubElement(parent, qname(tag), id=element_id), name)

@@ -302,6 +302,11 @@ HEADERS: dict[str, Schema] = {
                         "schema": {"type": "string", "enum": ["hit", "miss"]}},
     **{name: {"required": True, "schema": {"type": "string", "enum": [value]}}
        for name, value in DRAWING_HEADERS.items()},
+    "X-Bpmn-Kept": {"description": "What the BPMN export holds, counted per kind as `elrepo import` "
+                                   "says what it kept of a file: nodes, flows, pools, lanes, groups, "
+                                   "eventDefinitions, nonInterrupting, markers, defaultFlows, conditions, "
+                                   "processNames, executableFlags (docs/api.md, 16a)", "required": True,
+                    "schema": {"type": "string", "pattern": r"^[a-zA-Z]+=[0-9]+(; [a-zA-Z]+=[0-9]+)*$"}},
 }
 
 # Refusals any operation may answer (docs/contract.md, "Authentication and permissions",

@@ -10,14 +10,16 @@ render processes under the render deadline (repository/render_pool.py): past it 
 a render is; it reads what it draws and gives its connection back first, as a render
 does (`render.read_drawing`). Expanded sub-processes are drawn with their content
 (`repository.fixtures.nested_fixture`): nested too deep 400, more than the render
-contract's shapes in all 413.
+contract's shapes in all 413. `X-Bpmn-Kept` counts what the answer holds per kind, as
+`elrepo import` says what it kept of a file (`interchange.kept.kept_counts`).
 """
 
 from __future__ import annotations
 
 from flask import Response, current_app
 
-from interchange import BPMN_LAYOUT_KEYS
+from interchange import BPMN_LAYOUT_KEYS, read_bpmn
+from interchange.kept import kept_counts
 from repository.api.common import TenantRequest
 from repository.api.endpoint import Answer, Resource
 from repository.api.render import (
@@ -35,13 +37,14 @@ from repository.render_pool import render_timeout, shared_pool
 
 resource = Resource("bpmn", __name__, error_schema="RenderError")
 BPMN_MEDIA_TYPE = "application/xml"
+KEPT_HEADER = "X-Bpmn-Kept"
 resource.blueprint.after_request(add_security_headers)  # refusals included
 
 
 @resource.endpoint("GET", TENANT + "/_api/rest/diagram/<diagram_id>/bpmn/<culture_id>/<bpmn_layout_key>",
                    summary="Export a diagram as BPMN 2.0 XML with diagram interchange "
                            f"(layout keys: {', '.join(BPMN_LAYOUT_KEYS)})",
-                   api_version="2.0", answer=Answer("BpmnXml", BPMN_MEDIA_TYPE, tuple(DRAWING_HEADERS)),
+                   api_version="2.0", answer=Answer("BpmnXml", BPMN_MEDIA_TYPE, (*DRAWING_HEADERS, KEPT_HEADER)),
                    deadline=True)
 def export_bpmn(req: TenantRequest, diagram_id: str, culture_id: str,
                 bpmn_layout_key: str) -> Response:
@@ -64,4 +67,9 @@ def export_bpmn(req: TenantRequest, diagram_id: str, culture_id: str,
                                         timed_out=timed_out_renders())
     except InvalidInput as error:
         raise InvalidInput(f"Diagram {diagram_id!r} cannot be exported as BPMN: {error}") from None
-    return Response(xml, mimetype=BPMN_MEDIA_TYPE)
+    return Response(xml, mimetype=BPMN_MEDIA_TYPE, headers={KEPT_HEADER: kept_header(xml)})
+
+
+def kept_header(xml: bytes) -> str:
+    """`nodes=26; flows=18; ...`: what a BPMN export holds, read back from it."""
+    return "; ".join(f"{kind}={count}" for kind, count in kept_counts(read_bpmn(xml).model).items())

@@ -85,6 +85,7 @@ def _import_file(args: argparse.Namespace, path: Path) -> str:
     from tqdm import tqdm
 
     from interchange import read_bpmn
+    from interchange.kept import KEPT_ATTRIBUTES
     from repository.store import Store, find_tenant
     from repository.store.imports import set_content, upsert_elements
 
@@ -100,16 +101,25 @@ def _import_file(args: argparse.Namespace, path: Path) -> str:
         assert tenant is not None, "checked before the first file"
         plan = plan_import(imported, tenant, path.name)
         store = Store(session, tenant)
-        upsert_elements(store, plan.units, None)
-        elements = upsert_elements(store, plan.elements, None)
+        upsert_elements(store, plan.units, None, KEPT_ATTRIBUTES)
+        elements = upsert_elements(store, plan.elements, None, KEPT_ATTRIBUTES)
         for diagram_id, items in plan.contents.items():
             set_content(store, elements[diagram_id], items, None)
     return kept_summary(imported.model, len(plan.contents))
 
 
+#: The meaning `kept_summary` names when a file has some (`kept_counts`' keys).
+MEANING_WORDS = {"eventDefinitions": "event definition", "nonInterrupting": "non-interrupting event",
+                 "markers": "activity marker", "defaultFlows": "default flow", "conditions": "condition",
+                 "processNames": "process name", "executableFlags": "isExecutable flag"}
+
+
 def kept_summary(model: BpmnModel, diagrams: int) -> str:
-    """One line: what of the file was imported, counted per BPMN kind, and what was not
-    (elements the reader does not know, warnings)."""
+    """One line: what of the file was imported, counted per BPMN kind, the meaning kept
+    beyond the tags (only kinds there are), and what was not (elements the reader does
+    not know, warnings)."""
+    from interchange.kept import kept_counts
+
     def many(count: int, word: str) -> str:
         return f"{count} {word}" + ("" if count == 1 else "s")
 
@@ -117,13 +127,15 @@ def kept_summary(model: BpmnModel, diagrams: int) -> str:
         counted = Counter(tags)
         return f" ({', '.join(f'{counted[tag]} {tag}' for tag in sorted(counted))})" if tags else ""
 
-    kept = [many(len(model.nodes), "node") + per_tag([n.tag for n in model.nodes]),
-            many(len(model.flows), "flow") + per_tag([f.tag for f in model.flows]),
-            many(len(model.pools), "pool"), many(len(model.lanes), "lane"),
-            many(len(model.groups), "group"), many(diagrams, "diagram")]
+    counts = kept_counts(model)
+    kept = [many(counts["nodes"], "node") + per_tag([n.tag for n in model.nodes]),
+            many(counts["flows"], "flow") + per_tag([f.tag for f in model.flows]),
+            many(counts["pools"], "pool"), many(counts["lanes"], "lane"),
+            many(counts["groups"], "group"), many(diagrams, "diagram")]
+    meaning = [many(counts[key], word) for key, word in MEANING_WORDS.items() if counts[key]]
     not_kept = [many(len(model.unknown), "element") + " not read"
                 + per_tag([u.tag for u in model.unknown]), many(len(model.warnings), "warning")]
-    return f"imported {', '.join(kept)}; {', '.join(not_kept)}"
+    return f"imported {', '.join(kept)}{'; with ' + ', '.join(meaning) if meaning else ''}; {', '.join(not_kept)}"
 
 
 def plan_import(imported: BpmnImport, tenant: Tenant, file_name: str) -> ImportPlan:
@@ -137,7 +149,18 @@ def plan_import(imported: BpmnImport, tenant: Tenant, file_name: str) -> ImportP
     of a request (docs/reliability.md, "Request limits and Idempotency-Key (issue 18)"),
     and a file that breaks one is refused whole with the API's message."""
     from interchange.fixture import lane_keys, scope_fixture, scope_nodes
-    from interchange.kept import BPMN_FLOWS, BPMN_ID, BPMN_PROCESS, BPMN_TYPE
+    from interchange.kept import (
+        BPMN_EVENT_DEFINITIONS,
+        BPMN_EXECUTABLE,
+        BPMN_FILE,
+        BPMN_FLOWS,
+        BPMN_ID,
+        BPMN_INTERRUPTING,
+        BPMN_MARKERS,
+        BPMN_PROCESS,
+        BPMN_PROCESS_NAME,
+        BPMN_TYPE,
+    )
     from repository.wire import parse_content_body, parse_document, parse_update_body
 
     model = imported.model
@@ -162,14 +185,23 @@ def plan_import(imported: BpmnImport, tenant: Tenant, file_name: str) -> ImportP
                 **({"related": related} if related is not None else {}),
                 **({"children": children} if children is not None else {})}
 
+    def process_kept(process: str) -> dict[str, dict[str, Any]]:
+        """What a pool or process org unit keeps of the process it stands for."""
+        names = model.process_names.get(process, {})
+        executable = {BPMN_EXECUTABLE: {neutral: model.executable[process]}} if process in model.executable else {}
+        return {**({BPMN_PROCESS_NAME: _by_culture(names)} if names else {}), **executable}
+
     pool_process = {pool.id: pool.process for pool in model.pools}
     lane_ids = {lane.id for lane in model.lanes}
     units = []
     for unit in imported.fixture["elements"]:
         tag = "participant" if unit["id"] in pool_process else "lane" if unit["id"] in lane_ids else "process"
-        process = {BPMN_PROCESS: pool_process[unit["id"]]} if pool_process.get(unit["id"]) else {}
-        units.append(element("organization", unit["id"], "orgUnit",
-                             {**_names(unit), **kept(unit["id"], tag, **process)},
+        process = pool_process.get(unit["id"], unit["id"] if tag == "process" else "")
+        attributes = {**_names(unit), **kept(unit["id"], tag, **({BPMN_PROCESS: process} if tag == "participant"
+                                                                  and process else {}))}
+        if process and process != model.plane_element:  # the diagram keeps its own process's
+            attributes.update(process_kept(process))
+        units.append(element("organization", unit["id"], "orgUnit", attributes,
                              children=references([child["id"] for child in unit.get("children", [])])))
 
     scope_of = {node.id: node.parent for node in model.nodes}
@@ -177,16 +209,25 @@ def plan_import(imported: BpmnImport, tenant: Tenant, file_name: str) -> ImportP
     for flow in model.flows:
         entry: dict[str, Any] = {"id": flow.id, "type": flow.tag, "source": flow.source, "target": flow.target}
         if flow.names:
-            entry["name"] = {str(culture): text for culture, text in flow.names.items()}
+            entry["name"] = _by_culture(flow.names)
+        if flow.default:
+            entry["default"] = True
+        if flow.condition:
+            entry["condition"] = flow.condition
         flows.setdefault(scope_of.get(flow.source), []).append(entry)
 
     bands = lane_keys(model)
     scopes = [None] + [node.id for node in model.nodes if node.expandable and scope_nodes(model, node.id)]
-    process_names = _names(imported.fixture["diagram"]) or {"name": {neutral: Path(file_name).stem}}
-    process_kept = kept(model.plane_element, "collaboration" if model.pools else "process",
+    diagram_names = diagram_name(model)
+    named = {"name": _by_culture(diagram_names)} if diagram_names else \
+        {"name": {neutral: Path(file_name).stem}, BPMN_FILE: {neutral: file_name}}
+    diagram_kept = kept(model.plane_element, "collaboration" if model.pools else "process",
                         **{BPMN_FLOWS: flows.get(None, [])})
+    if not model.pools:  # the diagram is the process
+        diagram_kept.update(process_kept(model.plane_element))
+        diagram_kept.pop(BPMN_PROCESS_NAME, None)  # its own name
     every_unit = references([unit["id"] for unit in imported.fixture["elements"]])  # so export finds them all
-    elements = [element(PROCESS_FACET, model.plane_element, "mainProcess", {**process_names, **process_kept},
+    elements = [element(PROCESS_FACET, model.plane_element, "mainProcess", {**named, **diagram_kept},
                         related={"executedBy": every_unit})]
     content_bodies: dict[str, dict[str, Any]] = {}
     for scope in scopes:
@@ -196,7 +237,13 @@ def plan_import(imported: BpmnImport, tenant: Tenant, file_name: str) -> ImportP
             raw = value["element"]
             node = model.node(raw["id"])
             assert node is not None, "every shape of the fixture is a node of the model"
-            more = {BPMN_FLOWS: flows.get(node.id, [])} if node.id in scopes else {}
+            more: dict[str, Any] = {BPMN_FLOWS: flows.get(node.id, [])} if node.id in scopes else {}
+            if node.event_definitions:
+                more[BPMN_EVENT_DEFINITIONS] = list(node.event_definitions)
+            if not node.interrupting:
+                more[BPMN_INTERRUPTING] = False
+            if node.markers:
+                more[BPMN_MARKERS] = list(node.markers)
             type_key = raw["type"]
             lanes = [ref["id"] for ref in raw.get("related", {}).get("executedBy", [])]
             elements.append(element(
@@ -213,7 +260,22 @@ def plan_import(imported: BpmnImport, tenant: Tenant, file_name: str) -> ImportP
     return ImportPlan(inputs[:len(units)], inputs[len(units):], contents)
 
 
+def diagram_name(model: BpmnModel) -> Mapping[int, str]:
+    """The name of a file's diagram by culture: its process's (a file without pools), else
+    the first named pool's, else the first named process's; none when nothing is named."""
+    if not model.pools:
+        return model.process_names.get(model.plane_element, {})
+    named = [pool.names for pool in model.pools if pool.names]
+    named += [model.process_names[process] for process in model.processes if process in model.process_names]
+    return named[0] if named else {}
+
+
+def _by_culture(names: Mapping[int, str]) -> dict[str, str]:
+    """Names by culture id as text (the wire form)."""
+    return {str(culture): text for culture, text in names.items()}
+
+
 def _names(fixture_element: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
     """The fixture's `name` attribute, culture ids as text keys (the wire form)."""
     names = fixture_element.get("attributes", {}).get("name", {})
-    return {"name": {str(culture): text for culture, text in names.items()}} if names else {}
+    return {"name": _by_culture(names)} if names else {}

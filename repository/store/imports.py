@@ -9,15 +9,16 @@ attributes as any other. The caller owns the transaction.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import replace
 
 from sqlalchemy import select
 
 from repository.store import Store
+from repository.store.base import current_version_pk
 from repository.store.batch import chunked_rows
 from repository.store.models import Element
-from repository.wire import ContentItem, ElementInput
+from repository.wire import AttributeMap, ContentItem, ElementInput
 
 
 def existing_elements(store: Store, element_ids: Iterable[str]) -> dict[str, Element]:
@@ -27,19 +28,32 @@ def existing_elements(store: Store, element_ids: Iterable[str]) -> dict[str, Ele
 
 
 def upsert_elements(store: Store, inputs: Sequence[tuple[str, ElementInput]],
-                    actor_pk: int | None) -> dict[str, Element]:
+                    actor_pk: int | None, owned: Collection[str] = ()) -> dict[str, Element]:
     """Each (facet, input) with an id: created when no element has that id, else merged
     into it (`update_many`: attributes merged, the given related contexts, children and
-    content replaced; a type that changed is refused). New ones first, in bulk, so that an
-    update may name them as children. Returns every element by id."""
+    content replaced; a type that changed is refused). The `owned` attributes are the
+    import's alone: what an element holds of them and the input does not give is removed
+    (a timer taken out of the file is gone after the next import). New ones first, in
+    bulk, so that an update may name them as children. Returns every element by id."""
     ids = [data.id for _, data in inputs]
     if None in ids:
         raise ValueError("every imported element needs its id")
     found = existing_elements(store, [element_id for element_id in ids if element_id is not None])
     created = store.create_all([(facet, data) for facet, data in inputs if data.id not in found], actor_pk)
-    store.update_many([(found[data.id], replace(data, id=None, facet=None))
-                       for _, data in inputs if data.id in found], actor_pk)
+    updated = [(found[data.id], data) for _, data in inputs if data.id in found]
+    stored = store.attributes([current_version_pk(element) for element, _ in updated]) if owned else {}
+    store.update_many([(element, replace(data, id=None, facet=None, attributes=_replacing(
+        stored.get(current_version_pk(element), {}), data.attributes, owned))) for element, data in updated],
+        actor_pk)
     return {**found, **{element.id: element for element in created}}
+
+
+def _replacing(stored: AttributeMap, given: AttributeMap, owned: Collection[str]) -> AttributeMap:
+    """`given`, and every value of `stored` under an `owned` name that `given` lacks set to
+    None (removed)."""
+    removed = {name: {culture: None for culture in per_culture if culture not in given.get(name, {})}
+               for name, per_culture in stored.items() if name in owned}
+    return {name: {**removed.get(name, {}), **given.get(name, {})} for name in {**removed, **given}}
 
 
 def set_content(store: Store, diagram: Element, items: Sequence[ContentItem], actor_pk: int | None) -> None:

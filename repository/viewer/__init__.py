@@ -16,6 +16,7 @@ from importlib import resources
 
 from flask import Blueprint, Flask, Response, abort, request
 
+from interchange.kept import KEPT_ATTRIBUTES
 from repository import catalog
 
 __all__ = ["URL_PREFIX", "register_viewer"]
@@ -34,6 +35,7 @@ STATIC_ASSETS: dict[str, str] = {
     "tree.js": JAVASCRIPT,
     "diagram.js": JAVASCRIPT,
     "panel.js": JAVASCRIPT,
+    "bpmn.js": JAVASCRIPT,
 }
 # Rendered SVG is inserted into the page (after diagram.js sanitizes it); PNG export draws
 # it from a blob: URL, the only source beyond 'self' the page needs.
@@ -87,7 +89,8 @@ def _asset_response(name: str) -> Response:
 
 def catalog_document() -> dict[str, object]:
     """What the page needs to know of the catalog: each facet's views, each type's facet
-    and display names, the layout keys and the cultures it offers."""
+    and display names, the layout keys and the cultures it offers, and the attributes a
+    BPMN import keeps (the panel says them in a line of their own, `bpmn.js`)."""
     return {
         "facets": [{"name": facet.name, "views": list(facet.views)}
                    for facet in catalog.FACETS.values()],
@@ -98,4 +101,5 @@ def catalog_document() -> dict[str, object]:
         "layouts": list(catalog.LAYOUT_KEYS),
         "cultures": [{"id": culture, "name": name} for culture, name in _CULTURE_NAMES.items()],
         "neutralCulture": catalog.NEUTRAL,
+        "keptAttributes": sorted(KEPT_ATTRIBUTES),
     }

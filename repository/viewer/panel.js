@@ -3,6 +3,7 @@
 // element's versions.
 
 import { api, elementsPath, fetchElement, lookUpNames } from "./api.js";
+import { panelAttributes } from "./bpmn.js";
 import { $, $$, enc, hasDrawing, hrefFor, nameElement, note, pick, setStatus, state, typeName } from "./page.js";
 
 export async function showPanel(element) {
@@ -26,12 +27,11 @@ export async function showPanel(element) {
 function showAttributes(attributes) {
   const list = $("[data-testid=attributes]");
   list.replaceChildren();
-  for (const [name, values] of Object.entries(attributes).sort(([a], [b]) => a.localeCompare(b))) {
-    if (name === "name") continue;
+  for (const [name, value] of panelAttributes(attributes, state.catalog.keptAttributes, pick)) {
     const term = document.createElement("dt");
     term.textContent = name;
     const description = document.createElement("dd");
-    description.textContent = attributeText(name, pick(values));
+    description.textContent = attributeText(name, value);
     list.append(term, description);
   }
 }

@@ -99,5 +99,5 @@ def test_import_says_what_it_kept_per_kind(tmp_path: Path,
     assert main(["import", "--db", db, "acme", "main", str(model)]) == 0
     said = (f"elrepo: {model}: imported 5 nodes (1 startEvent, 4 task), 5 flows "
             "(2 messageFlow, 3 sequenceFlow), 2 pools, 2 lanes, 0 groups, 1 diagram; "
-            "0 elements not read, 0 warnings")
+            "with 2 isExecutable flags; 0 elements not read, 0 warnings")
     assert said in capsys.readouterr().err.splitlines()
