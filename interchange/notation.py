@@ -130,24 +130,26 @@ ACTIVITY_MARKERS: dict[str, _Icon] = {
 }
 
 
-def _icon(icon: _Icon, cx: float, cy: float, scale: float, fill: str, ink: str = STROKE) -> list[Element]:
-    """``icon`` centred on (cx, cy), ``scale`` units per unit of its square; ``fill``
-    fills its closed shapes (the ink, for a throwing event's marker), lines drawn in the
-    colour that stands out on it."""
+def _icon(name: str, icon: _Icon, cx: float, cy: float, scale: float, fill: str) -> Element:
+    """``icon`` centred on (cx, cy), ``scale`` units per unit of its square, in a group
+    of class ``marker-<name>``; ``fill`` fills its closed shapes (the ink, for a throwing
+    event's marker), lines drawn in the colour that stands out on it."""
 
     def placed(points: Iterable[Point]) -> str:
         return point_list((cx + x * scale, cy + y * scale) for x, y in points)
 
-    line_colour = FILL if fill == ink else ink
-    parts = [Element("circle", {"cx": fmt(cx + x * scale), "cy": fmt(cy + y * scale), "r": fmt(r * scale),
-                                "fill": fill, "stroke": ink, "stroke-width": "1.5"}) for x, y, r in icon.circles]
-    parts += [Element("polygon", {"points": placed(points), "fill": fill, "stroke": ink, "stroke-width": "1",
-                                  "stroke-linejoin": "round"}) for points in icon.closed]
-    parts += [Element("polyline", {"points": placed(points), "fill": "none",
-                                   "stroke": line_colour if icon.closed else ink,
-                                   "stroke-width": fmt(icon.line_width), "stroke-linecap": "round"})
-              for points in icon.lines]
-    return parts
+    line_colour = FILL if fill == STROKE and icon.closed else STROKE
+    group = group_element(f"marker-{name}")
+    for x, y, r in icon.circles:
+        group.add(Element("circle", {"cx": fmt(cx + x * scale), "cy": fmt(cy + y * scale), "r": fmt(r * scale),
+                                     "fill": fill, "stroke": STROKE, "stroke-width": "1.5"}))
+    for points in icon.closed:
+        group.add(Element("polygon", {"points": placed(points), "fill": fill, "stroke": STROKE, "stroke-width": "1",
+                                      "stroke-linejoin": "round"}))
+    for points in icon.lines:
+        group.add(Element("polyline", {"points": placed(points), "fill": "none", "stroke": line_colour,
+                                       "stroke-width": fmt(icon.line_width), "stroke-linecap": "round"}))
+    return group
 
 
 # --------------------------------------------------------------------------- markers of flows
@@ -263,8 +265,12 @@ class _Notation:
             box = self.shapes.get(pool.id)
             if box is None:
                 continue
-            g = Element("g", {"class": "pool", "data-pool-id": clean_text(self._ref(pool.id).guid)})
-            g.add(rect_element(box, {"fill": FILL, "stroke": STROKE, "stroke-width": "1.5"}))
+            # a pool without lanes is its nodes' band: a lane of the SVG contract
+            band = bool(pool.process) and not any(lane.process == pool.process for lane in self.model.lanes)
+            g = Element("g", {"class": "lane" if band else "pool",
+                              "data-lane-id" if band else "data-pool-id": clean_text(self._ref(pool.id).guid)})
+            g.add(rect_element(box, {"class": "lane-body" if band else "pool-body", "fill": FILL, "stroke": STROKE,
+                                     "stroke-width": "1.5"}))
             name = self.name(pool.names)
             if not pool.process:  # a black box: a band with its name in the middle
                 g.add(centred_text([self.text.font.ellipsize(name, box.w - 2 * BOX_PADDING, FONT_SIZE)],
@@ -345,7 +351,7 @@ class _Notation:
         group = group_element(cls)
         for node in nodes:
             box = self.shapes[node.id]
-            g = Element("g", {"class": f"node bpmn-{node.tag}"})
+            g = Element("g", {"class": f"node bpmn-{node.tag}", "data-bpmn-id": clean_text(node.id)})
             for part in self._symbol(node, box):
                 g.add(part)
             label = self._label(node, box)
@@ -379,9 +385,9 @@ class _Notation:
             parts = [_circle(box.cx, box.cy, r, 1.5, dash), _circle(box.cx, box.cy, r - 3, 1.5, dash)]
         definitions = node.event_definitions
         if definitions:
-            icon = EVENT_ICONS["multiple" if len(definitions) > 1 else definitions[0]]
+            kind = "multiple" if len(definitions) > 1 else definitions[0]
             fill = STROKE if node.tag in THROWING else FILL
-            parts += _icon(icon, box.cx, box.cy, r * 0.5, fill)
+            parts.append(_icon(kind, EVENT_ICONS[kind], box.cx, box.cy, r * 0.5, fill))
         return parts
 
     def _gateway(self, tag: str, box: Box) -> list[Element]:
@@ -400,7 +406,7 @@ class _Notation:
             parts.append(_circle(cx, cy, half * 0.45, 2.5))
         elif tag == "eventBasedGateway":
             parts += [_circle(cx, cy, half * 0.5, 1.0), _circle(cx, cy, half * 0.42, 1.0)]
-            parts += _icon(EVENT_ICONS["multiple"], cx, cy, half * 0.26, FILL)
+            parts.append(_icon("multiple", EVENT_ICONS["multiple"], cx, cy, half * 0.26, FILL))
         return parts
 
     def _activity(self, node: BpmnNode, box: Box) -> list[Element]:
@@ -412,7 +418,7 @@ class _Notation:
         icon = TASK_ICONS.get(node.tag)
         if icon is not None:
             fill = STROKE if node.tag == "sendTask" else FILL
-            parts += _icon(icon, box.x + 6 + TASK_ICON, box.y + 6 + TASK_ICON, TASK_ICON, fill)
+            parts.append(_icon(node.tag, icon, box.x + 6 + TASK_ICON, box.y + 6 + TASK_ICON, TASK_ICON, fill))
         markers = [marker for marker in node.markers if marker != EVENT_SUBPROCESS]
         if node.tag in COLLAPSIBLE and node.id not in self.geometry.expanded:
             markers.append("collapsed")
@@ -425,7 +431,7 @@ class _Notation:
             if marker == "loop":
                 parts.append(self._loop(cx, cy))
             else:
-                parts += _icon(ACTIVITY_MARKERS[marker], cx, cy, MARKER_SIZE / 2, FILL)
+                parts.append(_icon(marker, ACTIVITY_MARKERS[marker], cx, cy, MARKER_SIZE / 2, FILL))
         return parts
 
     @staticmethod
@@ -437,8 +443,8 @@ class _Notation:
         d = (f"M {fmt(start[0])} {fmt(start[1])} A {fmt(r)} {fmt(r)} 0 1 1 {fmt(cx - r * 0.99)} {fmt(cy + 0.1)}"
              f" M {fmt(end[0] - 3)} {fmt(end[1] - 3)} L {fmt(end[0])} {fmt(end[1])} L {fmt(end[0] + 3)}"
              f" {fmt(end[1] - 2)}")
-        return Element("path", {"d": d, "fill": "none", "stroke": STROKE, "stroke-width": "1.5",
-                                "stroke-linecap": "round"})
+        return Element("path", {"class": "marker-loop", "d": d, "fill": "none", "stroke": STROKE,
+                                "stroke-width": "1.5", "stroke-linecap": "round"})
 
     def _data_box(self, node: BpmnNode, box: Box) -> Box:
         """The symbol of a data object or store: as tall as its box leaves above its name
@@ -505,7 +511,18 @@ class _Notation:
             symbol = self._data_box(node, box)
             under = Box(box.x, symbol.bottom, box.w, len(lines) * self.text.line_height + 2)
             return centred_text(lines, under, self.text)
-        return centred_text(lines, box, self.text)
+        return centred_text(lines, self._label_area(node, box, len(lines)), self.text)
+
+    def _label_area(self, node: BpmnNode, box: Box, lines: int) -> Box:
+        """Where an activity's name is centred: the box, or its part under the task
+        kind's icon when the name would run into it and fits there, else as low in the
+        box as it fits."""
+        icon_bottom = box.y + 6 + 2 * TASK_ICON
+        height = lines * self.text.line_height
+        if node.tag not in TASK_ICONS or box.cy - height / 2 >= icon_bottom:
+            return box
+        below = Box(box.x, icon_bottom, box.w, box.bottom - icon_bottom - (MARKER_SIZE if node.markers else 0))
+        return below if below.h >= height else Box(box.x, max(box.y, box.bottom - height - 4), box.w, height)
 
     # ---- flows -------------------------------------------------------------------------
 
@@ -535,7 +552,8 @@ class _Notation:
         return points[::-1] if at_start else points
 
     def _flow(self, flow: BpmnFlow, route: Sequence[Point]) -> Element:
-        attrs = {"class": "connector", "data-flow-type": flow.tag, "stroke-width": "1.5",
+        attrs = {"class": "connector", "data-bpmn-id": clean_text(flow.id), "data-flow-type": flow.tag,
+                 "stroke-width": "1.5",
                  "stroke-linejoin": "round",
                  "data-source-shape-id": clean_text(self._ref(flow.source).shape_id),
                  "data-target-shape-id": clean_text(self._ref(flow.target).shape_id)}
