@@ -157,10 +157,11 @@ def _rendered_fixture(path: Path, layout_key: str, culture: int) -> str:
         # command line, that is a mistake in the file.
         raise CommandError(f"{path} has no shapes (its \"values\" list is empty): "
                            "nothing to render")
-    from renderer.api import RenderInputError, render
+    from interchange.drawing import render_any
+    from renderer.api import RenderInputError
 
     try:
-        return render(fixture, layout_key, culture)
+        return render_any(fixture, layout_key, culture)
     except RenderInputError as error:
         raise CommandError(str(error)) from None
 
@@ -216,7 +217,9 @@ def _export(args: argparse.Namespace) -> int:
 
         report = export_on_workers(jobs, args.output, args.format, args.broker, args.queue)
     else:
-        report = export_many(jobs, args.output, args.format, args.jobs, progress=True)
+        from interchange.drawing import render_any
+
+        report = export_many(jobs, args.output, args.format, args.jobs, progress=True, render_fn=render_any)
     for failure in report.failures:
         print(_failure_line(failure.name, failure.layout_key, culture, args.format, failure.error),
               file=sys.stderr)
