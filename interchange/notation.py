@@ -3,8 +3,9 @@
 
 Expects a model from ``read_model`` and its ``BpmnGeometry``. Guarantees an SVG of the
 SVG contract (docs/contract.md): the root names the diagram and layout, every node with
-a ``ShapeRef`` has one overlay rect in a last ``<g class="overlays">``, every flow is a
-``path.connector`` with absolute ``M H V L`` commands; pools with their name strips and
+a ``ShapeRef`` has one overlay rect in a last ``<g class="overlays">``, every flow between
+two of them is a ``path.connector`` (any other a ``path.flow``) with absolute ``M H V L``
+commands; pools with their name strips and
 nested lanes; events, gateways, activities, data and annotations with BPMN's markers;
 flow names beside their flows. User text is escaped by ``renderer.markup``; the same
 input gives the same bytes. Symbol shapes are BPMN's, drawn here from point lists in a
@@ -552,7 +553,11 @@ class _Notation:
         return points[::-1] if at_start else points
 
     def _flow(self, flow: BpmnFlow, route: Sequence[Point]) -> Element:
-        attrs = {"class": "connector", "data-bpmn-id": clean_text(flow.id), "data-flow-type": flow.tag,
+        # a connector of the SVG contract joins two overlays; a flow to a pool, an
+        # annotation or inside an expanded sub-process is drawn the same, as a flow
+        joins_shapes = self._has_overlay(flow.source) and self._has_overlay(flow.target)
+        attrs = {"class": "connector" if joins_shapes else "flow", "data-bpmn-id": clean_text(flow.id),
+                 "data-flow-type": flow.tag,
                  "stroke-width": "1.5",
                  "stroke-linejoin": "round",
                  "data-source-shape-id": clean_text(self._ref(flow.source).shape_id),
@@ -600,15 +605,17 @@ class _Notation:
     def _ref(self, bpmn_id: str) -> ShapeRef:
         return self.refs.get(bpmn_id) or ShapeRef(bpmn_id, bpmn_id)
 
+    def _has_overlay(self, bpmn_id: str) -> bool:
+        return bpmn_id in self.refs and bpmn_id in self.shapes and self.model.node(bpmn_id) is not None
+
     def _overlays(self) -> Element:
         """One click target per node with a ``ShapeRef`` (docs/contract.md, "SVG contract")."""
         group = group_element("overlays")
         bands = lane_keys(self.model) if self.layout_key in SWIMLANE_KEYS else {}
         for node in self.model.nodes:
-            ref = self.refs.get(node.id)
-            box = self.shapes.get(node.id)
-            if ref is None or box is None:
+            if not self._has_overlay(node.id):
                 continue
+            ref, box = self.refs[node.id], self.shapes[node.id]
             attrs = {"class": "overlay", "fill": "transparent", "data-guid": clean_text(ref.guid),
                      "data-type": clean_text(node.shape_type), "data-shape-id": clean_text(ref.shape_id),
                      "data-diagram-id": clean_text(self.diagram_id)}

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 from lxml import etree
+from pytest_regressions.file_regression import FileRegressionFixture
 
 from interchange import BPMN_LAYOUT_KEYS, BpmnImport, bpmn_positions, read_bpmn
 from interchange.drawing import draw_bpmn_import, is_bpmn_diagram, render_any
@@ -20,9 +21,10 @@ from repository.cli import main
 from repository.cli.common import session_on
 from repository.fixtures import diagram_fixture
 from repository.store import Store, find_tenant
-from tests.conftest import FIXTURES
+from tests.conftest import FIXTURES, ROOT
 from tests.interchange.conftest import CORPUS
 from tests.interchange.test_repository_roundtrip import TENANT, viewer
+from tests.renderer.test_golden import same_svg
 
 SVG = "{http://www.w3.org/2000/svg}"
 BPMN = FIXTURES / "bpmn"
@@ -30,6 +32,11 @@ ALL_MARKERS = BPMN / "notation" / "all-markers.bpmn"
 #: the flow names the corpus held when this test was written; each must be drawn
 CORPUS_NAMED_SEQUENCE_FLOWS = 118
 ROUNDING = 0.01
+GOLDEN = ROOT / "golden" / "bpmn"
+#: (file under tests/fixtures/bpmn, layout key): the README's message flows, and one of each kind
+GOLDEN_CASES = [("collaboration.message-flows", "horizontalSwimlane"), ("boundary-event.simple", "horizontal"),
+                ("nested-lanes", "verticalSwimlane"), ("sub-process.mixed", "vertical"),
+                ("group.members-from-di", "horizontal"), ("notation/all-markers", "horizontalSwimlane")]
 
 
 #: a file read, its SVG parsed and as text
@@ -54,7 +61,8 @@ def node_group(root: etree._Element, bpmn_id: str) -> etree._Element:
 
 
 def connector(root: etree._Element, bpmn_id: str) -> etree._Element:
-    found = [p for p in root.iter(f"{SVG}path") if p.get("class") == "connector" and p.get("data-bpmn-id") == bpmn_id]
+    found = [p for p in root.iter(f"{SVG}path") if p.get("class") in ("connector", "flow")
+             and p.get("data-bpmn-id") == bpmn_id]
     assert len(found) == 1, bpmn_id
     return found[0]
 
@@ -351,3 +359,10 @@ def test_the_render_endpoint_draws_an_imported_model_in_its_notation(
     ours = etree.fromstring(client.get(f"{base}/detailed", headers=headers).data)
     assert not any(marker.get("id") == "message-end" for marker in ours.iter(f"{SVG}marker"))
     app.extensions["elrepo.engine"].dispose()
+
+
+@pytest.mark.parametrize(("name", "key"), GOLDEN_CASES, ids=[f"{name}-{key}" for name, key in GOLDEN_CASES])
+def test_golden_notation(name: str, key: str, file_regression: FileRegressionFixture) -> None:
+    """A change in the picture fails here; after looking at the new picture, ``--force-regen``."""
+    svg = drawn(BPMN / f"{name}.bpmn", key)[2]
+    file_regression.check(svg, fullpath=GOLDEN / f"{Path(name).name}.{key}.svg", check_fn=same_svg)
