@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from interchange.fixture import lane_keys
 from interchange.model import ANNOTATION, DATA, BpmnFlow, BpmnModel, BpmnNode
 from interchange.positions import POOL_HEADER, SUBPROCESS_HEADER, BpmnGeometry
+from interchange.routing import middle
 from layouts.geometry import Box, Point
 from renderer.culture import Cultures
 from renderer.draw import TextStyle, centred_text, group_element, point_list, rect_element, text_block
@@ -38,6 +39,7 @@ LANE_STRIP = 30.0  # a lane's name strip, at most; narrower where its pool holds
 MARKER_SIZE = 14.0  # an activity's markers at its lower border
 TASK_ICON = 8.0  # half the size of a task kind's icon in its upper left corner
 FLOW_LABEL_LINES = 3
+LABEL_GAP = 4.0  # between the middle of a flow and the corner of its name
 DOTTED = "1,3"
 DASHED = "6,4"
 DASH_DOT = "10,4,2,4"
@@ -209,6 +211,10 @@ def _circle(cx: float, cy: float, r: float, width: float, dash: str = "") -> Ele
 def _rounded(box: Box, width: float, dash: str = "", radius: float = TASK_RADIUS, fill: str = FILL) -> Element:
     return rect_element(box, {"rx": fmt(radius), "fill": fill, "stroke": STROKE, "stroke-width": fmt(width),
                               "stroke-dasharray": dash})
+
+
+def _overlap(one: Box, other: Box) -> bool:
+    return min(one.right, other.right) > max(one.x, other.x) and min(one.bottom, other.bottom) > max(one.y, other.y)
 
 
 def _inset(box: Box, by: float) -> Box:
@@ -579,16 +585,29 @@ class _Notation:
         return _line(route, attrs)
 
     def _flow_names(self) -> Element:
-        """Every named flow's name at its label box, left-aligned, wrapped to the box's width."""
+        """Every named flow's name beside the middle of its longest segment, left-aligned,
+        wrapped to its label box's width: at the label box, or in the first other corner
+        round that middle where it covers no node, node label or name placed before."""
         group = group_element("flow-labels")
+        taken = [self.shapes[node.id] for node in self.model.nodes
+                 if node.id in self.shapes and node.id not in self.geometry.expanded]
+        taken += [self.geometry.labels[node.id] for node in self.model.nodes if node.id in self.geometry.labels]
         for flow in self.model.flows:
             name = self.name(flow.names)
             box = self.geometry.labels.get(flow.id)
-            if not name or box is None:
+            route = self.geometry.edges.get(flow.id)
+            if not name or box is None or not route:
                 continue
             lines = self.text.font.wrap(name, box.w, FONT_SIZE, FLOW_LABEL_LINES, self.cultures.requested)
-            top = box.y + len(lines) * self.text.line_height / 2
-            group.add(text_block(lines, box.x, self.text.baselines(top, len(lines)), anchor="start",
+            width = max(self.text.font.text_width(line, FONT_SIZE) for line in lines)
+            height = len(lines) * self.text.line_height
+            mx, my = middle(route)
+            corners = [(box.x, box.y), (mx + LABEL_GAP, my - LABEL_GAP - height),
+                       (mx - LABEL_GAP - width, my + LABEL_GAP), (mx - LABEL_GAP - width, my - LABEL_GAP - height)]
+            spots = [Box(x, y, width, height) for x, y in corners]
+            spot = next((spot for spot in spots if not any(_overlap(spot, other) for other in taken)), spots[0])
+            taken.append(spot)
+            group.add(text_block(lines, spot.x, self.text.baselines(spot.cy, len(lines)), anchor="start",
                                  attrs={"class": "flow-label", "data-flow-id": clean_text(flow.id)}))
         return group
 

@@ -17,6 +17,8 @@ from interchange.notation import DASH_DOT, DASHED, DOTTED
 from layouts.geometry import Box, Point
 from renderer.api import render
 from renderer.culture import DEFAULT_CULTURE
+from renderer.measure import FONT_SIZE
+from renderer.text import load_font
 from repository.cli import main
 from repository.cli.common import session_on
 from repository.fixtures import diagram_fixture
@@ -219,11 +221,17 @@ def test_every_named_flow_has_its_name_beside_it(markers: Drawn) -> None:
     named = [flow for flow in imported.model.flows if flow.names]
     assert len(named) >= 5
     labels = {text.get("data-flow-id"): text for text in root.iter(f"{SVG}text") if text.get("class") == "flow-label"}
+    font = load_font()
     for flow in named:
         label = labels[flow.id]
-        assert " ".join(label.itertext()) == next(iter(flow.names.values()))
+        lines = list(label.itertext())
+        assert " ".join(lines) == next(iter(flow.names.values()))
         x, y = float(label.get("x") or label[0].get("x") or "nan"), float(label.get("y") or label[0].get("y") or "nan")
-        assert distance_to_route((x, y), route_points(connector(root, flow.id))) < 30, flow.id
+        width, top = max(font.text_width(line, FONT_SIZE) for line in lines), y - FONT_SIZE
+        height = len(lines) * font.line_height(FONT_SIZE)
+        corners = [(x, top), (x + width, top), (x, top + height), (x + width, top + height)]
+        assert min(distance_to_route(corner, route_points(connector(root, flow.id))) for corner in corners) < 8, \
+            flow.id
 
 
 def test_every_named_sequence_flow_of_the_corpus_is_drawn(shared_dir: Path) -> None:
