@@ -304,7 +304,7 @@ class _Notation:
 
     def _lane_strips(self) -> dict[str, tuple[int, float]]:
         """Each lane's depth and the width of its process's lane strips: ``LANE_STRIP``,
-        or less where nested lanes would reach the first node."""
+        or less where the strips side by side would reach the first node."""
         depth: dict[str, int] = {}
         for lane in self.model.lanes:  # parents come before their children
             depth[lane.id] = depth.get(lane.parent or "", 0) + 1
@@ -318,7 +318,7 @@ class _Notation:
                       for box in (self.shapes.get(node.id), self.geometry.labels.get(node.id)) if box]
             room = min(inside, default=start + LANE_STRIP) - start
             deepest = max(depth[lane] for lane in lanes)
-            width = min(LANE_STRIP, max(room - 2, 8.0) / deepest) if deepest > 1 else LANE_STRIP
+            width = min(LANE_STRIP, max(room - 2, 8.0) / deepest)
             found.update((lane, (depth[lane], width)) for lane in lanes)
         return found
 
