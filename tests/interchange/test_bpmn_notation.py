@@ -374,3 +374,17 @@ def test_golden_notation(name: str, key: str, file_regression: FileRegressionFix
     """A change in the picture fails here; after looking at the new picture, ``--force-regen``."""
     svg = drawn(BPMN / f"{name}.bpmn", key)[2]
     file_regression.check(svg, fullpath=GOLDEN / f"{Path(name).name}.{key}.svg", check_fn=same_svg)
+
+
+def test_elrepo_export_draws_imported_models_in_their_notation(tmp_path: Path) -> None:
+    db = f"sqlite:///{tmp_path / 'bpmn.db'}"
+    assert main(["tenant", "create", *TENANT, "--db", db]) == 0
+    assert main(["import", "--db", db, *TENANT, str(BPMN / "collaboration.message-flows.bpmn")]) == 0
+    out = tmp_path / "out"
+    assert main(["export", "--db", db, *TENANT, "-o", str(out), "--layout", "horizontalSwimlane",
+                 "--layout", "detailed"]) == 0
+    drawn_by = {path.name.split(".")[-2]: etree.parse(str(path)).getroot() for path in out.glob("*.svg")}
+    assert set(drawn_by) == {"horizontalSwimlane", "detailed"}
+    for key, root in drawn_by.items():
+        markers = {marker.get("id") for marker in root.iter(f"{SVG}marker")}
+        assert ("message-end" in markers) == (key == "horizontalSwimlane"), key
