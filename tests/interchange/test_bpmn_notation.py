@@ -364,6 +364,11 @@ def test_the_render_endpoint_draws_an_imported_model_in_its_notation(
         fixture = diagram_fixture(store, next(d for d in store.diagrams() if d.id == diagrams[0]["id"]))
     stored = {value["element"]["id"]: value["shapeInfo"]["id"] for value in fixture["values"]}
     assert {guid: rect.get("data-shape-id") for guid, rect in overlays(root).items()} == stored
+    swimlanes = etree.fromstring(client.get(f"{base}/horizontalSwimlane", headers=headers).data)
+    units = {element["id"] for element in fixture["elements"] if element["type"] == "orgUnit"}
+    lanes = {rect.get("data-lane-id") for rect in overlays(swimlanes).values()}
+    assert len(lanes) == 2 and lanes <= units
+    assert lanes <= {g.get("data-lane-id") for g in swimlanes.iter(f"{SVG}g") if g.get("class") == "lane"}
     ours = etree.fromstring(client.get(f"{base}/detailed", headers=headers).data)
     assert not any(marker.get("id") == "message-end" for marker in ours.iter(f"{SVG}marker"))
     app.extensions["elrepo.engine"].dispose()
