@@ -20,7 +20,6 @@ from dataclasses import dataclass
 from interchange.fixture import lane_keys
 from interchange.model import ANNOTATION, DATA, BpmnFlow, BpmnModel, BpmnNode
 from interchange.positions import POOL_HEADER, SUBPROCESS_HEADER, BpmnGeometry
-from interchange.routing import middle
 from layouts.geometry import Box, Point
 from renderer.culture import Cultures
 from renderer.draw import TextStyle, centred_text, group_element, point_list, rect_element, text_block
@@ -40,6 +39,7 @@ MARKER_SIZE = 14.0  # an activity's markers at its lower border
 TASK_ICON = 8.0  # half the size of a task kind's icon in its upper left corner
 FLOW_LABEL_LINES = 3
 LABEL_GAP = 4.0  # between the middle of a flow and the corner of its name
+LABEL_SEGMENTS = 3  # the segments of a flow, longest first, its name may go beside
 DOTTED = "1,3"
 DASHED = "6,4"
 DASH_DOT = "10,4,2,4"
@@ -211,6 +211,12 @@ def _circle(cx: float, cy: float, r: float, width: float, dash: str = "") -> Ele
 def _rounded(box: Box, width: float, dash: str = "", radius: float = TASK_RADIUS, fill: str = FILL) -> Element:
     return rect_element(box, {"rx": fmt(radius), "fill": fill, "stroke": STROKE, "stroke-width": fmt(width),
                               "stroke-dasharray": dash})
+
+
+def _segment_middles(route: Sequence[Point]) -> list[Point]:
+    """The middles of a route's segments, longest first (the first of equals first)."""
+    segments = sorted(zip(route, route[1:]), key=lambda s: -(abs(s[0][0] - s[1][0]) + abs(s[0][1] - s[1][1])))
+    return [((x1 + x2) / 2, (y1 + y2) / 2) for (x1, y1), (x2, y2) in segments]
 
 
 def _overlap(one: Box, other: Box) -> bool:
@@ -585,9 +591,11 @@ class _Notation:
         return _line(route, attrs)
 
     def _flow_names(self) -> Element:
-        """Every named flow's name beside the middle of its longest segment, left-aligned,
-        wrapped to its label box's width: at the label box, or in the first other corner
-        round that middle where it covers no node, node label or name placed before."""
+        """Every named flow's name beside the middle of a segment, left-aligned, wrapped to
+        its label box's width: at the label box (beside the longest segment), else in the
+        first corner round the middle of one of its ``LABEL_SEGMENTS`` longest segments
+        where it covers no node, node label or name placed before (none free: the label
+        box)."""
         group = group_element("flow-labels")
         taken = [self.shapes[node.id] for node in self.model.nodes
                  if node.id in self.shapes and node.id not in self.geometry.expanded]
@@ -601,10 +609,10 @@ class _Notation:
             lines = self.text.font.wrap(name, box.w, FONT_SIZE, FLOW_LABEL_LINES, self.cultures.requested)
             width = max(self.text.font.text_width(line, FONT_SIZE) for line in lines)
             height = len(lines) * self.text.line_height
-            mx, my = middle(route)
-            corners = [(box.x, box.y), (mx + LABEL_GAP, my - LABEL_GAP - height),
-                       (mx - LABEL_GAP - width, my + LABEL_GAP), (mx - LABEL_GAP - width, my - LABEL_GAP - height)]
-            spots = [Box(x, y, width, height) for x, y in corners]
+            spots = [Box(box.x, box.y, width, height)]
+            for mx, my in _segment_middles(route)[:LABEL_SEGMENTS]:
+                spots += [Box(x, y, width, height) for x in (mx + LABEL_GAP, mx - LABEL_GAP - width)
+                          for y in (my + LABEL_GAP, my - LABEL_GAP - height)]
             spot = next((spot for spot in spots if not any(_overlap(spot, other) for other in taken)), spots[0])
             taken.append(spot)
             group.add(text_block(lines, spot.x, self.text.baselines(spot.cy, len(lines)), anchor="start",
