@@ -396,9 +396,8 @@ class _Notation:
             parts = [_circle(box.cx, box.cy, r - 1.5, 4.0)]
         else:
             parts = [_circle(box.cx, box.cy, r, 1.5, dash), _circle(box.cx, box.cy, r - 3, 1.5, dash)]
-        definitions = node.event_definitions
-        if definitions:
-            kind = "multiple" if len(definitions) > 1 else definitions[0]
+        kind = "multiple" if len(node.event_definitions) > 1 else next(iter(node.event_definitions), "")
+        if kind in EVENT_ICONS:  # a definition BPMN does not name has no marker
             fill = STROKE if node.tag in THROWING else FILL
             parts.append(_icon(kind, EVENT_ICONS[kind], box.cx, box.cy, r * 0.5, fill))
         return parts

@@ -393,3 +393,11 @@ def test_elrepo_export_draws_imported_models_in_their_notation(tmp_path: Path) -
     for key, root in drawn_by.items():
         markers = {marker.get("id") for marker in root.iter(f"{SVG}marker")}
         assert ("message-end" in markers) == (key == "horizontalSwimlane"), key
+
+
+def test_an_event_definition_bpmn_does_not_name_draws_the_event_without_marker() -> None:
+    xml = b"""<definitions xmlns="http://www.omg.org/spec/BPMN/20100524/MODEL" id="d"><process id="p">
+      <startEvent id="s"><fooEventDefinition/></startEvent><task id="t"/>
+      <sequenceFlow id="f" sourceRef="s" targetRef="t"/></process></definitions>"""
+    root = etree.fromstring(draw_bpmn_import(read_bpmn(xml), "horizontal", DEFAULT_CULTURE).encode())
+    assert [child.tag for child in node_group(root, "s")] == [f"{SVG}circle"]
