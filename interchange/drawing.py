@@ -18,7 +18,7 @@ from interchange.model import BpmnModel
 from interchange.notation import ShapeRef, notation_svg
 from interchange.parsing import BpmnError, parse_bpmn
 from interchange.positions import LAYOUTS, bpmn_positions
-from interchange.reader import read_model
+from interchange.reader import SCOPES, read_model
 from layouts.base import LayoutOptions
 from renderer.contract import RenderInputError, culture_id
 from renderer.culture import DEFAULT_CULTURE, LANGUAGE_NEUTRAL, Cultures
@@ -27,8 +27,9 @@ from renderer.text import FontMetrics, load_font
 
 __all__ = ["draw_bpmn_import", "draw_bpmn_model", "is_bpmn_diagram", "render_any"]
 
-#: The ``bpmnType`` of a diagram imported from BPMN (``interchange.kept``).
-BPMN_DIAGRAM_TYPES = frozenset(("process", "collaboration"))
+#: The ``bpmnType`` of a diagram imported from BPMN (``interchange.kept``): the process
+#: level's, or an expanded sub-process's own diagram.
+BPMN_DIAGRAM_TYPES = frozenset(("process", "collaboration", *SCOPES))
 
 
 def is_bpmn_diagram(fixture: Any) -> bool:

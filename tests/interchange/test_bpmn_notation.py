@@ -13,6 +13,7 @@ from pytest_regressions.file_regression import FileRegressionFixture
 
 from interchange import BPMN_LAYOUT_KEYS, BpmnImport, bpmn_positions, read_bpmn
 from interchange.drawing import draw_bpmn_import, is_bpmn_diagram, render_any
+from interchange.kept import BPMN_TYPE
 from interchange.notation import DASH_DOT, DASHED, DOTTED
 from layouts.geometry import Box, Point
 from renderer.api import render
@@ -335,6 +336,8 @@ def test_render_any_draws_bpmn_fixtures_in_bpmn_layouts_only() -> None:
     assert is_bpmn_diagram(fixture)
     assert "message-end" in render_any(fixture, "horizontal")
     assert render_any(fixture, "detailed") == render(fixture, "detailed")
+    sub_process = {**fixture, "diagram": {**fixture["diagram"], "attributes": {BPMN_TYPE: {"127": "transaction"}}}}
+    assert is_bpmn_diagram(sub_process)
     ours = {**fixture, "diagram": {**fixture["diagram"], "attributes": {}}}
     assert not is_bpmn_diagram(ours) and render_any(ours, "horizontal") == render(ours, "horizontal")
 
