@@ -12,7 +12,9 @@ that applies:
 - ``sub-process``: a flow inside an expanded sub-process (the SVG draws it as one box);
 - ``sequence``: two sequence flows of the process level, edges the SVG draws too.
 
-On the SVG side, ``elrepo render MODEL.bpmn --layout KEY`` measured by the checker's
+On the SVG side, our engine's drawing of the file's fixture in our own symbols (what
+``elrepo render MODEL.bpmn --layout KEY`` drew before it drew BPMN's notation from the
+DI's own geometry), measured by the checker's
 ``svgmetrics.py`` (``../shared/tools``), which also counts the host → boundary event
 connectors the SVG draws.
 
@@ -86,8 +88,8 @@ def _cause(model: BpmnModel, *flows: BpmnFlow) -> str:
 
 
 def svg_crossings(model_xml: bytes, layout_key: str, svgmetrics: ModuleType) -> int | None:
-    """The crossings of our SVG of the BPMN file (``elrepo render``'s picture); None when
-    the engine refuses to draw it."""
+    """The crossings of our engine's SVG of the BPMN file's fixture, in our own symbols
+    (``renderer.api.render``); None when the engine refuses to draw it."""
     try:
         svg = render(bpmn_to_fixture(model_xml), layout_key, DEFAULT_CULTURE)
     except RenderInputError:

@@ -134,6 +134,7 @@ class _Exporter:
         self.bpmn_of_unit: dict[str, str] = {}
         self.inner_fixtures: Mapping[str, Any] = fixture.get("inner") or {}
         self.inside: dict[str, _Inside] = {}  # sub-process node id → its content
+        self.refs: dict[str, tuple[str, str]] = {}  # BPMN id of a node → (element id, shape id)
 
     # ---- reading the fixture ---------------------------------------------------------
 
@@ -242,6 +243,8 @@ class _Exporter:
             nodes.append(_Node(self.ids.take(self._kept(element, BPMN_ID), f"Node_{element['id']}"),
                                self._tag(element), self._element_name(element), units[0] if units else None,
                                element["id"]))
+            self.refs[nodes[-1].id] = (element["id"], value["shapeInfo"].get("id") or
+                                       f"shape-{value['shapeInfo'].get('index')}")
         return nodes
 
     def _expand(self, nodes: Sequence[_Node]) -> None:
@@ -441,3 +444,14 @@ class _Exporter:
         if name:
             element.set("name", name)
         return element
+
+
+def fixture_to_bpmn_with_refs(fixture: Mapping[str, Any], culture: int,
+                              default_culture: int) -> tuple[bytes, dict[str, tuple[str, str]]]:
+    """``fixture_to_bpmn_xml`` and, by BPMN id, what each node and each pool or lane
+    written stands for in the fixture: (element id, shape id); a pool's or lane's shape
+    id is its org unit's element id. Nodes of expanded sub-processes are not listed."""
+    exporter = _Exporter(fixture, culture, default_culture)
+    xml = exporter.xml()
+    units = {bpmn_id: (unit, unit) for unit, bpmn_id in exporter.bpmn_of_unit.items()}
+    return xml, {**units, **exporter.refs}

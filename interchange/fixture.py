@@ -5,8 +5,9 @@ reference of a scope (the process level by default, or one sub-process), in docu
 order, predecessors from sequence flows (a boundary event also follows its host, so it
 is drawn beside it); lanes and pools become ``orgUnit`` elements (a pool's children are
 its top lanes, a lane's its child lanes) and each shape is ``executedBy`` the lane it is
-drawn in. Text annotations have no element type and are left out; self-loops too (the
-contract forbids them).
+drawn in; the diagram keeps its BPMN type (``interchange.kept``), so that it is drawn in
+BPMN's notation (``interchange.drawing``). Text annotations have no element type and are
+left out; self-loops too (the contract forbids them).
 """
 from __future__ import annotations
 
@@ -14,7 +15,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from interchange.kept import BPMN_TYPE
 from interchange.model import ANNOTATION, FLOW_NODE, BpmnModel, BpmnNode
+from renderer.culture import LANGUAGE_NEUTRAL
 
 ORGANIZATION_FACET = "organization"
 #: The flows that tie an artifact (data reference, annotation) to the node whose band it
@@ -91,7 +94,8 @@ def scope_fixture(model: BpmnModel, nodes: Sequence[BpmnNode], bands: Mapping[st
     } for node in drawn]
     fixture = {
         "diagram": {"id": model.plane_element, "type": "mainProcess",
-                    "attributes": _name(model.pools[0].names if len(model.pools) == 1 else {})},
+                    "attributes": {**_name(model.pools[0].names if len(model.pools) == 1 else {}),
+                                   BPMN_TYPE: {str(LANGUAGE_NEUTRAL): "collaboration" if model.pools else "process"}}},
         "elements": _org_units(model) if bands else [],
         "values": values,
     }

@@ -11,8 +11,9 @@ import importlib.util
 from importlib import metadata
 from pathlib import Path
 
-#: The packages whose source decides the bytes; their digest is part of the key.
-ENGINE_PACKAGES = ("renderer", "layouts")
+#: The packages whose source decides the bytes (``interchange`` draws BPMN's notation);
+#: their digest is part of the key.
+ENGINE_PACKAGES = ("renderer", "layouts", "interchange")
 #: Distributions whose versions shape the bytes: the engine itself (its SVG writer
 #: included), the layout solver (HiGHS in highspy: another HiGHS version may pick another
 #: of several optimal placements), the font and its metrics reader.

@@ -46,7 +46,7 @@ from renderer.symbols import (
 )
 from renderer.text import EMBEDDED_FAMILY, FONT_FAMILY, FontMetrics, font_subset_woff2, load_font
 
-__all__ = ["ARROW_MARKER_ID", "write_svg"]
+__all__ = ["ARROW_MARKER_ID", "finished_document", "path_data", "svg_root", "write_svg"]
 
 ARROW_MARKER_ID = "arrow"
 EDGE_COLOR = "#4a5568"
@@ -67,22 +67,7 @@ def write_svg(layout: Layout, scene: Scene, font: FontMetrics | None = None) -> 
     legend_row = symbol_legend(layout, scene, text, height)
     if legend_row.children:
         width, height = max(width, symbol_legend_right(layout, scene, text)), height + symbol_legend_height(text)
-    # baseProfile, version and the xlink and ev namespaces are unused, and kept: they
-    # were in every document rendered so far, and the bytes must not change.
-    svg = Element("svg", {
-        "xmlns": "http://www.w3.org/2000/svg",
-        "xmlns:xlink": "http://www.w3.org/1999/xlink",
-        "xmlns:ev": "http://www.w3.org/2001/xml-events",
-        "baseProfile": "full",
-        "version": "1.1",
-        "width": fmt(width),
-        "height": fmt(height),
-        "viewBox": f"0 0 {fmt(width)} {fmt(height)}",
-        "data-diagram-id": clean_text(scene.diagram_id),
-        "data-layout": clean_text(scene.layout_key),
-        "font-family": FONT_FAMILY,
-        "font-size": fmt(scene.font_size),
-    })
+    svg = svg_root(width, height, scene.diagram_id, scene.layout_key, scene.font_size)
     defs = Element("defs", {})
     defs.add(_arrow_marker())
     svg.add(defs)
@@ -101,7 +86,32 @@ def write_svg(layout: Layout, scene: Scene, font: FontMetrics | None = None) -> 
         if group.children:
             svg.add(group)
     svg.add(_overlays(layout.nodes, views, scene))
-    style = _font_style(text.font, "".join(svg.texts()))
+    return finished_document(svg, text.font)
+
+
+def svg_root(width: float, height: float, diagram_id: str, layout_key: str, font_size: float) -> Element:
+    """The root ``<svg>`` of a drawing of the SVG contract (docs/contract.md)."""
+    # baseProfile, version and the xlink and ev namespaces are unused, and kept: they
+    # were in every document rendered so far, and the bytes must not change.
+    return Element("svg", {
+        "xmlns": "http://www.w3.org/2000/svg",
+        "xmlns:xlink": "http://www.w3.org/1999/xlink",
+        "xmlns:ev": "http://www.w3.org/2001/xml-events",
+        "baseProfile": "full",
+        "version": "1.1",
+        "width": fmt(width),
+        "height": fmt(height),
+        "viewBox": f"0 0 {fmt(width)} {fmt(height)}",
+        "data-diagram-id": clean_text(diagram_id),
+        "data-layout": clean_text(layout_key),
+        "font-family": FONT_FAMILY,
+        "font-size": fmt(font_size),
+    })
+
+
+def finished_document(svg: Element, font: FontMetrics) -> str:
+    """The text of the document ``svg``, the font subset its text needs embedded first."""
+    style = _font_style(font, "".join(svg.texts()))
     if style is not None:
         svg.children.insert(0, style)
     out: list[str] = []
@@ -219,7 +229,7 @@ def _cells(cells: Sequence[Cell], scene: Scene, text: TextStyle) -> Element:
 
 
 # --------------------------------------------------------------------------- edges
-def _path_data(points: Sequence[Point]) -> str:
+def path_data(points: Sequence[Point]) -> str:
     """Absolute ``M`` then ``H``/``V`` for axis-parallel steps and ``L`` otherwise;
     points that coincide after rounding are dropped so the arrow keeps the direction
     of the last real segment."""
@@ -246,7 +256,7 @@ def _connectors(routes: Sequence[EdgeRoute], views: dict[str, ShapeView]) -> Ele
     group = group_element("edges")
     for route in routes:
         group.add(Element("path", {
-            "d": _path_data(route.points), "class": "connector", "fill": "none",
+            "d": path_data(route.points), "class": "connector", "fill": "none",
             "stroke": EDGE_COLOR, "stroke-width": fmt(EDGE_WIDTH),
             "stroke-linejoin": "round", "marker-end": f"url(#{ARROW_MARKER_ID})",
             "data-source-shape-id": clean_text(views[route.source].shape_id),

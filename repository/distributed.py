@@ -146,9 +146,9 @@ def celery_app(broker_url: str, queue: str = DEFAULT_QUEUE) -> Celery:
 
 def _render_svg(fixture: dict[str, Any], layout_key: str, culture: int, default_culture: int) -> str:
     """The task a worker runs: exactly what the local export calls."""
-    from renderer.api import render
+    from interchange.drawing import render_any
 
-    return render(fixture, layout_key, culture, default_culture=default_culture)
+    return render_any(fixture, layout_key, culture, default_culture=default_culture)
 
 
 def check_broker(app: Celery) -> None:

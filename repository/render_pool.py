@@ -457,12 +457,13 @@ def _serve(connection: Connection) -> None:
 
 def _answer(work: Work, fixture: Any, layout_key: str, culture: int,
             default_culture: int) -> tuple[str, Any]:
-    from renderer.api import RenderInputError, render
+    from interchange.drawing import render_any
+    from renderer.api import RenderInputError
 
     try:
         if work == "BPMN export":
             return _bpmn_answer(fixture, layout_key, culture, default_culture)
-        return ("output", render(fixture, layout_key, culture, default_culture=default_culture))
+        return ("output", render_any(fixture, layout_key, culture, default_culture=default_culture))
     except RenderInputError as error:
         return ("input", str(error))
     except Exception as error:  # an engine bug: the worker logs it, as in process

@@ -24,6 +24,7 @@ from repository.cli.common import (
 )
 
 if TYPE_CHECKING:
+    from interchange import BpmnImport
     from renderer.export import ExportJob
     from repository.store import Store
     from repository.store.models import Element
@@ -97,18 +98,23 @@ def _fixture_of(path: Path) -> Any:
     """The diagram fixture in `path`: read as JSON, or converted from BPMN 2.0 XML."""
     data = _read_bytes(path)
     if _is_bpmn(path):
-        from interchange import BpmnError, read_bpmn
-
-        try:
-            imported = read_bpmn(data)
-        except BpmnError as error:
-            raise CommandError(f"{path}: {error}") from None
-        print_warnings(path, imported.model.warnings)
-        return imported.fixture
+        return _bpmn_import(path, data).fixture
     try:
         return json.loads(data.decode("utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError) as error:
         raise CommandError(f"{path} is not valid JSON: {error}") from None
+
+
+def _bpmn_import(path: Path, data: bytes) -> BpmnImport:
+    """The BPMN file `path` read, its warnings printed."""
+    from interchange import BpmnError, read_bpmn
+
+    try:
+        imported = read_bpmn(data)
+    except BpmnError as error:
+        raise CommandError(f"{path}: {error}") from None
+    print_warnings(path, imported.model.warnings)
+    return imported
 
 
 def print_warnings(path: Path, warnings: Iterable[str]) -> None:
@@ -121,23 +127,43 @@ def _render(args: argparse.Namespace) -> int:
     from repository.input_rules import parse_culture_id
 
     culture = parse_culture_id(args.culture, "--culture")
-    fixture = _fixture_of(args.model)
-    if isinstance(fixture, dict) and not fixture.get("values"):
-        # The engine draws an empty diagram as an empty picture; asked for one from the
-        # command line, that is a mistake in the file.
-        raise CommandError(f"{args.model} has no shapes (its \"values\" list is empty): "
-                           "nothing to render")
-    from renderer.api import RenderInputError, render
-
-    try:
-        svg = render(fixture, args.layout, culture)
-    except RenderInputError as error:
-        raise CommandError(str(error)) from None
+    if _is_bpmn(args.model) and args.layout in BPMN_LAYOUT_KEYS:
+        svg = _bpmn_notation(args.model, args.layout, culture)
+    else:
+        svg = _rendered_fixture(args.model, args.layout, culture)
     if args.output is None:
         sys.stdout.write(svg)
     else:
         _write(args.output, svg.encode("utf-8"))
     return 0
+
+
+def _bpmn_notation(path: Path, layout_key: str, culture: int) -> str:
+    """A BPMN file in a BPMN layout: its model drawn in BPMN's notation."""
+    from interchange import BpmnError
+    from interchange.drawing import draw_bpmn_import
+
+    imported = _bpmn_import(path, _read_bytes(path))
+    try:
+        return draw_bpmn_import(imported, layout_key, culture)
+    except BpmnError as error:
+        raise CommandError(f"{path}: {error}") from None
+
+
+def _rendered_fixture(path: Path, layout_key: str, culture: int) -> str:
+    fixture = _fixture_of(path)
+    if isinstance(fixture, dict) and not fixture.get("values"):
+        # The engine draws an empty diagram as an empty picture; asked for one from the
+        # command line, that is a mistake in the file.
+        raise CommandError(f"{path} has no shapes (its \"values\" list is empty): "
+                           "nothing to render")
+    from interchange.drawing import render_any
+    from renderer.api import RenderInputError
+
+    try:
+        return render_any(fixture, layout_key, culture)
+    except RenderInputError as error:
+        raise CommandError(str(error)) from None
 
 
 def _layout(args: argparse.Namespace) -> int:
@@ -191,7 +217,9 @@ def _export(args: argparse.Namespace) -> int:
 
         report = export_on_workers(jobs, args.output, args.format, args.broker, args.queue)
     else:
-        report = export_many(jobs, args.output, args.format, args.jobs, progress=True)
+        from interchange.drawing import render_any
+
+        report = export_many(jobs, args.output, args.format, args.jobs, progress=True, render_fn=render_any)
     for failure in report.failures:
         print(_failure_line(failure.name, failure.layout_key, culture, args.format, failure.error),
               file=sys.stderr)

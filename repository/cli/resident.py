@@ -314,11 +314,11 @@ def _warm_up() -> None:
     import gc
 
     from interchange import bpmn_to_fixture
-    from renderer.api import render
+    from interchange.drawing import render_any
     from repository.cli import _parser
 
     _parser()  # loads the command modules and what they import
-    render(bpmn_to_fixture(_WARM_UP_BPMN), "horizontal")
+    render_any(bpmn_to_fixture(_WARM_UP_BPMN), "horizontal")
     gc.collect()
     gc.freeze()
 

@@ -74,7 +74,7 @@ def _worker(args: argparse.Namespace) -> int:
     # them, and no job pays the import (about a second) on its process's first render.
     from renderer.text import load_font
 
-    importlib.import_module("renderer.api")
+    importlib.import_module("interchange.drawing")  # renderer.api, and BPMN's notation
     load_font()
     print(f"Worker {args.name}: {args.concurrency} render process(es) on queue {queue}",
           file=sys.stderr, flush=True)
