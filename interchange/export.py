@@ -11,7 +11,10 @@ lists every pool and lane); the message flows, associations and data association
 at import whose ends are still drawn. A sub-process whose element has a fixture under
 ``inner`` (``repository.fixtures.nested_fixture``) is written expanded, that fixture's
 nodes and flows inside it, and the message flows kept at any level whose ends are drawn
-at any level go into the collaboration. What the import kept of the meaning (event
+at any level go into the collaboration. Text annotations and groups kept at import come
+back in the process of what they are associated with (a group: the collaboration, else
+the process), a group with its members named in ``elrepo:member`` extension elements,
+since BPMN leaves membership to the boxes the layout draws next. What the import kept of the meaning (event
 definitions, non-interrupting events, activity markers, default flows, conditions, process
 names and isExecutable) is written where BPMN puts it. The semantic XML is then laid out by
 ``layout_bpmn``, so the DI is exactly what ``elrepo layout`` writes. Deterministic.
@@ -27,6 +30,7 @@ from lxml import etree
 
 from interchange.ids import UniqueIds
 from interchange.kept import (
+    BPMN_ARTIFACTS,
     BPMN_EVENT_DEFINITIONS,
     BPMN_EXECUTABLE,
     BPMN_FILE,
@@ -38,7 +42,7 @@ from interchange.kept import (
     BPMN_PROCESS_NAME,
     BPMN_TYPE,
 )
-from interchange.parsing import MODEL_NS, one_line, qname
+from interchange.parsing import ELREPO_NS, MODEL_NS, one_line, qname
 from interchange.reader import DATA_TAGS, SCOPES, SHAPE_TYPES
 from renderer.culture import LANGUAGE_NEUTRAL
 from renderer.markup import clean_text
@@ -135,6 +139,7 @@ class _Exporter:
         self.inner_fixtures: Mapping[str, Any] = fixture.get("inner") or {}
         self.inside: dict[str, _Inside] = {}  # sub-process node id → its content
         self.refs: dict[str, tuple[str, str]] = {}  # BPMN id of a node → (element id, shape id)
+        self.artifacts: list[Mapping[str, Any]] | None = None  # taken once: their ids are then in use
 
     # ---- reading the fixture ---------------------------------------------------------
 
@@ -287,14 +292,18 @@ class _Exporter:
         nested = self._nested()
         drawn = {node.id for node in nodes} | {self.bpmn_of_unit[pool] for pool in pools}
         drawn |= {node.id for inside in nested for node in inside.nodes}
+        drawn |= {artifact["id"] for artifact in self._artifacts() if artifact["type"] == "textAnnotation"}
         written = {flow["id"] for flow in flows}
         # what links cannot hold: other flows, and loops; message flows of the levels
         # below too (the collaboration holds them), and only where there are pools
         nested_messages = [flow for inside in nested for flow in inside.exporter._kept_flows()
                            if flow["type"] == "messageFlow"]
-        for flow in [*self._kept_flows(), *nested_messages]:
+        kept_flows = [*self._kept_flows(), *nested_messages]
+        # associations last: an annotation may point at any flow written
+        for flow in sorted(kept_flows, key=lambda flow: flow["type"] == "association"):
             source, target, tag = _flow_key(flow)
-            if flow["id"] not in written and source in drawn and target in drawn \
+            ends = drawn | written if tag == "association" else drawn
+            if flow["id"] not in written and source in ends and target in ends \
                     and (tag != "sequenceFlow" or source == target) and (tag != "messageFlow" or pools):
                 flows.append(dict(flow))
                 written.add(flow["id"])
@@ -311,6 +320,19 @@ class _Exporter:
                 and flow.get("type") in FLOW_TYPES
                 and isinstance(flow.get("name") or {}, Mapping)] if isinstance(value, list) else []
 
+    def _artifacts(self) -> list[Mapping[str, Any]]:
+        """The text annotations and groups kept at import whose ids are still free;
+        entries that are not one (the attribute is the client's to change) are passed over."""
+        value = self._kept_value(self.diagram, BPMN_ARTIFACTS)
+        if not isinstance(value, list):
+            return []
+        if self.artifacts is None:
+            self.artifacts = [artifact for artifact in value if isinstance(artifact, Mapping)
+                              and artifact.get("type") in ("textAnnotation", "group")
+                              and isinstance(artifact.get("id"), str) and artifact["id"]
+                              and self.ids.claim(artifact["id"])]
+        return self.artifacts
+
     # ---- writing ---------------------------------------------------------------------
 
     def _write(self, collaboration_id: str | None, pools: Sequence[str], processes: Mapping[str, _Process],
@@ -320,6 +342,7 @@ class _Exporter:
                              exporter="elrepo")
         flows, attached = self._flows(nodes, pools)
         process_of_node = {node.id: process for process in processes.values() for node in process.nodes}
+        artifacts_in = self._place_artifacts(flows, process_of_node, collaboration_id or default.id, default)
         if collaboration_id is not None:
             collaboration = etree.SubElement(root, qname("collaboration"), id=collaboration_id)
             for pool in pools:
@@ -331,6 +354,8 @@ class _Exporter:
                 source, target = process_of_node.get(flow["source"]), process_of_node.get(flow["target"])
                 if flow["type"] == "messageFlow" or (flow["type"] == "sequenceFlow" and source is not target):
                     self._flow(collaboration, {**flow, "type": "messageFlow"})
+                elif flow["type"] == "association" and (source is None or source is not target):
+                    self._flow(collaboration, flow)  # between pools, or to a message flow
         children_of: dict[str, list[str]] = {}
         for child, parent in parent_of.items():
             children_of.setdefault(parent, []).append(child)
@@ -346,12 +371,57 @@ class _Exporter:
             if process.lanes:
                 self._lane_set(element, process.lanes, children_of, nodes_in)
             self._nodes_into(element, process.nodes, attached, flows)
+            for artifact in artifacts_in.get(process.id, []):
+                self._artifact_into(element, artifact)
             for flow in flows:
                 source, target = process_of_node.get(flow["source"]), process_of_node.get(flow["target"])
                 if flow["type"] in ("sequenceFlow", "association") and source is process and target is process:
                     self._flow(element, flow)
+                elif flow["type"] == "association" and collaboration_id is None and process is default \
+                        and (source is None or source is not target):
+                    self._flow(element, flow)  # its ends in no one process: the first one holds it
+        if collaboration_id is not None:
+            for artifact in artifacts_in.get(collaboration_id, []):
+                self._artifact_into(collaboration, artifact)
         etree.indent(root, space="  ")
         return bytes(etree.tostring(root, xml_declaration=True, encoding="UTF-8"))
+
+    def _place_artifacts(self, flows: Sequence[Mapping[str, Any]], process_of_node: dict[str, _Process],
+                         group_holder: str, default: _Process) -> dict[str, list[Mapping[str, Any]]]:
+        """Where each kept artifact is written, by process id (or the collaboration's id):
+        an annotation in the process of a node it is associated with, else the first
+        process; a group in the collaboration, else the first process. Annotations, and the
+        flows an association may point at, join ``process_of_node`` so their associations
+        are written beside them."""
+        for flow in flows:
+            if flow["source"] in process_of_node:
+                process_of_node.setdefault(flow["id"], process_of_node[flow["source"]])
+        partner: dict[str, str] = {}
+        for flow in flows:
+            if flow["type"] == "association":
+                partner.setdefault(flow["target"], flow["source"])
+                partner.setdefault(flow["source"], flow["target"])
+        placed: dict[str, list[Mapping[str, Any]]] = {}
+        for artifact in self._artifacts():
+            if artifact["type"] == "group":
+                placed.setdefault(group_holder, []).append(artifact)
+                continue
+            process = process_of_node.get(partner.get(artifact["id"], ""), default)
+            process_of_node[artifact["id"]] = process
+            placed.setdefault(process.id, []).append(artifact)
+        return placed
+
+    def _artifact_into(self, parent: Any, artifact: Mapping[str, Any]) -> None:
+        element = etree.SubElement(parent, qname(artifact["type"]), id=artifact["id"])
+        if artifact["type"] == "textAnnotation":
+            text = artifact.get("text")
+            etree.SubElement(element, qname("text")).text = self._name(text if isinstance(text, Mapping) else {})
+            return
+        members = [member for member in artifact.get("members") or [] if isinstance(member, str)]
+        if members:
+            extension = etree.SubElement(element, qname("extensionElements"))
+            for member in members:
+                etree.SubElement(extension, f"{{{ELREPO_NS}}}member", nsmap={"elrepo": ELREPO_NS}, ref=member)
 
     def _lane_set(self, parent: Any, lanes: Sequence[str], children_of: Mapping[str, list[str]],
                   nodes_in: Mapping[str, list[str]]) -> None:
@@ -371,6 +441,8 @@ class _Exporter:
             inside = self.inside.get(node.id)
             if inside is not None:
                 inside.exporter._nodes_into(element, inside.nodes, inside.attached, inside.flows)
+                for artifact in inside.exporter._artifacts():
+                    inside.exporter._artifact_into(element, artifact)
                 for flow in inside.flows:
                     if flow["type"] in ("sequenceFlow", "association"):
                         self._flow(element, flow)

@@ -23,11 +23,17 @@ class UniqueIds:
         self.used.add(candidate)
         return candidate
 
+    def claim(self, wanted: str) -> bool:
+        """Takes ``wanted`` if it is a usable id no one has taken; whether it did."""
+        if not (wanted and is_ncname(wanted) and wanted not in self.used):
+            return False
+        self.used.add(wanted)
+        return True
+
     def take(self, kept: str | None, fallback: str) -> str:
         """``kept`` when it is a usable id no one has taken, else a new id from ``fallback``
         (any text: what an id cannot hold becomes ``_``)."""
-        if kept and is_ncname(kept) and kept not in self.used:
-            self.used.add(kept)
+        if kept and self.claim(kept):
             return kept
         base = _NOT_NCNAME.sub("_", fallback)
         return self.new(base if is_ncname(base) else f"_{base}")

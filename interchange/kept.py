@@ -42,8 +42,13 @@ BPMN_PROCESS_NAME = "bpmnProcessName"
 #: its pool has a name: that file's name. An export names the process after the diagram
 #: unless the diagram still has this name.
 BPMN_FILE = "bpmnFile"
+#: A diagram: the text annotations and groups drawn in it, a list of ``{"id", "type":
+#: "textAnnotation", "text"}`` (``text`` by culture id) and ``{"id", "type": "group",
+#: "members"}`` (the BPMN ids of the nodes its box held). Associations to annotations are
+#: among the diagram's ``bpmnFlows``.
+BPMN_ARTIFACTS = "bpmnArtifacts"
 #: Every kept attribute: the repository's bookkeeping, not text for people to read.
-KEPT_ATTRIBUTES = frozenset((BPMN_ID, BPMN_TYPE, BPMN_PROCESS, BPMN_FLOWS, BPMN_EVENT_DEFINITIONS,
+KEPT_ATTRIBUTES = frozenset((BPMN_ID, BPMN_TYPE, BPMN_PROCESS, BPMN_FLOWS, BPMN_ARTIFACTS, BPMN_EVENT_DEFINITIONS,
                              BPMN_INTERRUPTING, BPMN_MARKERS, BPMN_EXECUTABLE, BPMN_PROCESS_NAME, BPMN_FILE))
 
 

@@ -16,6 +16,9 @@ MODEL_NS = "http://www.omg.org/spec/BPMN/20100524/MODEL"
 BPMNDI_NS = "http://www.omg.org/spec/BPMN/20100524/DI"
 DC_NS = "http://www.omg.org/spec/DD/20100524/DC"
 DI_NS = "http://www.omg.org/spec/DD/20100524/DI"
+#: Our extension elements: a group's members (``<elrepo:member ref="..."/>``), which BPMN
+#: leaves to the diagram's boxes, written by an export that has no boxes yet.
+ELREPO_NS = "https://elrepo.dev/schema/bpmn"
 XML_LANG = "{http://www.w3.org/XML/1998/namespace}lang"
 
 #: Larger than any real model we know (a 540-node mined model is under 0.5 MB).

@@ -32,6 +32,7 @@ from interchange.parsing import (
     BPMNDI_NS,
     DC_NS,
     DI_NS,
+    ELREPO_NS,
     MODEL_NS,
     XML_LANG,
     BpmnError,
@@ -105,7 +106,7 @@ class _Reader:
         self.pools: list[BpmnPool] = []
         self.lanes: list[BpmnLane] = []
         self.unknown: list[UnknownElement] = []
-        self.groups: list[tuple[str, int]] = []  # (id, line) of each group
+        self.groups: list[tuple[str, int, tuple[str, ...]]] = []  # (id, line, members named) of each group
         self.lane_of: dict[str, tuple[int, str]] = {}  # node id → (depth, deepest lane id)
         self.flow_scope: dict[str, tuple[str, str | None]] = {}  # sequence flow id → its scope
         self.defaults: set[str] = set()  # ids of the flows a node names as its default
@@ -190,7 +191,9 @@ class _Reader:
         elif tag in FLOW_TAGS:
             self._flow(child, child.get("sourceRef"), child.get("targetRef"))
         elif tag == "group" and child.get("id"):
-            self.groups.append((str(child.get("id")), child.sourceline))
+            named = tuple(str(member.get("ref")) for member in child.iter(f"{{{ELREPO_NS}}}member")
+                          if member.get("ref"))
+            self.groups.append((str(child.get("id")), child.sourceline, named))
         elif tag not in NOT_DRAWN:
             self.unknown.append(UnknownElement(tag, str(child.get("id") or ""), child.sourceline))
 
@@ -327,9 +330,11 @@ def _unique_ids(root: Any) -> dict[str, str]:
     return {element_id: local_name(element) for element_id, element in seen.items()}
 
 
-def _groups(root: Any, groups: list[tuple[str, int]], nodes: list[BpmnNode]) -> tuple[BpmnGroup, ...]:
-    """Each group with the nodes whose centre its box held in the file's first diagram
-    (none when the file has no diagram for it)."""
+def _groups(root: Any, groups: list[tuple[str, int, tuple[str, ...]]],
+            nodes: list[BpmnNode]) -> tuple[BpmnGroup, ...]:
+    """Each group with the nodes its ``elrepo:member`` extension elements name (an
+    export's), else those whose centre its box held in the file's first diagram (none when
+    the file has no diagram for it)."""
     boxes: dict[str, tuple[float, float, float, float]] = {}
     diagram = root.find(f"{{{BPMNDI_NS}}}BPMNDiagram")
     for shape in diagram.iter(f"{{{BPMNDI_NS}}}BPMNShape") if diagram is not None else ():
@@ -340,7 +345,11 @@ def _groups(root: Any, groups: list[tuple[str, int]], nodes: list[BpmnNode]) -> 
             continue
         boxes[str(shape.get("bpmnElement"))] = (x, y, width, height)
     found = []
-    for group_id, line in groups:
+    node_ids = {node.id for node in nodes}
+    for group_id, line, named in groups:
+        if named:
+            found.append(BpmnGroup(group_id, tuple(member for member in named if member in node_ids), line))
+            continue
         x, y, width, height = boxes.get(group_id, (0.0, 0.0, -1.0, -1.0))
         members = tuple(node.id for node in nodes if node.id in boxes
                         and x <= boxes[node.id][0] + boxes[node.id][2] / 2 <= x + width

@@ -150,6 +150,7 @@ def plan_import(imported: BpmnImport, tenant: Tenant, file_name: str) -> ImportP
     and a file that breaks one is refused whole with the API's message."""
     from interchange.fixture import lane_keys, scope_fixture, scope_nodes
     from interchange.kept import (
+        BPMN_ARTIFACTS,
         BPMN_EVENT_DEFINITIONS,
         BPMN_EXECUTABLE,
         BPMN_FILE,
@@ -161,6 +162,7 @@ def plan_import(imported: BpmnImport, tenant: Tenant, file_name: str) -> ImportP
         BPMN_PROCESS_NAME,
         BPMN_TYPE,
     )
+    from interchange.model import ANNOTATION
     from repository.wire import parse_content_body, parse_document, parse_update_body
 
     model = imported.model
@@ -205,6 +207,7 @@ def plan_import(imported: BpmnImport, tenant: Tenant, file_name: str) -> ImportP
                              children=references([child["id"] for child in unit.get("children", [])])))
 
     scope_of = {node.id: node.parent for node in model.nodes}
+    annotations = {node.id for node in model.nodes if node.kind == ANNOTATION}
     flows: dict[str | None, list[dict[str, Any]]] = {}
     for flow in model.flows:
         entry: dict[str, Any] = {"id": flow.id, "type": flow.tag, "source": flow.source, "target": flow.target}
@@ -214,7 +217,20 @@ def plan_import(imported: BpmnImport, tenant: Tenant, file_name: str) -> ImportP
             entry["default"] = True
         if flow.condition:
             entry["condition"] = flow.condition
-        flows.setdefault(scope_of.get(flow.source), []).append(entry)
+        # kept with the diagram that draws its source; an association with its annotation's
+        owner = flow.target if flow.tag == "association" and flow.target in annotations else flow.source
+        flows.setdefault(scope_of.get(owner), []).append(entry)
+
+    artifacts: dict[str | None, list[dict[str, Any]]] = {}  # scope → its annotations and groups
+    for annotation in model.nodes:
+        if annotation.kind == ANNOTATION:
+            artifacts.setdefault(annotation.parent, []).append(
+                {"id": annotation.id, "type": "textAnnotation", "text": _by_culture(annotation.names)})
+    artifacts.setdefault(None, []).extend(
+        {"id": group.id, "type": "group", "members": list(group.members)} for group in model.groups)
+
+    def artifacts_of(scope: str | None) -> dict[str, Any]:
+        return {BPMN_ARTIFACTS: artifacts[scope]} if artifacts.get(scope) else {}
 
     bands = lane_keys(model)
     scopes = [None] + [node.id for node in model.nodes if node.expandable and scope_nodes(model, node.id)]
@@ -222,7 +238,7 @@ def plan_import(imported: BpmnImport, tenant: Tenant, file_name: str) -> ImportP
     named = {"name": _by_culture(diagram_names)} if diagram_names else \
         {"name": {neutral: Path(file_name).stem}, BPMN_FILE: {neutral: file_name}}
     diagram_kept = kept(model.plane_element, "collaboration" if model.pools else "process",
-                        **{BPMN_FLOWS: flows.get(None, [])})
+                        **{BPMN_FLOWS: flows.get(None, [])}, **artifacts_of(None))
     if not model.pools:  # the diagram is the process
         diagram_kept.update(process_kept(model.plane_element))
         diagram_kept.pop(BPMN_PROCESS_NAME, None)  # its own name
@@ -237,7 +253,8 @@ def plan_import(imported: BpmnImport, tenant: Tenant, file_name: str) -> ImportP
             raw = value["element"]
             node = model.node(raw["id"])
             assert node is not None, "every shape of the fixture is a node of the model"
-            more: dict[str, Any] = {BPMN_FLOWS: flows.get(node.id, [])} if node.id in scopes else {}
+            more: dict[str, Any] = {BPMN_FLOWS: flows.get(node.id, []), **artifacts_of(node.id)} \
+                if node.id in scopes else {}
             if node.event_definitions:
                 more[BPMN_EVENT_DEFINITIONS] = list(node.event_definitions)
             if not node.interrupting:
@@ -262,11 +279,14 @@ def plan_import(imported: BpmnImport, tenant: Tenant, file_name: str) -> ImportP
 
 def diagram_name(model: BpmnModel) -> Mapping[int, str]:
     """The name of a file's diagram by culture: its process's (a file without pools), else
-    the first named pool's, else the first named process's; none when nothing is named."""
+    the first named pool's that holds a process, else the first named process's, else the
+    first named black-box pool's (a partner, such as "Customer", names the diagram last);
+    none when nothing is named."""
     if not model.pools:
         return model.process_names.get(model.plane_element, {})
-    named = [pool.names for pool in model.pools if pool.names]
+    named = [pool.names for pool in model.pools if pool.names and pool.process]
     named += [model.process_names[process] for process in model.processes if process in model.process_names]
+    named += [pool.names for pool in model.pools if pool.names and not pool.process]
     return named[0] if named else {}
 
 
