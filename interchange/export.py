@@ -43,7 +43,7 @@ from interchange.kept import (
     BPMN_TYPE,
 )
 from interchange.parsing import ELREPO_NS, MODEL_NS, one_line, qname
-from interchange.reader import DATA_TAGS, SCOPES, SHAPE_TYPES
+from interchange.reader import DATA_TAGS, PROCESS_DATA, SCOPES, SHAPE_TYPES
 from renderer.culture import LANGUAGE_NEUTRAL
 from renderer.markup import clean_text
 
@@ -448,7 +448,11 @@ class _Exporter:
                         self._flow(element, flow)
 
     def _node(self, process: Any, node: _Node, host: str | None, flows: Sequence[Mapping[str, Any]]) -> Any:
+        if node.tag in PROCESS_DATA and process.tag == qname("process"):
+            return self._process_data(process, node)
         tag = node.tag if node.tag != "boundaryEvent" or host else "intermediateCatchEvent"
+        if tag in PROCESS_DATA:  # drawn inside a sub-process, which has no inputs of its own
+            tag = "dataObjectReference"
         element = self._named(process, tag, node.id, node.name)
         if host:
             element.set("attachedToRef", host)
@@ -466,6 +470,24 @@ class _Exporter:
             elif flow["type"] == "sequenceFlow" and flow["source"] == node.id and flow.get("default") is True:
                 element.set("default", flow["id"])
         self._meaning(element, tag, node)
+        return element
+
+    def _process_data(self, process: Any, node: _Node) -> Any:
+        """A process's data input or output, in its ``ioSpecification`` (the process's
+        first child, as BPMN orders them): inputs, then outputs, then the input and output
+        sets BPMN requires."""
+        specification = process.find(qname("ioSpecification"))
+        if specification is None:
+            specification = etree.Element(qname("ioSpecification"), id=self.ids.new(f"{process.get('id')}_io"))
+            process.insert(0, specification)
+            for set_tag in ("inputSet", "outputSet"):
+                etree.SubElement(specification, qname(set_tag), id=self.ids.new(f"{process.get('id')}_{set_tag}"))
+        element = self._name_element(etree.Element(qname(node.tag), id=node.id), node.name)
+        before = specification.find(qname("dataOutput" if node.tag == "dataInput" else "inputSet"))
+        if node.tag == "dataInput" and before is None:
+            before = specification.find(qname("inputSet"))
+        assert before is not None, "an ioSpecification of ours always has its input set"
+        before.addprevious(element)
         return element
 
     def _meaning(self, element: Any, tag: str, node: _Node) -> None:

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from interchange.fixture import lane_keys
 from interchange.model import ANNOTATION, DATA, BpmnFlow, BpmnModel, BpmnNode
 from interchange.positions import POOL_HEADER, SUBPROCESS_HEADER, BpmnGeometry
+from interchange.reader import PROCESS_DATA
 from layouts.geometry import Box, Point
 from renderer.culture import Cultures
 from renderer.draw import TextStyle, centred_text, group_element, point_list, rect_element, text_block
@@ -380,7 +381,8 @@ class _Notation:
         if node.tag == "dataStoreReference":
             return self._data_store(self._data_box(node, box))
         if node.kind == DATA:
-            return self._data_object(self._data_box(node, box))
+            page = self._data_box(node, box)
+            return self._data_object(page) + self._data_arrow(page, node.tag)
         if node.tag.endswith("Event"):
             return self._event(node, box)
         if node.tag.endswith("Gateway"):
@@ -476,6 +478,18 @@ class _Notation:
                 Element("polyline", {"points": point_list(((box.right - fold, box.y), (box.right - fold, box.y + fold),
                                                            (box.right, box.y + fold))),
                                      "fill": "none", "stroke": STROKE, "stroke-width": "1.5"})]
+
+    @staticmethod
+    def _data_arrow(page: Box, tag: str) -> list[Element]:
+        """A process's data input (an open arrow) or output (a filled one) in the page's
+        corner, as bpmn-js marks them; nothing on other data objects."""
+        if tag not in PROCESS_DATA:
+            return []
+        x, y = page.x + 4, page.y + 4
+        arrow = ((x, y + 2.5), (x + 5, y + 2.5), (x + 5, y), (x + 10, y + 4), (x + 5, y + 8), (x + 5, y + 5.5),
+                 (x, y + 5.5))
+        return [Element("polygon", {"points": point_list(arrow), "fill": STROKE if tag == "dataOutput" else FILL,
+                                    "stroke": STROKE, "stroke-width": "1", "stroke-linejoin": "round"})]
 
     @staticmethod
     def _data_store(box: Box) -> list[Element]:

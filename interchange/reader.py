@@ -1,7 +1,8 @@
 """BPMN 2.0 XML → ``BpmnModel``: processes, collaboration, lanes, flows, artifacts.
 
 Expects a tree from ``parse_bpmn_xml``. Guarantees: every flow node, data object or
-store reference and text annotation becomes one ``BpmnNode`` in document order; every
+store reference, process-level data input or output and text annotation becomes one
+``BpmnNode`` in document order; every
 sequence flow, message flow, association and data association with an id becomes one
 ``BpmnFlow``; elements it does not know are listed in ``BpmnModel.unknown`` and never
 fatal. What is odd but drawable becomes a line of ``BpmnModel.warnings``: a flow or data
@@ -57,7 +58,10 @@ SHAPE_TYPES: dict[str, str] = {
 }
 #: Activities whose content is a scope of flow nodes of its own.
 SCOPES = frozenset(("subProcess", "transaction", "adHocSubProcess"))
-DATA_TAGS = {"dataObjectReference": "inOut", "dataStoreReference": "inOut"}
+#: A process's own inputs and outputs (its ``ioSpecification``'s ``dataInput`` and
+#: ``dataOutput``) are drawn as data objects too: data associations read and write them.
+PROCESS_DATA = frozenset(("dataInput", "dataOutput"))
+DATA_TAGS = {"dataObjectReference": "inOut", "dataStoreReference": "inOut", **dict.fromkeys(PROCESS_DATA, "inOut")}
 FLOW_TAGS = frozenset(("sequenceFlow", "association"))
 #: BPMN elements inside a process or sub-process that are not drawn as nodes of their own.
 NOT_DRAWN = frozenset((
@@ -161,6 +165,10 @@ class _Reader:
                 continue
             if tag == "laneSet":
                 self._lanes(child, process, None, 1)
+            elif tag == "ioSpecification" and parent is None:
+                for data in child:
+                    if local_name(data) in PROCESS_DATA and namespace_of(data) == MODEL_NS:
+                        self._artifact_or_unknown(data, process, None)
             elif tag in SHAPE_TYPES:
                 self.nodes.append(BpmnNode(
                     _id(child), tag, FLOW_NODE, SHAPE_TYPES[tag], names_of(child), process,
