@@ -7,7 +7,8 @@ Read from the DI alone, plane by plane (a figure never mixes coordinates of two 
 - a *flow label* is the ``BPMNLabel`` bounds of a named sequence or message flow; it is
   *on a shape* when it overlaps a flow node's box (any node of the model: activities,
   events, gateways, data, annotations; its own flow's ends included; pools, lanes and
-  groups are frames, not shapes) by more than ``TOLERANCE`` on both axes, *on a label*
+  groups are frames, not shapes, and so is an expanded sub-process for what lies wholly
+  inside it) by more than ``TOLERANCE`` on both axes, *on a label*
   when it overlaps another label (of a flow or a node) so, *on a flow* when a segment of
   a sequence or message flow (its own included) passes through its inside shrunk by
   ``TOLERANCE``;
@@ -101,11 +102,13 @@ def plane_figures(model: BpmnModel, plane: DiPlane, font: FontMetrics) -> DiFigu
     flows = [flow for flow in model.flows if flow.tag in MEASURED_FLOWS and len(plane.edges.get(flow.id, ())) >= 2]
     routes = {flow.id: plane.edges[flow.id] for flow in flows}
     nodes = [plane.shapes[node.id] for node in model.nodes if node.id in plane.shapes]
+    holders = {node.parent for node in model.nodes if node.parent and node.id in plane.shapes}
+    containers = [plane.shapes[holder] for holder in holders if holder in plane.shapes]
     named = [flow.id for flow in flows if flow.id in plane.labels and any(name.strip() for name in flow.names.values())]
     on_shapes = on_labels = on_flows = 0
     for flow_id in named:
         label = plane.labels[flow_id]
-        on_shapes += any(overlaps(label, box) for box in nodes)
+        on_shapes += any(overlaps(label, box) and not (box in containers and inside(label, box)) for box in nodes)
         on_labels += any(overlaps(label, other) for key, other in plane.labels.items() if key != flow_id)
         on_flows += any(segment_enters(p, q, label) for route in routes.values() for p, q in zip(route, route[1:]))
     sequence = [flow.id for flow in flows if flow.tag == "sequenceFlow"]
@@ -201,6 +204,10 @@ def holds_text(box: Box, text: str, font: FontMetrics) -> bool:
     lines = wrapped_lines(text, room, font)
     fits_across = all(font.text_width(line, FONT_SIZE) <= room + TOLERANCE for line in lines)
     return fits_across and len(lines) * font.line_height(FONT_SIZE) <= box.h - 2 * ANNOTATION_PADDING + TOLERANCE
+
+
+def inside(inner: Box, outer: Box) -> bool:
+    return outer.x <= inner.x and inner.right <= outer.right and outer.y <= inner.y and inner.bottom <= outer.bottom
 
 
 def overlaps(a: Box, b: Box) -> bool:

@@ -27,7 +27,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from interchange.detour import Costs, Direction, Port, Segment, crossings, detour, route_cost
-from interchange.model import BpmnFlow, BpmnModel
+from interchange.model import ANNOTATION, BpmnFlow, BpmnModel
 from layouts.geometry import Box, Point
 
 Route = tuple[Point, ...]
@@ -44,7 +44,8 @@ def clear_of_shapes(model: BpmnModel, shapes: Mapping[str, Box], edges: dict[str
     still waiting for its turn is not in the way of those before it."""
     costs = Costs(spacing, BEND * spacing, CROSSING * spacing, NEAR * spacing)
     drawn = [node.id for node in model.nodes if node.id in shapes]
-    jobs = [job for flow in model.flows if (job := _job(model, flow, shapes, edges, drawn)) is not None]
+    jobs = [job for flow in model.flows
+            if not annotates(model, flow) and (job := _job(model, flow, shapes, edges, drawn)) is not None]
     waiting = {job.flow.id for job in jobs}
     for job in jobs:
         waiting.discard(job.flow.id)
@@ -143,9 +144,16 @@ def fewer_crossings(model: BpmnModel, shapes: Mapping[str, Box], edges: dict[str
             continue
         obstacles, own = _boxes(model, flow, shapes, drawn)
         rerouted = _Job(flow, route, obstacles, own, (0, len(route) - 2)).reroute(model, shapes, every, costs)
-        if rerouted is not None and (crossings(rerouted, flows), crossings(rerouted, every)) < before:
+        if rerouted is not None and _better(rerouted, route, (crossings(rerouted, flows), crossings(rerouted, every)),
+                                            before):
             edges[flow.id] = rerouted
             segments[flow.id] = list(zip(rerouted, rerouted[1:]))
+
+
+def _better(rerouted: Route, route: Route, met: tuple[int, int], before: tuple[int, int]) -> bool:
+    """Whether a new route is worth it: it crosses fewer flows, or as many flows, fewer
+    routes of any kind and bends no more."""
+    return met[0] < before[0] or (met[0] == before[0] and met[1] < before[1] and len(rerouted) <= len(route))
 
 
 def _around(model: BpmnModel, node_id: str) -> set[str]:
@@ -237,11 +245,12 @@ def _inside(point: Point, box: Box) -> bool:
     return box.x < point[0] < box.right and box.y < point[1] < box.bottom
 
 
-def from_boundary_event(event: Box, route: Route, spacing: float) -> Route:
-    """A route out of a boundary event: down from its lower side, across to where the
-    engine's route (drawn from the event's old place) began, and on along it."""
-    below = event.bottom + spacing
-    return orthogonal(((event.cx, event.bottom), (event.cx, below), (route[0][0], below)) + route)
+def from_boundary_event(event: Box, route: Route, spacing: float, side: int = 1) -> Route:
+    """A route out of a boundary event: out of its outer side (``side`` 1: its lower one,
+    -1: its upper one), across to where the engine's route began, and on along it."""
+    start = event.bottom if side == 1 else event.y
+    out = start + side * spacing
+    return orthogonal(((event.cx, start), (event.cx, out), (route[0][0], out)) + route)
 
 
 def self_loop(box: Box, spacing: float) -> Route:
@@ -271,6 +280,43 @@ def straight_between(source: Box, target: Box, horizontal: bool) -> Route:
     y = (low + high) / 2 if low <= high else source.cy
     right = target.cx > source.cx
     return ((source.right if right else source.x, y), (target.x if right else target.right, y))
+
+
+def across_bands(source: Box, target: Box, horizontal: bool) -> Route:
+    """A message flow between two nodes (in two bands, one across the flow from the
+    other): straight across where they overlap along the flow (``straight_between``),
+    else out of the source's border facing the target, along the middle of the gap
+    between them and into the target's border facing the source."""
+    if horizontal:
+        low, high = max(source.x, target.x), min(source.right, target.right)
+        if low <= high:
+            return straight_between(source, target, horizontal)
+        down = target.cy > source.cy
+        start, end = (source.bottom, target.y) if down else (source.y, target.bottom)
+        level = (start + end) / 2
+        return orthogonal(((source.cx, start), (source.cx, level), (target.cx, level), (target.cx, end)))
+    low, high = max(source.y, target.y), min(source.bottom, target.bottom)
+    if low <= high:
+        return straight_between(source, target, horizontal)
+    right = target.cx > source.cx
+    start, end = (source.right, target.x) if right else (source.x, target.right)
+    level = (start + end) / 2
+    return orthogonal(((start, source.cy), (level, source.cy), (level, target.cy), (end, target.cy)))
+
+
+def annotates(model: BpmnModel, flow: BpmnFlow) -> bool:
+    """Whether the flow is the association of a text annotation."""
+    return any(node is not None and node.kind == ANNOTATION for node in (model.node(flow.source),
+                                                                          model.node(flow.target)))
+
+
+def nearest_line(source: Box, target: Box) -> Route:
+    """A straight line between the nearest points of two boxes' borders (an annotation's
+    association, drawn as a straight dotted line, slanted where need be)."""
+    start = (min(max(target.cx, source.x), source.right), min(max(target.cy, source.y), source.bottom))
+    end = (min(max(start[0], target.x), target.right), min(max(start[1], target.y), target.bottom))
+    start = (min(max(end[0], source.x), source.right), min(max(end[1], source.y), source.bottom))
+    return (start, end)
 
 
 def middle(route: Route) -> Point:

@@ -84,7 +84,8 @@ def layered_layout(graph: LayoutGraph, options: LayoutOptions, direction: Direct
     proper = make_proper(ranks, edges, reversed_edges, node_lanes)
     work = _measure(graph, proper, direction)
     work.lane_ids = lane_ids
-    work.main_path = main_path_edges(len(graph.nodes), dag, ranks, skip=reversed_edges)
+    off_main = {i for i, edge in enumerate(graph.edges) if edge.off_main_path}
+    work.main_path = main_path_edges(len(graph.nodes), dag, ranks, skip=set(reversed_edges) | off_main)
     work.layers = order_layers(proper, roots, options.ordering_sweeps)
     _insert_turns(work)
     work.order_pos = _place(work, options, graph)

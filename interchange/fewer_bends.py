@@ -1,0 +1,148 @@
+"""Routes with fewer bends, as modellers draw them: a flow whose route bends twice or more
+is drawn straight, or as an L, where that is clear of the nodes and crosses no more
+routes than it did.
+
+The engine draws a branch out of a gateway as a Z (out of the gateway's side, across,
+on into the target's side) and the route out of a boundary event joins the route the
+engine drew from the event's old place; a modeller draws an L: out of the gateway's
+corner (the event's outer side) straight to the target's height, then into its side;
+or out of the side and down into the target's top or bottom. Candidates:
+
+- straight, where the two nodes overlap across the line (from the middle of the
+  overlap, or of either node where that lies in it);
+- an L leaving across the flow (top or bottom, left or right side), turning at the
+  target's middle into its facing side;
+- an L leaving along the flow, turning at the target's middle into its top or bottom.
+
+A boundary event's route leaves by the event's outer side only. A candidate must enter
+no node but its ends, and cross no more routes than the route it replaces (runs along a
+route of a flow with the same source or target, a shared trunk, do not count). The
+first candidate with the fewest bends, then crossings, then length wins. In document
+order, each route as the ones before it left it. Deterministic.
+"""
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from interchange.detour import Segment, crossings
+from interchange.model import BpmnFlow, BpmnModel
+from interchange.routing import Route, enters, orthogonal
+from layouts.geometry import Box
+
+#: the flows drawn with fewer bends
+STRAIGHTENED = ("sequenceFlow", "messageFlow")
+
+
+def fewer_bends(model: BpmnModel, shapes: Mapping[str, Box], edges: dict[str, Route], outer_side: Mapping[str, int],
+                ) -> None:
+    """Every sequence and message flow between two nodes whose route bends twice or more,
+    drawn with fewer bends where a candidate allows it (module docstring).
+    ``outer_side`` gives each boundary event's outer side: 1 below its host, -1 above."""
+    drawn = [node.id for node in model.nodes if node.id in shapes]
+    for flow in model.flows:
+        route = edges.get(flow.id)
+        if flow.tag not in STRAIGHTENED or not route or len(route) < 4 \
+                or None in (model.node(flow.source), model.node(flow.target)):
+            continue
+        source, target = shapes.get(flow.source), shapes.get(flow.target)
+        if source is None or target is None:
+            continue
+        ends = _around(model, flow.source) | _around(model, flow.target)
+        obstacles = [shapes[node] for node in drawn if node not in ends]
+        siblings, others = _segments(model, flow, edges)
+        before = crossings(route, others) + _proper(route, siblings)
+        best: tuple[int, int, float, Route] | None = None
+        for candidate in _candidates(source, target, outer_side.get(flow.source)):
+            if len(candidate) >= len(route) or any(enters(p, q, box) for p, q in zip(candidate, candidate[1:])
+                                                   for box in obstacles):
+                continue
+            met = crossings(candidate, others) + _proper(candidate, siblings)
+            if met > before:
+                continue
+            score = (len(candidate), met, _length(candidate), candidate)
+            if best is None or score[:3] < best[:3]:
+                best = score
+        if best is not None:
+            edges[flow.id] = best[3]
+
+
+def _candidates(source: Box, target: Box, outer: int | None) -> list[Route]:
+    """Straight and L routes from ``source`` to ``target``; from a boundary event (its
+    ``outer`` side given) only those leaving by that side."""
+    found: list[Route] = []
+    # straight across: level, then upright
+    for low, high, level in ((max(source.y, target.y), min(source.bottom, target.bottom), True),
+                             (max(source.x, target.x), min(source.right, target.right), False)):
+        if low > high:
+            continue
+        middles = (source.cy, target.cy) if level else (source.cx, target.cx)
+        at = next((value for value in middles if low <= value <= high), (low + high) / 2)
+        if level and outer is None:
+            if target.x > source.right:
+                found.append(((source.right, at), (target.x, at)))
+            elif target.right < source.x:
+                found.append(((source.x, at), (target.right, at)))
+        elif not level:
+            if target.y > source.bottom and outer != -1:
+                found.append(((at, source.bottom), (at, target.y)))
+            elif target.bottom < source.y and outer != 1:
+                found.append(((at, source.y), (at, target.bottom)))
+    # out of the top or bottom, then into the target's facing side
+    for leave_down in (True, False):
+        start_y = source.bottom if leave_down else source.y
+        if (outer is not None and outer != (1 if leave_down else -1)) or (target.cy > start_y) != leave_down \
+                or target.x <= source.cx <= target.right:
+            continue
+        end_x = target.x if target.cx > source.cx else target.right
+        found.append(orthogonal(((source.cx, start_y), (source.cx, target.cy), (end_x, target.cy))))
+    # out of the side facing the target, then into its top or bottom
+    if outer is None and not target.y <= source.cy <= target.bottom:
+        start_x = source.right if target.cx > source.cx else source.x
+        if (target.cx > start_x) == (target.cx > source.cx):
+            end_y = target.y if target.cy > source.cy else target.bottom
+            found.append(orthogonal(((start_x, source.cy), (target.cx, source.cy), (target.cx, end_y))))
+    return found
+
+
+def _segments(model: BpmnModel, flow: BpmnFlow, edges: Mapping[str, Route]) -> tuple[list[Segment], list[Segment]]:
+    """The other routes' segments: of the flows sharing the flow's source or target, and of the rest."""
+    siblings: list[Segment] = []
+    others: list[Segment] = []
+    for other in model.flows:
+        route = edges.get(other.id)
+        if other.id == flow.id or not route:
+            continue
+        shared = other.source == flow.source or other.target == flow.target
+        (siblings if shared else others).extend(zip(route, route[1:]))
+    return siblings, others
+
+
+def _proper(route: Route, segments: list[Segment]) -> int:
+    """Crossings of ``segments`` inside both (runs along them aside)."""
+    count = 0
+    for p, q in zip(route, route[1:]):
+        for r, s in segments:
+            upright, level = ((p, q), (r, s)) if p[0] == q[0] else ((r, s), (p, q))
+            if upright[0][0] != upright[1][0] or level[0][1] != level[1][1]:
+                continue
+            x, y = upright[0][0], level[0][1]
+            count += (min(level[0][0], level[1][0]) < x < max(level[0][0], level[1][0])
+                      and min(upright[0][1], upright[1][1]) < y < max(upright[0][1], upright[1][1]))
+    return count
+
+
+def _length(route: Route) -> float:
+    return sum(abs(p[0] - q[0]) + abs(p[1] - q[1]) for p, q in zip(route, route[1:]))
+
+
+def _around(model: BpmnModel, node_id: str) -> set[str]:
+    """A flow's end, the sub-processes it lies in and a boundary event's host."""
+    found = {node_id}
+    node = model.node(node_id)
+    while node is not None:
+        above = node.parent or node.attached_to
+        if not above or above in found:
+            break
+        found.add(above)
+        node = model.node(above)
+    return found
