@@ -27,7 +27,7 @@ Read from the DI alone, plane by plane (a figure never mixes coordinates of two 
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -128,7 +128,7 @@ def plane_figures(model: BpmnModel, plane: DiPlane, font: FontMetrics) -> DiFigu
         message_lengths={key: route_length(routes[key]) for key in message})
 
 
-def main_path(model: BpmnModel, routes: dict[str, tuple[Point, ...]]) -> list[str]:
+def main_path(model: BpmnModel, routes: Mapping[str, Sequence[Point]]) -> list[str]:
     """The drawn sequence flows of each scope's main path (a process, a sub-process; see
     the module docstring) that join two nodes of one lane; ties go to the first in
     document order."""

@@ -14,7 +14,7 @@ or out of the side and down into the target's top or bottom. Candidates:
   target's middle into its facing side;
 - an L leaving along the flow, turning at the target's middle into its top or bottom.
 
-A boundary event's route leaves by the event's outer side only. A candidate must enter
+A boundary event's route leaves by the event's outer side only (away from its host). A candidate must enter
 no node but its ends, and cross no more routes than the route it replaces (runs along a
 route of a flow with the same source or target, a shared trunk, do not count). The
 first candidate with the fewest bends, then crossings, then length wins. In document
@@ -22,22 +22,25 @@ order, each route as the ones before it left it. Deterministic.
 """
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 
-from interchange.detour import Segment, crossings
+from interchange.detour import Direction, Segment, crossings
 from interchange.model import BpmnFlow, BpmnModel
 from interchange.routing import Route, enters, orthogonal
 from layouts.geometry import Box
 
 #: the flows drawn with fewer bends
 STRAIGHTENED = ("sequenceFlow", "messageFlow")
+SAME = 1e-6  # two middles this close are one
 
 
-def fewer_bends(model: BpmnModel, shapes: Mapping[str, Box], edges: dict[str, Route], outer_side: Mapping[str, int],
-                ) -> None:
+def fewer_bends(model: BpmnModel, shapes: Mapping[str, Box], edges: dict[str, Route],
+                outer_side: Mapping[str, Direction],
+                pointed: Collection[str]) -> None:
     """Every sequence and message flow between two nodes whose route bends twice or more,
     drawn with fewer bends where a candidate allows it (module docstring).
-    ``outer_side`` gives each boundary event's outer side: 1 below its host, -1 above."""
+    ``outer_side`` gives the way out of each boundary event's outer side;
+    ``pointed`` are the nodes drawn as circles or diamonds."""
     drawn = [node.id for node in model.nodes if node.id in shapes]
     for flow in model.flows:
         route = edges.get(flow.id)
@@ -52,7 +55,8 @@ def fewer_bends(model: BpmnModel, shapes: Mapping[str, Box], edges: dict[str, Ro
         siblings, others = _segments(model, flow, edges)
         before = crossings(route, others) + _proper(route, siblings)
         best: tuple[int, int, float, Route] | None = None
-        for candidate in _candidates(source, target, outer_side.get(flow.source)):
+        ends_pointed = (flow.source in pointed, flow.target in pointed)
+        for candidate in _candidates(source, target, outer_side.get(flow.source), ends_pointed):
             if len(candidate) >= len(route) or any(enters(p, q, box) for p, q in zip(candidate, candidate[1:])
                                                    for box in obstacles):
                 continue
@@ -66,9 +70,13 @@ def fewer_bends(model: BpmnModel, shapes: Mapping[str, Box], edges: dict[str, Ro
             edges[flow.id] = best[3]
 
 
-def _candidates(source: Box, target: Box, outer: int | None) -> list[Route]:
-    """Straight and L routes from ``source`` to ``target``; from a boundary event (its
-    ``outer`` side given) only those leaving by that side."""
+def _candidates(source: Box, target: Box, outer: Direction | None, pointed: tuple[bool, bool]) -> list[Route]:
+    """Straight and L routes from ``source`` to ``target``; from a boundary event (the
+    way out of its ``outer`` side given) only those leaving that way; a ``pointed`` end
+    (a circle, a diamond: source's, target's) only at the middle of a side."""
+    def allowed(direction: Direction) -> bool:
+        return outer is None or outer == direction
+
     found: list[Route] = []
     # straight across: level, then upright
     for low, high, level in ((max(source.y, target.y), min(source.bottom, target.bottom), True),
@@ -76,31 +84,33 @@ def _candidates(source: Box, target: Box, outer: int | None) -> list[Route]:
         if low > high:
             continue
         middles = (source.cy, target.cy) if level else (source.cx, target.cx)
-        at = next((value for value in middles if low <= value <= high), (low + high) / 2)
-        if level and outer is None:
-            if target.x > source.right:
-                found.append(((source.right, at), (target.x, at)))
-            elif target.right < source.x:
-                found.append(((source.x, at), (target.right, at)))
-        elif not level:
-            if target.y > source.bottom and outer != -1:
-                found.append(((at, source.bottom), (at, target.y)))
-            elif target.bottom < source.y and outer != 1:
-                found.append(((at, source.y), (at, target.bottom)))
+        fixed = [middle for middle, is_pointed in zip(middles, pointed) if is_pointed]
+        if fixed and not (low <= fixed[0] <= high and all(abs(value - fixed[0]) < SAME for value in fixed)):
+            continue  # a circle or diamond is left and entered at its corners only
+        at = fixed[0] if fixed else next((value for value in middles if low <= value <= high), (low + high) / 2)
+        if level and target.x > source.right and allowed((1, 0)):
+            found.append(((source.right, at), (target.x, at)))
+        elif level and target.right < source.x and allowed((-1, 0)):
+            found.append(((source.x, at), (target.right, at)))
+        elif not level and target.y > source.bottom and allowed((0, 1)):
+            found.append(((at, source.bottom), (at, target.y)))
+        elif not level and target.bottom < source.y and allowed((0, -1)):
+            found.append(((at, source.y), (at, target.bottom)))
     # out of the top or bottom, then into the target's facing side
     for leave_down in (True, False):
         start_y = source.bottom if leave_down else source.y
-        if (outer is not None and outer != (1 if leave_down else -1)) or (target.cy > start_y) != leave_down \
+        if not allowed((0, 1 if leave_down else -1)) or (target.cy > start_y) != leave_down \
                 or target.x <= source.cx <= target.right:
             continue
         end_x = target.x if target.cx > source.cx else target.right
         found.append(orthogonal(((source.cx, start_y), (source.cx, target.cy), (end_x, target.cy))))
     # out of the side facing the target, then into its top or bottom
-    if outer is None and not target.y <= source.cy <= target.bottom:
-        start_x = source.right if target.cx > source.cx else source.x
-        if (target.cx > start_x) == (target.cx > source.cx):
-            end_y = target.y if target.cy > source.cy else target.bottom
-            found.append(orthogonal(((start_x, source.cy), (target.cx, source.cy), (target.cx, end_y))))
+    rightwards = target.cx > source.cx
+    start_x = source.right if rightwards else source.x
+    if allowed((1 if rightwards else -1, 0)) and not target.y <= source.cy <= target.bottom \
+            and (target.cx > start_x) == rightwards:
+        end_y = target.y if target.cy > source.cy else target.bottom
+        found.append(orthogonal(((start_x, source.cy), (target.cx, source.cy), (target.cx, end_y))))
     return found
 
 

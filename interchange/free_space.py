@@ -11,7 +11,7 @@ weight (the first among equals). Used for flow labels and text annotations
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 from interchange.di_metrics import overlaps, segment_enters
 from layouts.geometry import Box, Point
@@ -59,13 +59,23 @@ class Occupied:
                 + sum(weight for segment, weight in map(self._segments.__getitem__, segments)
                       if segment_enters(*segment, grown)))
 
+    def entered(self, route: Sequence[Point]) -> int:
+        """The weight of the boxes whose inside the route passes through."""
+        total = 0
+        for p, q in zip(route, route[1:]):
+            found = {index for cell in _cells(_around(p, q)) for index in self._cells.get(cell, ([], []))[0]}
+            total += sum(weight for box, weight in map(self._boxes.__getitem__, found) if segment_enters(p, q, box))
+        return total
 
-def first_free(candidates: Iterable[Box], occupied: Occupied, gap: float) -> Box | None:
+
+def first_free(candidates: Iterable[Box], occupied: Occupied, gap: float,
+               tied_to: Callable[[Box], Sequence[Point]] | None = None) -> Box | None:
     """The first candidate with no conflict, else the one with the least weight of them;
-    None when there is no candidate."""
+    None when there is no candidate. ``tied_to`` gives the line that will tie a
+    candidate to what it belongs to: the boxes that line enters are conflicts too."""
     best: tuple[int, Box] | None = None
     for box in candidates:
-        found = occupied.conflicts(box, gap)
+        found = occupied.conflicts(box, gap) + (occupied.entered(tied_to(box)) if tied_to else 0)
         if found == 0:
             return box
         if best is None or found < best[0]:

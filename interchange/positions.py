@@ -12,8 +12,8 @@ message flows, text annotations and their associations, boundary events (laid ou
 their host; their flows are kept off the main path).
 
 Guarantees: a box for every node, pool, lane and group, at least two waypoints for every flow
-and association between nodes; boundary events centred on their host's lower border (or
-upper, when what they lead to lies above) with their flows out of the event's outer side,
+and association between nodes; boundary events centred on a border of their host across
+the flow, the one facing what they lead to, with their flows out of the event's outer side,
 and flows rerouted around the nodes they would pass through once the events sit there
 (``interchange.routing``); message flows to a pool routed last, each where it crosses
 the fewest flows, and between two pools that touch round their side
@@ -32,13 +32,15 @@ import math
 from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
+from functools import partial
 
+from interchange.detour import Direction
 from interchange.di_metrics import ANNOTATION_PADDING, FONT_SIZE, wrapped_lines
 from interchange.fewer_bends import fewer_bends
 from interchange.fixture import lane_keys, scope_fixture, scope_nodes, uses_lanes
 from interchange.free_space import LIGHT, SOLID, Occupied, first_free
 from interchange.layout_graph import is_drawn, keyed_edges, with_pool_ports
-from interchange.model import ANNOTATION, BpmnFlow, BpmnModel
+from interchange.model import ANNOTATION, BpmnFlow, BpmnModel, BpmnNode
 from interchange.parsing import BpmnError
 from interchange.pool_routes import between_pools, to_pool
 from interchange.routing import (
@@ -118,7 +120,7 @@ class _Positions:
         self.bands = lane_keys(model)
         self.inner: dict[str, Layout] = {}  # sub-process id → its content's layout
         self.boundary: dict[str, LayoutNode] = {}  # boundary event id → its size, as the builder measured it
-        self.outer_side: dict[str, int] = {}  # boundary event id → 1: on its host's lower border, -1: upper
+        self.outer_side: dict[str, Direction] = {}  # boundary event id → the way out of its outer side
 
     def run(self) -> BpmnGeometry:
         top = self._layout(None)
@@ -132,9 +134,10 @@ class _Positions:
         self._annotations(shapes, labels, edges)
         self._routes_outside_layout(shapes, edges)
         clear_of_shapes(self.model, shapes, edges, self.options.edge_spacing)
-        fewer_bends(self.model, shapes, edges, self.outer_side)  # first: a boundary event's L crosses less
+        pointed = {node.id for node in self.model.nodes if node.shape_type in POINTED_KINDS}
+        fewer_bends(self.model, shapes, edges, self.outer_side, pointed)  # first: a boundary event's L crosses less
         fewer_crossings(self.model, shapes, edges, self.options.edge_spacing)
-        fewer_bends(self.model, shapes, edges, self.outer_side)
+        fewer_bends(self.model, shapes, edges, self.outer_side, pointed)
         self._groups(shapes)
         self._flow_labels(shapes, edges, labels)
         return _shifted(BpmnGeometry(self.horizontal, shapes, labels, edges, frozenset(self.inner)))
@@ -216,37 +219,53 @@ class _Positions:
 
     def _attach_boundary_events(self, shapes: dict[str, Box], labels: dict[str, Box],
                                 edges: dict[str, tuple[Point, ...]]) -> None:
-        """Each boundary event onto its host's border, right to left: the lower border, or
-        in a horizontal layout the upper one when what its flows reach lies above the
-        host on the whole; its label outside it. Its flows (laid out from the host)
-        start at the event's outer side and join the route the engine drew."""
-        placed_on: Counter[tuple[str, int]] = Counter()
-        for node in self.model.nodes:
+        """Each boundary event onto a border of its host across the flow (the lower or
+        upper one in a horizontal layout, the right or left one in a vertical), the one
+        facing what its flows reach on the whole (lower, right when nothing), along it from
+        the end of the host that the flow leaves; its label outside it. Its flows (laid
+        out from the host) start at the event's outer side and join the route the engine
+        drew. Of the events on one border, the one whose flows reach nearest across the
+        flow lies furthest along it, so that their routes nest."""
+        on_border: dict[tuple[str, int], list[tuple[float, int, BpmnNode]]] = {}
+        for order, node in enumerate(self.model.nodes):
             host = shapes.get(str(node.attached_to)) if node.attached_to else None
-            size = self.boundary.get(node.id)
-            if host is None or size is None:
+            if host is None or node.id not in self.boundary:
                 continue
-            side = self._outer_side(node.id, host, shapes)
-            slot = placed_on[(str(node.attached_to), side)]
-            placed_on[(str(node.attached_to), side)] += 1
-            cx = max(host.x + size.width / 2, host.right - size.width / 2 - 6 - slot * BOUNDARY_STEP)
-            box = Box(cx - size.width / 2, (host.bottom if side == 1 else host.y) - size.height / 2,
-                      size.width, size.height)
-            shapes[node.id] = box
-            self.outer_side[node.id] = side
-            if size.label_width and size.label_height:
-                labels[node.id] = Box(cx - size.label_width / 2,
-                                      box.bottom + 2 if side == 1 else box.y - 2 - size.label_height,
-                                      size.label_width, size.label_height)
-            for flow in self.model.flows:
-                route = edges.get(flow.id)
-                if route and flow.source == node.id:
-                    edges[flow.id] = from_boundary_event(box, route, self.options.edge_spacing, side)
+            reached = [shapes[flow.target] for flow in self.model.flows
+                       if flow.source == node.id and flow.target in shapes]
+            across = [(box.cy - host.cy) if self.horizontal else (box.cx - host.cx) for box in reached]
+            side = -1 if across and sum(across) < 0 else 1
+            reach = sum(abs(value) for value in across) / max(len(across), 1)
+            on_border.setdefault((str(node.attached_to), side), []).append((reach, order, node))
+        for (host_id, side), events in on_border.items():
+            for slot, (_, _, node) in enumerate(sorted(events, key=lambda event: event[:2])):
+                self._on_border(node, shapes[host_id], side, slot, shapes, labels, edges)
 
-    def _outer_side(self, event: str, host: Box, shapes: Mapping[str, Box]) -> int:
-        reached = [shapes[flow.target].cy for flow in self.model.flows
-                   if flow.source == event and flow.target in shapes]
-        return -1 if self.horizontal and reached and sum(reached) / len(reached) < host.cy else 1
+    def _on_border(self, node: BpmnNode, host: Box, side: int, slot: int, shapes: dict[str, Box],
+                   labels: dict[str, Box], edges: dict[str, tuple[Point, ...]]) -> None:
+        """One boundary event at its place on its host's border (``side`` 1: lower or
+        right, -1: upper or left; ``slot`` places from the host's far end)."""
+        size = self.boundary[node.id]
+        if self.horizontal:  # at the far end, at most as far back as the host's corner
+            cx = max(host.x, host.right - size.width / 2 - 6 - slot * BOUNDARY_STEP)
+            cy = host.bottom if side == 1 else host.y
+        else:
+            cx = host.right if side == 1 else host.x
+            cy = max(host.y, host.bottom - size.height / 2 - 6 - slot * BOUNDARY_STEP)
+        box = Box(cx - size.width / 2, cy - size.height / 2, size.width, size.height)
+        shapes[node.id] = box
+        outwards = (0, side) if self.horizontal else (side, 0)
+        self.outer_side[node.id] = outwards
+        if size.label_width and size.label_height:
+            labels[node.id] = (Box(cx - size.label_width / 2,
+                                   box.bottom + 2 if side == 1 else box.y - 2 - size.label_height,
+                                   size.label_width, size.label_height) if self.horizontal else
+                               Box(box.right + 2 if side == 1 else box.x - 2 - size.label_width,
+                                   box.bottom + 2, size.label_width, size.label_height))
+        for flow in self.model.flows:
+            route = edges.get(flow.id)
+            if route and flow.source == node.id:
+                edges[flow.id] = from_boundary_event(box, route, self.options.edge_spacing, outwards)
 
     def _annotations(self, shapes: dict[str, Box], labels: Mapping[str, Box],
                      edges: Mapping[str, tuple[Point, ...]]) -> None:
@@ -272,7 +291,8 @@ class _Positions:
             anchor = self._annotated(node.id, shapes, edges) or Box(drawing.x, drawing.y, 0.0, 0.0)
             candidates = [*_beside(anchor, width, height, gap, self.horizontal),
                           *_beyond(drawing, anchor, width, height, gap, self.horizontal)]
-            placed = first_free(candidates, occupied, self.options.edge_spacing / 2)
+            placed = first_free(candidates, occupied, self.options.edge_spacing / 2,
+                                partial(nearest_line, anchor))
             assert placed is not None  # there are always candidates
             shapes[node.id] = placed
             occupied.add_box(placed)
@@ -361,7 +381,11 @@ class _Positions:
                 to_pools.append((flow.id, flow.source if pools[0] == flow.target else flow.target, pools[0]))
                 edges[flow.id] = self._to_pool(*to_pools[-1], shapes, edges)
             elif flow.tag == "messageFlow":
-                edges[flow.id] = across_bands(source, target, self.horizontal)
+                around = {*self._ancestors(flow.source), *self._ancestors(flow.target), flow.source, flow.target}
+                obstacles = [shapes[node.id] for node in self.model.nodes if node.id in shapes and node.id not in around
+                             and node.kind != ANNOTATION]
+                edges[flow.id] = across_bands(source, target, self.horizontal, obstacles, self.options.edge_spacing,
+                                              edges.values())
             elif annotates(self.model, flow):
                 edges[flow.id] = nearest_line(source, target)
             else:
@@ -488,17 +512,24 @@ def _beside(anchor: Box, width: float, height: float, gap: float, horizontal: bo
 
 
 def _beyond(drawing: Box, anchor: Box, width: float, height: float, gap: float, horizontal: bool) -> list[Box]:
-    """Places beyond the drawing's side across the flow (above it, or left of it), in rows
-    (columns) away from it, each from across ``anchor`` outwards."""
+    """Places beyond the drawing's sides across the flow (above and below it, or left
+    and right of it), the side nearer ``anchor`` first, in rows (columns) away from it,
+    each from across ``anchor`` outwards."""
     found: list[Box] = []
+    if horizontal:
+        sides = [(drawing.y - height, -1), (drawing.bottom, 1)]
+        sides.sort(key=lambda side: abs(side[0] - anchor.cy))
+    else:
+        sides = [(drawing.x - width, -1), (drawing.right, 1)]
+        sides.sort(key=lambda side: abs(side[0] - anchor.cx))
     for row in range(ANNOTATION_ROWS):
-        for shift in (0, 1, -1, 2, -2, 3, -3):
-            if horizontal:
-                found.append(Box(anchor.cx - width / 2 + shift * (width + gap),
-                                 drawing.y - (row + 1) * (height + gap), width, height))
-            else:
-                found.append(Box(drawing.x - (row + 1) * (width + gap),
-                                 anchor.cy - height / 2 + shift * (height + gap), width, height))
+        for edge, outwards in sides:
+            level = edge + outwards * (gap + row * ((height if horizontal else width) + gap))
+            for shift in (0, 1, -1, 2, -2, 3, -3):
+                if horizontal:
+                    found.append(Box(anchor.cx - width / 2 + shift * (width + gap), level, width, height))
+                else:
+                    found.append(Box(level, anchor.cy - height / 2 + shift * (height + gap), width, height))
     return found
 
 

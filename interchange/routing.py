@@ -23,7 +23,7 @@ Routes are tuples of corners with axis-parallel segments; deterministic.
 """
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from interchange.detour import Costs, Direction, Port, Segment, crossings, detour, route_cost
@@ -36,6 +36,7 @@ CROSSING = 20.0  # a crossing (or a run along another route) costs this many
 NEAR = 10.0  # a step close by a node or along its border costs this many
 PORT_CHANGE = 4.0  # leaving or entering a node elsewhere than the engine did costs this many
 SNAP_DIGITS = 6  # as interchange.detour snaps its grid
+LEVELS_TRIED = 12  # levels a message flow between two nodes may run along, nearest the middle
 
 
 def clear_of_shapes(model: BpmnModel, shapes: Mapping[str, Box], edges: dict[str, Route], spacing: float) -> None:
@@ -245,12 +246,14 @@ def _inside(point: Point, box: Box) -> bool:
     return box.x < point[0] < box.right and box.y < point[1] < box.bottom
 
 
-def from_boundary_event(event: Box, route: Route, spacing: float, side: int = 1) -> Route:
-    """A route out of a boundary event: out of its outer side (``side`` 1: its lower one,
-    -1: its upper one), across to where the engine's route began, and on along it."""
-    start = event.bottom if side == 1 else event.y
-    out = start + side * spacing
-    return orthogonal(((event.cx, start), (event.cx, out), (route[0][0], out)) + route)
+def from_boundary_event(event: Box, route: Route, spacing: float, outwards: Direction = (0, 1)) -> Route:
+    """A route out of a boundary event: out of its outer side (``outwards``, the way
+    away from its host), across to where the engine's route began, and on along it."""
+    dx, dy = outwards
+    start = (event.cx + dx * event.w / 2, event.cy + dy * event.h / 2)
+    out = (start[0] + dx * spacing, start[1] + dy * spacing)
+    across = (route[0][0], out[1]) if dy else (out[0], route[0][1])
+    return orthogonal((start, out, across) + route)
 
 
 def self_loop(box: Box, spacing: float) -> Route:
@@ -282,26 +285,36 @@ def straight_between(source: Box, target: Box, horizontal: bool) -> Route:
     return ((source.right if right else source.x, y), (target.x if right else target.right, y))
 
 
-def across_bands(source: Box, target: Box, horizontal: bool) -> Route:
+def across_bands(source: Box, target: Box, horizontal: bool, obstacles: Sequence[Box] = (),
+                 spacing: float = 0.0, routed: Iterable[Route] = ()) -> Route:
     """A message flow between two nodes (in two bands, one across the flow from the
     other): straight across where they overlap along the flow (``straight_between``),
-    else out of the source's border facing the target, along the middle of the gap
-    between them and into the target's border facing the source."""
-    if horizontal:
-        low, high = max(source.x, target.x), min(source.right, target.right)
-        if low <= high:
-            return straight_between(source, target, horizontal)
-        down = target.cy > source.cy
-        start, end = (source.bottom, target.y) if down else (source.y, target.bottom)
-        level = (start + end) / 2
-        return orthogonal(((source.cx, start), (source.cx, level), (target.cx, level), (target.cx, end)))
-    low, high = max(source.y, target.y), min(source.bottom, target.bottom)
+    else out of the source's border facing the target, along a level between them and
+    into the target's border facing the source. The level is the middle of the gap
+    between the two or one ``spacing`` beside an obstacle: of the ``LEVELS_TRIED``
+    nearest the middle where the route enters no obstacle, the one crossing the fewest
+    ``routed`` routes."""
+    def turn(box: Box) -> Box:
+        return box if horizontal else Box(box.y, box.x, box.h, box.w)
+
+    def back(route: Iterable[Point]) -> Route:
+        return tuple(point if horizontal else (point[1], point[0]) for point in route)
+
+    source, target = turn(source), turn(target)
+    low, high = max(source.x, target.x), min(source.right, target.right)
     if low <= high:
-        return straight_between(source, target, horizontal)
-    right = target.cx > source.cx
-    start, end = (source.right, target.x) if right else (source.x, target.right)
-    level = (start + end) / 2
-    return orthogonal(((start, source.cy), (level, source.cy), (level, target.cy), (end, target.cy)))
+        return back(straight_between(source, target, True))
+    down = target.cy > source.cy
+    start, end = (source.bottom, target.y) if down else (source.y, target.bottom)
+    boxes = [turn(box) for box in obstacles]
+    levels = sorted({(start + end) / 2} | {level for box in boxes for level in (box.y - spacing, box.bottom + spacing)
+                                            if min(start, end) < level < max(start, end)},
+                    key=lambda level: (abs(level - (start + end) / 2), level))
+    routes = [((source.cx, start), (source.cx, level), (target.cx, level), (target.cx, end)) for level in levels]
+    clear = [route for route in routes if not any(enters(p, q, box) for p, q in zip(route, route[1:]) for box in boxes)]
+    others = [(back((p,))[0], back((q,))[0]) for route in routed for p, q in zip(route, route[1:])]
+    best = min(clear[:LEVELS_TRIED], key=lambda route: crossings(route, others), default=routes[0])
+    return back(orthogonal(best))
 
 
 def annotates(model: BpmnModel, flow: BpmnFlow) -> bool:
