@@ -22,12 +22,12 @@ order, each route as the ones before it left it. Deterministic.
 """
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Mapping, Sequence
 
 from interchange.detour import Direction, Segment, crossings
 from interchange.model import BpmnFlow, BpmnModel
 from interchange.routing import Route, enters, orthogonal
-from layouts.geometry import Box
+from layouts.geometry import Box, Point
 
 #: the flows drawn with fewer bends
 STRAIGHTENED = ("sequenceFlow", "messageFlow")
@@ -50,16 +50,22 @@ def fewer_bends(model: BpmnModel, shapes: Mapping[str, Box], edges: dict[str, Ro
         source, target = shapes.get(flow.source), shapes.get(flow.target)
         if source is None or target is None:
             continue
+        candidates = [candidate for candidate in _candidates(source, target, outer_side.get(flow.source),
+                                                             (flow.source in pointed, flow.target in pointed))
+                      if len(candidate) < len(route)]
+        if not candidates:
+            continue
+        area = _bounds([*route, *(point for candidate in candidates for point in candidate)])
         ends = _around(model, flow.source) | _around(model, flow.target)
-        obstacles = [shapes[node] for node in drawn if node not in ends]
-        siblings, others = _segments(model, flow, edges)
+        obstacles = [shapes[node] for node in drawn if node not in ends and _meets(shapes[node], area)]
+        candidates = [candidate for candidate in candidates
+                      if not any(enters(p, q, box) for p, q in zip(candidate, candidate[1:]) for box in obstacles)]
+        if not candidates:
+            continue
+        siblings, others = _segments(model, flow, edges, area)
         before = crossings(route, others) + _proper(route, siblings)
         best: tuple[int, int, float, Route] | None = None
-        ends_pointed = (flow.source in pointed, flow.target in pointed)
-        for candidate in _candidates(source, target, outer_side.get(flow.source), ends_pointed):
-            if len(candidate) >= len(route) or any(enters(p, q, box) for p, q in zip(candidate, candidate[1:])
-                                                   for box in obstacles):
-                continue
+        for candidate in candidates:
             met = crossings(candidate, others) + _proper(candidate, siblings)
             if met > before:
                 continue
@@ -114,8 +120,10 @@ def _candidates(source: Box, target: Box, outer: Direction | None, pointed: tupl
     return found
 
 
-def _segments(model: BpmnModel, flow: BpmnFlow, edges: Mapping[str, Route]) -> tuple[list[Segment], list[Segment]]:
-    """The other routes' segments: of the flows sharing the flow's source or target, and of the rest."""
+def _segments(model: BpmnModel, flow: BpmnFlow, edges: Mapping[str, Route],
+              area: Box) -> tuple[list[Segment], list[Segment]]:
+    """The other routes' segments that reach into ``area``: of the flows sharing the
+    flow's source or target, and of the rest."""
     siblings: list[Segment] = []
     others: list[Segment] = []
     for other in model.flows:
@@ -123,7 +131,9 @@ def _segments(model: BpmnModel, flow: BpmnFlow, edges: Mapping[str, Route]) -> t
         if other.id == flow.id or not route:
             continue
         shared = other.source == flow.source or other.target == flow.target
-        (siblings if shared else others).extend(zip(route, route[1:]))
+        (siblings if shared else others).extend((p, q) for p, q in zip(route, route[1:])
+                                                if min(p[0], q[0]) <= area.right and area.x <= max(p[0], q[0])
+                                                and min(p[1], q[1]) <= area.bottom and area.y <= max(p[1], q[1]))
     return siblings, others
 
 
@@ -139,6 +149,16 @@ def _proper(route: Route, segments: list[Segment]) -> int:
             count += (min(level[0][0], level[1][0]) < x < max(level[0][0], level[1][0])
                       and min(upright[0][1], upright[1][1]) < y < max(upright[0][1], upright[1][1]))
     return count
+
+
+def _bounds(points: Sequence[Point]) -> Box:
+    left, top = min(x for x, _ in points), min(y for _, y in points)
+    return Box(left, top, max(x for x, _ in points) - left, max(y for _, y in points) - top)
+
+
+def _meets(box: Box, area: Box) -> bool:
+    """Whether the two touch or overlap, borders included."""
+    return box.x <= area.right and area.x <= box.right and box.y <= area.bottom and area.y <= box.bottom
 
 
 def _length(route: Route) -> float:

@@ -1,25 +1,30 @@
 """Routes of a laid-out BPMN drawing besides the engine's own, and their repair around
 boundary events.
 
-The engine lays a boundary event out as a node of its own beside its host; ``positions``
-then moves it onto the host's lower border, where it may lie across routes drawn for the
-nodes' old places. Here:
+The engine lays a boundary event out as its host (it is no node of the layout);
+``positions`` then puts it onto a border of the host, where it may lie across routes
+drawn for the host. Here:
 
 - ``from_boundary_event``: a route out of a boundary event starts at the event's outer
-  (lower) side and joins the route the engine drew from its old place;
+  side and joins the route the engine drew from the host;
 - ``clear_of_shapes``: a flow whose route passes through a flow node other than its ends
   (boundary events included, and for a route out of a boundary event its host) is
   rerouted around them by ``detour``: from the corner before the first such segment to
   the one after the last, or anew from end to end where that costs less (fewer
   crossings); where the new stretch starts or ends at a node, the route may move to
-  another port of the node, one that no boundary event covers and no other route uses;
+  another port of the node, one that no boundary event covers and no other route uses.
+  A text annotation's association is left straight;
 - ``fewer_crossings``: the flows whose crossings the engine did not weigh (message
   flows between nodes, the flows out of a boundary event and out of its host) routed
-  anew by ``detour``, from any free port to any, where that crosses fewer flows;
+  anew by ``detour``, from any free port to any, where that crosses fewer flows (or as
+  many flows, fewer routes of any kind, and bends no more);
 - the routes the layout graph cannot hold: ``self_loop``, ``towards`` (an association
-  with a flow) and ``straight_between`` (a message flow to a pool: ``pool_routes``).
+  with a flow), ``across_bands`` (a message flow between two nodes), ``nearest_line``
+  (a text annotation's association) and ``straight_between`` (the rest; a message flow
+  to a pool: ``pool_routes``).
 
-Routes are tuples of corners with axis-parallel segments; deterministic.
+Routes are tuples of corners with axis-parallel segments (an annotation's association
+may slant); deterministic.
 """
 from __future__ import annotations
 
