@@ -2,10 +2,14 @@
 
 ``keyed_edges``: the builder's edges (``renderer.flow.flow_edges``, what the SVG of the
 same model is laid out from) first and in the builder's order, since the crossing
-reduction breaks its ties by edge order; each keyed by its sequence flow's BPMN id. Then
-the flows the builder does not know (message flows, associations, a second sequence flow
-between the same two nodes), in document order; last the host → boundary event links
-that keep each event beside its host (``attached:EVENT``).
+reduction breaks its ties by edge order; each keyed by its sequence flow's BPMN id (a
+builder's edge with no sequence flow, the link of a boundary event to its host, is left
+out: ``positions`` lays no boundary event out, only its host). Then the flows the builder
+does not know (data associations, a second sequence flow between the same two nodes),
+in document order. Message flows are left out: as edges they would pull the nodes they
+join towards each other, off their own pool's main path; they are routed once
+everything is placed. So is whatever links a text annotation, which ``positions`` places
+last (``drawn`` gives None for it).
 
 ``with_pool_ports``: a message flow between a flow node and a black-box pool (a pool
 with nothing in it) enters the graph as a link from the node to a port, a small node of
@@ -19,11 +23,11 @@ Keys and ids made here hold a colon, which no BPMN id (an XML NCName) does.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from dataclasses import replace
 
 from interchange.model import BpmnModel
 from layouts.graph import LaneSpec, LayoutEdge, LayoutGraph, LayoutNode
 
-ATTACHED = "attached:"
 PORT = "port:"
 PORT_KIND = "messagePort"
 
@@ -40,17 +44,12 @@ def keyed_edges(model: BpmnModel, builder_edges: Iterable[LayoutEdge], drawn: Dr
     for flow in model.flows:
         if flow.tag == "sequenceFlow" and flow.id in ends:
             sequence.setdefault(ends[flow.id], []).append(flow.id)
-    keyed: list[LayoutEdge] = []
-    attached: list[LayoutEdge] = []
-    for edge in builder_edges:
-        flows = sequence.get((edge.source, edge.target))
-        if flows:
-            keyed.append(LayoutEdge(edge.source, edge.target, key=flows.pop(0)))
-        else:  # the builder links a boundary event to its host
-            attached.append(LayoutEdge(edge.source, edge.target, key=f"{ATTACHED}{edge.target}"))
+    keyed = [replace(edge, key=flows.pop(0)) for edge in builder_edges
+             if (flows := sequence.get((edge.source, edge.target)))]
     used = {edge.key for edge in keyed}
-    rest = [LayoutEdge(*ends[flow.id], key=flow.id) for flow in model.flows if flow.id in ends and flow.id not in used]
-    return keyed + rest + attached
+    rest = [LayoutEdge(*ends[flow.id], key=flow.id) for flow in model.flows
+            if flow.id in ends and flow.id not in used and flow.tag != "messageFlow"]
+    return keyed + rest
 
 
 def with_pool_ports(model: BpmnModel, graph: LayoutGraph, drawn: Drawn, port_size: float,
@@ -84,9 +83,8 @@ def black_box_pools(model: BpmnModel) -> set[str]:
 
 
 def is_drawn(layout_id: str) -> bool:
-    """Whether a node or route of the engine's layout is drawn: not a port, nor a link
-    made here."""
-    return not layout_id.startswith((ATTACHED, PORT))
+    """Whether a node or route of the engine's layout is drawn: not a port nor its link."""
+    return not layout_id.startswith(PORT)
 
 
 def _pair(source: str | None, target: str | None) -> tuple[str, str] | None:

@@ -4,36 +4,53 @@ The same pipeline as ``renderer.api.render`` (fixture → builder → strategy),
 per scope: every sub-process with content first, so it enters its parent's layout as a
 box of the size of its own drawing and is expanded in place; then the process level,
 with a band per lane (or per pool without lanes) when the model has lanes or several
-pools, message flows, associations and data associations as edges of the same graph,
-and text annotations as boxes beside what they annotate. The builder's edges keep the
+pools, and data associations as edges of the same graph. The builder's edges keep the
 builder's order, the SVG's; a black-box pool gets a band of its own beside the nodes it
-exchanges messages with (``interchange.layout_graph``).
+exchanges messages with (``interchange.layout_graph``). What would pull nodes off their
+pool's main path stays out of the engine's graph and is placed once the rest is:
+message flows, text annotations and their associations, boundary events (laid out as
+their host; their flows are kept off the main path).
 
 Guarantees: a box for every node, pool, lane and group, at least two waypoints for every flow
-and association between nodes, boundary events centred on their host's lower border and
-flows rerouted around the nodes they would pass through once the events sit there
-(``interchange.routing``), message flows to a pool routed last, each where it crosses
+and association between nodes; boundary events centred on a border of their host across
+the flow, the one facing what they lead to, with their flows out of the event's outer side,
+and flows rerouted around the nodes they would pass through once the events sit there
+(``interchange.routing``); message flows to a pool routed last, each where it crosses
 the fewest flows, and between two pools that touch round their side
-(``interchange.pool_routes``), then the flows the engine did not weigh
-routed anew where that crosses fewer (``routing.fewer_crossings``); coordinates ≥
+(``interchange.pool_routes``); then the flows the engine did not weigh routed anew where
+that crosses fewer (``routing.fewer_crossings``), and routes that bend twice or more drawn
+straight or as an L where that is clear (``interchange.fewer_bends``). Text annotations are
+sized to their text wrapped at ``ANNOTATION_WIDTH`` and lie at the first free place beside
+what they annotate; flow labels are sized to their text and lie at the first free place
+beside their route, after the labels of nodes a route passes through have moved aside
+(``interchange.free_space``: on no node, label, route or annotation). Coordinates ≥
 ``MARGIN``. Deterministic.
 """
 from __future__ import annotations
 
+import math
 from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
+from functools import partial
 
+from interchange.detour import Direction
+from interchange.di_metrics import ANNOTATION_PADDING, FONT_SIZE, wrapped_lines
+from interchange.fewer_bends import fewer_bends
 from interchange.fixture import lane_keys, scope_fixture, scope_nodes, uses_lanes
+from interchange.free_space import LIGHT, SOLID, Occupied, first_free
 from interchange.layout_graph import is_drawn, keyed_edges, with_pool_ports
 from interchange.model import ANNOTATION, BpmnFlow, BpmnModel, BpmnNode
 from interchange.parsing import BpmnError
 from interchange.pool_routes import between_pools, to_pool
 from interchange.routing import (
+    across_bands,
+    annotates,
     clear_of_shapes,
     fewer_crossings,
     from_boundary_event,
     middle,
+    nearest_line,
     self_loop,
     straight_between,
     towards,
@@ -46,7 +63,6 @@ from layouts.registry import get_strategy
 from renderer.contract import RenderInputError
 from renderer.culture import DEFAULT_CULTURE, Cultures
 from renderer.flow import flow_graph, swimlane_graph
-from renderer.measure import measure_box
 from renderer.model import parse_diagram
 from renderer.text import FontMetrics, load_font
 
@@ -62,8 +78,14 @@ POOL_HEADER = 30.0  # the pool's name strip, as BPMN modellers draw it
 EMPTY_BAND = 80.0  # thickness of a pool or lane with nothing in it
 MARGIN = 20.0
 BOUNDARY_STEP = 44.0
-LABEL_WIDTH = 90.0
-LABEL_LINE = 14.0
+LABEL_WIDTH = 90.0  # a flow label's text wraps at this width, in at most LABEL_LINES lines
+LABEL_LINES = 3
+LABEL_OFFSET = 4.0  # between a flow and its label
+LABEL_FURTHER = (16.0, 32.0)  # further off the line, where nothing near it is free
+LABEL_GAP = 2.0  # kept between a flow label and anything else
+ANNOTATION_WIDTH = 250.0  # a text annotation's text wraps at this width, a readable line
+ANNOTATION_LEAST = (60.0, 30.0)
+ANNOTATION_ROWS = 8  # rows of places for annotations beyond the drawing
 GROUP_PADDING = 12.0  # between a group's frame and its members
 EMPTY_GROUP = Box(0.0, 0.0, 120.0, 80.0)  # the frame of a group whose members are unknown
 
@@ -97,6 +119,8 @@ class _Positions:
         self.cultures = Cultures(DEFAULT_CULTURE, DEFAULT_CULTURE)
         self.bands = lane_keys(model)
         self.inner: dict[str, Layout] = {}  # sub-process id → its content's layout
+        self.boundary: dict[str, LayoutNode] = {}  # boundary event id → its size, as the builder measured it
+        self.outer_side: dict[str, Direction] = {}  # boundary event id → the way out of its outer side
 
     def run(self) -> BpmnGeometry:
         top = self._layout(None)
@@ -107,11 +131,15 @@ class _Positions:
         self._attach_boundary_events(shapes, labels, edges)
         bands = {lane.id: lane.box for lane in top.lanes}
         self._pools_and_lanes(top, bands, shapes)
+        self._annotations(shapes, labels, edges)
         self._routes_outside_layout(shapes, edges)
         clear_of_shapes(self.model, shapes, edges, self.options.edge_spacing)
+        pointed = {node.id for node in self.model.nodes if node.shape_type in POINTED_KINDS}
+        fewer_bends(self.model, shapes, edges, self.outer_side, pointed)  # first: a boundary event's L crosses less
         fewer_crossings(self.model, shapes, edges, self.options.edge_spacing)
+        fewer_bends(self.model, shapes, edges, self.outer_side, pointed)
         self._groups(shapes)
-        self._flow_labels(edges, labels)
+        self._flow_labels(shapes, edges, labels)
         return _shifted(BpmnGeometry(self.horizontal, shapes, labels, edges, frozenset(self.inner)))
 
     def _layout(self, scope: str | None) -> Layout:
@@ -130,16 +158,22 @@ class _Positions:
         key = self.band_key if with_bands else self.flat_key
         graph, _ = builder(diagram, self.cultures, self.font, key)
         by_shape = {f"shape-{index}": bpmn_id for index, bpmn_id in enumerate(scope_fix.bpmn_ids)}
+        events = {node.id: str(node.attached_to) for node in nodes if node.attached_to}
         layout_nodes = [self._sized(replace(node, id=by_shape[node.id])) for node in graph.nodes]
-        drawn_bands = [lane.id for lane in graph.lanes]
-        layout_nodes += [self._annotation(node, bands.get(node.id), drawn_bands)
-                         for node in nodes if node.kind == ANNOTATION]
+        self.boundary.update((node.id, node) for node in layout_nodes if node.id in events)
+        layout_nodes = [node for node in layout_nodes if node.id not in events]
         ids = {node.id for node in layout_nodes}
 
         def drawn(node_id: str) -> str | None:
             return self._drawn(node_id, ids)
 
-        builder_edges = [LayoutEdge(by_shape[edge.source], by_shape[edge.target]) for edge in graph.edges]
+        # a boundary event is no node of the layout: its flows leave from its host, after
+        # the host's own, and off the main path
+        edges = [LayoutEdge(by_shape[edge.source], by_shape[edge.target]) for edge in graph.edges
+                 if by_shape[edge.target] not in events]
+        builder_edges = ([edge for edge in edges if edge.source not in events]
+                         + [replace(edge, source=events[edge.source], off_main_path=True)
+                            for edge in edges if edge.source in events])
         graph = LayoutGraph(tuple(layout_nodes), tuple(keyed_edges(self.model, builder_edges, drawn)), graph.lanes)
         if with_bands:
             graph = with_pool_ports(self.model, graph, drawn, self.options.edge_spacing,
@@ -155,14 +189,12 @@ class _Positions:
             return node
         return replace(node, width=max(node.width, inner.width), height=inner.height + SUBPROCESS_HEADER)
 
-    def _annotation(self, node: BpmnNode, band: str | None, drawn_bands: list[str]) -> LayoutNode:
-        """A text annotation's box, in its band when that band is drawn, else the first."""
-        measured = measure_box(self.cultures.pick(node.names) or "", self.font)
-        lane = (band if band in drawn_bands else drawn_bands[0]) if drawn_bands else None
-        return LayoutNode(node.id, "textAnnotation", measured.width, measured.height, lane=lane)
-
     def _drawn(self, node_id: str, ids: set[str]) -> str | None:
         node = self.model.node(node_id)
+        if node is not None and node.kind == ANNOTATION:
+            return None  # placed once everything else is (``_annotations``)
+        if node is not None and node.attached_to:
+            node = self.model.node(node.attached_to)  # placed on its host (``_attach_boundary_events``)
         while node is not None and node.id not in ids:
             node = self.model.node(node.parent) if node.parent else None
         return node.id if node else None
@@ -187,26 +219,98 @@ class _Positions:
 
     def _attach_boundary_events(self, shapes: dict[str, Box], labels: dict[str, Box],
                                 edges: dict[str, tuple[Point, ...]]) -> None:
-        """Each boundary event onto its host's lower border, right to left; its outgoing
-        routes start at the event's bottom and join the route it had."""
-        placed_on: dict[str, int] = {}
-        for node in self.model.nodes:
+        """Each boundary event onto a border of its host across the flow (the lower or
+        upper one in a horizontal layout, the right or left one in a vertical), the one
+        facing what its flows reach on the whole (lower, right when nothing), along it from
+        the end of the host that the flow leaves; its label outside it. Its flows (laid
+        out from the host) start at the event's outer side and join the route the engine
+        drew. Of the events on one border, the one whose flows reach nearest across the
+        flow lies furthest along it, so that their routes nest."""
+        on_border: dict[tuple[str, int], list[tuple[float, int, BpmnNode]]] = {}
+        for order, node in enumerate(self.model.nodes):
             host = shapes.get(str(node.attached_to)) if node.attached_to else None
-            if host is None or node.id not in shapes:
+            if host is None or node.id not in self.boundary:
                 continue
-            old = shapes[node.id]
-            slot = placed_on.get(str(node.attached_to), 0)
-            placed_on[str(node.attached_to)] = slot + 1
-            cx = max(host.x + old.w / 2, host.right - old.w / 2 - 6 - slot * BOUNDARY_STEP)
-            box = Box(cx - old.w / 2, host.bottom - old.h / 2, old.w, old.h)
-            shapes[node.id] = box
-            if node.id in labels:
-                label = labels[node.id]
-                labels[node.id] = Box(cx - label.w / 2, box.bottom + 2, label.w, label.h)
-            for flow in self.model.flows:
-                route = edges.get(flow.id)
-                if route and flow.source == node.id:
-                    edges[flow.id] = from_boundary_event(box, route, self.options.edge_spacing)
+            reached = [shapes[flow.target] for flow in self.model.flows
+                       if flow.source == node.id and flow.target in shapes]
+            across = [(box.cy - host.cy) if self.horizontal else (box.cx - host.cx) for box in reached]
+            side = -1 if across and sum(across) < 0 else 1
+            reach = sum(abs(value) for value in across) / max(len(across), 1)
+            on_border.setdefault((str(node.attached_to), side), []).append((reach, order, node))
+        for (host_id, side), events in on_border.items():
+            for slot, (_, _, node) in enumerate(sorted(events, key=lambda event: event[:2])):
+                self._on_border(node, shapes[host_id], side, slot, shapes, labels, edges)
+
+    def _on_border(self, node: BpmnNode, host: Box, side: int, slot: int, shapes: dict[str, Box],
+                   labels: dict[str, Box], edges: dict[str, tuple[Point, ...]]) -> None:
+        """One boundary event at its place on its host's border (``side`` 1: lower or
+        right, -1: upper or left; ``slot`` places from the host's far end)."""
+        size = self.boundary[node.id]
+        if self.horizontal:  # at the far end, at most as far back as the host's corner
+            cx = max(host.x, host.right - size.width / 2 - 6 - slot * BOUNDARY_STEP)
+            cy = host.bottom if side == 1 else host.y
+        else:
+            cx = host.right if side == 1 else host.x
+            cy = max(host.y, host.bottom - size.height / 2 - 6 - slot * BOUNDARY_STEP)
+        box = Box(cx - size.width / 2, cy - size.height / 2, size.width, size.height)
+        shapes[node.id] = box
+        outwards = (0, side) if self.horizontal else (side, 0)
+        self.outer_side[node.id] = outwards
+        if size.label_width and size.label_height:
+            labels[node.id] = (Box(cx - size.label_width / 2,
+                                   box.bottom + 2 if side == 1 else box.y - 2 - size.label_height,
+                                   size.label_width, size.label_height) if self.horizontal else
+                               Box(box.right + 2 if side == 1 else box.x - 2 - size.label_width,
+                                   box.bottom + 2, size.label_width, size.label_height))
+        for flow in self.model.flows:
+            route = edges.get(flow.id)
+            if route and flow.source == node.id:
+                edges[flow.id] = from_boundary_event(box, route, self.options.edge_spacing, outwards)
+
+    def _annotations(self, shapes: dict[str, Box], labels: Mapping[str, Box],
+                     edges: Mapping[str, tuple[Point, ...]]) -> None:
+        """Each text annotation, sized to its text (``annotation_size``), at the first free
+        place beside what it annotates: across the flow from it (above, then below; left,
+        then right of a vertical flow), nearer places first; where none is free, beyond
+        the drawing on the side across the flow. Free: on no node, label, route or other
+        annotation, and across no pool, lane or expanded sub-process border."""
+        occupied = Occupied()
+        frames = {pool.id for pool in self.model.pools} | {lane.id for lane in self.model.lanes} | set(self.inner)
+        for key, box in shapes.items():
+            (occupied.add_frame if key in frames else occupied.add_box)(box)
+        for box in labels.values():
+            occupied.add_box(box)
+        for route in edges.values():
+            occupied.add_route(route)
+        drawing = _union(list(shapes.values())) if shapes else Box(0.0, 0.0, 0.0, 0.0)
+        gap = 2 * self.options.edge_spacing
+        for node in self.model.nodes:
+            if node.kind != ANNOTATION:
+                continue
+            width, height = annotation_size(self.cultures.pick(node.names) or "", self.font)
+            anchor = self._annotated(node.id, shapes, edges) or Box(drawing.x, drawing.y, 0.0, 0.0)
+            candidates = [*_beside(anchor, width, height, gap, self.horizontal),
+                          *_beyond(drawing, anchor, width, height, gap, self.horizontal)]
+            placed = first_free(candidates, occupied, self.options.edge_spacing / 2,
+                                partial(nearest_line, anchor))
+            assert placed is not None  # there are always candidates
+            shapes[node.id] = placed
+            occupied.add_box(placed)
+
+    def _annotated(self, annotation: str, shapes: Mapping[str, Box],
+                   edges: Mapping[str, tuple[Point, ...]]) -> Box | None:
+        """The box of what an annotation's first association joins it to (a point box in
+        the middle of a flow); None when it has none drawn."""
+        for flow in self.model.flows:
+            other = flow.target if flow.source == annotation else flow.source if flow.target == annotation else None
+            if other is None:
+                continue
+            if other in shapes:
+                return shapes[other]
+            if edges.get(other):
+                x, y = middle(edges[other])
+                return Box(x, y, 0.0, 0.0)
+        return None
 
     def _pools_and_lanes(self, top: Layout, bands: dict[str, Box], shapes: dict[str, Box]) -> None:
         """Lanes as the bands the engine drew (a parent lane around its child lanes), each
@@ -276,6 +380,14 @@ class _Positions:
             elif flow.tag == "messageFlow" and pools:
                 to_pools.append((flow.id, flow.source if pools[0] == flow.target else flow.target, pools[0]))
                 edges[flow.id] = self._to_pool(*to_pools[-1], shapes, edges)
+            elif flow.tag == "messageFlow":
+                around = {*self._ancestors(flow.source), *self._ancestors(flow.target), flow.source, flow.target}
+                obstacles = [shapes[node.id] for node in self.model.nodes if node.id in shapes and node.id not in around
+                             and node.kind != ANNOTATION]
+                edges[flow.id] = across_bands(source, target, self.horizontal, obstacles, self.options.edge_spacing,
+                                              edges.values())
+            elif annotates(self.model, flow):
+                edges[flow.id] = nearest_line(source, target)
             else:
                 edges[flow.id] = straight_between(source, target, self.horizontal)
         self._between_pools(pool_to_pool, shapes, edges)
@@ -337,13 +449,134 @@ class _Positions:
             node = self.model.node(node.parent)
         return found
 
-    def _flow_labels(self, edges: Mapping[str, tuple[Point, ...]], labels: dict[str, Box]) -> None:
-        """A named flow's label beside the middle of its longest segment."""
+    def _flow_labels(self, shapes: Mapping[str, Box], edges: Mapping[str, tuple[Point, ...]],
+                     labels: dict[str, Box]) -> None:
+        """The label of a node a route passes through moved to the first free place around
+        the node (``_around_shape``); then each named flow's label, sized to its text, at
+        the first free place beside its route (``_along``): on no node, label, route or annotation and across no pool,
+        lane, group or expanded sub-process border; where none is free, the place with
+        the fewest of those. In document order, each label in the way of the next."""
+        occupied = Occupied()
+        frames = ({pool.id for pool in self.model.pools} | {lane.id for lane in self.model.lanes}
+                  | {group.id for group in self.model.groups} | set(self.inner))
+        for key, box in shapes.items():
+            (occupied.add_frame if key in frames else occupied.add_box)(box)
         for flow in self.model.flows:
-            route = edges.get(flow.id)
-            if route and flow.names:
-                x, y = middle(route)
-                labels[flow.id] = Box(x + 4, y + 4, LABEL_WIDTH, LABEL_LINE)
+            if edges.get(flow.id):
+                occupied.add_route(edges[flow.id], LIGHT if annotates(self.model, flow) else SOLID)
+        routes = Occupied()
+        for route in edges.values():
+            routes.add_route(route)
+        crossed = [key for key, label in labels.items() if routes.conflicts(label, 0.0)]
+        for label in (label for key, label in labels.items() if key not in crossed):
+            occupied.add_box(label)
+        for key in crossed:
+            labels[key] = first_free(_around_shape(shapes[key], labels[key]), occupied, LABEL_GAP) or labels[key]
+            occupied.add_box(labels[key])
+        for flow in self.model.flows:
+            flow_route = edges.get(flow.id)
+            text = self.cultures.pick(flow.names) if flow.names else None
+            if not flow_route or not text:
+                continue
+            lines = self.font.wrap(text, LABEL_WIDTH, FONT_SIZE, LABEL_LINES)
+            width = math.ceil(max(self.font.text_width(line, FONT_SIZE) for line in lines) + 2)
+            height = math.ceil(len(lines) * self.font.line_height(FONT_SIZE))
+            beside = first_free(_along(flow_route, width, height), occupied, LABEL_GAP)
+            if beside is not None:
+                labels[flow.id] = beside
+                occupied.add_box(beside)
+
+
+def annotation_size(text: str, font: FontMetrics) -> tuple[float, float]:
+    """A text annotation's width and height: its text wrapped to at most
+    ``ANNOTATION_WIDTH`` (its own line breaks kept), the widest line and the lines'
+    height within ``ANNOTATION_PADDING``; at least ``ANNOTATION_LEAST``."""
+    lines = wrapped_lines(text, ANNOTATION_WIDTH - 2 * ANNOTATION_PADDING, font)
+    widest = max((font.text_width(line, FONT_SIZE) for line in lines), default=0.0)
+    width = math.ceil(widest + 2 * ANNOTATION_PADDING + 1)
+    height = math.ceil(len(lines) * font.line_height(FONT_SIZE) + 2 * ANNOTATION_PADDING + 1)
+    return max(width, ANNOTATION_LEAST[0]), max(height, ANNOTATION_LEAST[1])
+
+
+def _beside(anchor: Box, width: float, height: float, gap: float, horizontal: bool) -> list[Box]:
+    """Places for a box beside ``anchor``, across the flow: nearer first, then further."""
+    found: list[Box] = []
+    for distance in (gap, 2 * gap, 4 * gap, 8 * gap):
+        if horizontal:
+            for y in (anchor.y - distance - height, anchor.bottom + distance):
+                found += [Box(x, y, width, height) for x in (anchor.cx, anchor.cx - width / 2, anchor.right - width)]
+        else:
+            for x in (anchor.x - distance - width, anchor.right + distance):
+                found += [Box(x, y, width, height) for y in (anchor.cy, anchor.cy - height / 2, anchor.bottom - height)]
+    return found
+
+
+def _beyond(drawing: Box, anchor: Box, width: float, height: float, gap: float, horizontal: bool) -> list[Box]:
+    """Places beyond the drawing's sides across the flow (above and below it, or left
+    and right of it), the side nearer ``anchor`` first, in rows (columns) away from it,
+    each from across ``anchor`` outwards."""
+    found: list[Box] = []
+    if horizontal:
+        sides = [(drawing.y - height, -1), (drawing.bottom, 1)]
+        sides.sort(key=lambda side: abs(side[0] - anchor.cy))
+    else:
+        sides = [(drawing.x - width, -1), (drawing.right, 1)]
+        sides.sort(key=lambda side: abs(side[0] - anchor.cx))
+    for row in range(ANNOTATION_ROWS):
+        for edge, outwards in sides:
+            level = edge + outwards * (gap + row * ((height if horizontal else width) + gap))
+            for shift in (0, 1, -1, 2, -2, 3, -3):
+                if horizontal:
+                    found.append(Box(anchor.cx - width / 2 + shift * (width + gap), level, width, height))
+                else:
+                    found.append(Box(level, anchor.cy - height / 2 + shift * (height + gap), width, height))
+    return found
+
+
+def _along(route: tuple[Point, ...], width: float, height: float) -> list[Box]:
+    """Places for a flow's label beside its route: segment by segment from its source,
+    beside the segment's middle, start, end and quarters, above then below a level
+    segment, right then left of an upright one; first ``LABEL_OFFSET`` off the line,
+    then further (``LABEL_FURTHER``)."""
+    found: list[Box] = []
+    for offset in (LABEL_OFFSET, *LABEL_FURTHER):
+        for (x1, y1), (x2, y2) in zip(route, route[1:]):
+            if y1 == y2 or x1 == x2:
+                level = y1 == y2
+                low, high = sorted((x1, x2) if level else (y1, y2))
+                size = width if level else height
+                for start in _label_starts(low, high, size):
+                    found += ([Box(start, y1 - offset - height, width, height), Box(start, y1 + offset, width, height)]
+                              if level else
+                              [Box(x1 + offset, start, width, height), Box(x1 - offset - width, start, width, height)])
+            else:
+                x, y = (x1 + x2) / 2, (y1 + y2) / 2
+                found.append(Box(x + offset, y + offset, width, height))
+    return found
+
+
+def _around_shape(shape: Box, label: Box) -> list[Box]:
+    """Places for a node's outside label: below it (where the engine put it), above it,
+    right and left of it, then at its corners; then the same further out."""
+    found: list[Box] = []
+    for gap in (LABEL_GAP, LABEL_FURTHER[0]):
+        x = shape.cx - label.w / 2
+        found += [Box(x, shape.bottom + gap, label.w, label.h), Box(x, shape.y - gap - label.h, label.w, label.h),
+                  Box(shape.right + gap, shape.bottom - label.h / 2, label.w, label.h),
+                  Box(shape.x - gap - label.w, shape.bottom - label.h / 2, label.w, label.h),
+                  Box(shape.right + gap, shape.y - label.h / 2, label.w, label.h),
+                  Box(shape.x - gap - label.w, shape.y - label.h / 2, label.w, label.h),
+                  Box(shape.right + gap, shape.y - gap - label.h, label.w, label.h),
+                  Box(shape.x - gap - label.w, shape.y - gap - label.h, label.w, label.h),
+                  Box(shape.right + gap, shape.bottom + gap, label.w, label.h),
+                  Box(shape.x - gap - label.w, shape.bottom + gap, label.w, label.h)]
+    return found
+
+
+def _label_starts(low: float, high: float, size: float) -> tuple[float, ...]:
+    """Where a label of ``size`` may start along a segment from ``low`` to ``high``."""
+    return ((low + high - size) / 2, low + LABEL_OFFSET, high - LABEL_OFFSET - size,
+            (3 * low + high) / 4 - size / 2, (low + 3 * high) / 4 - size / 2)
 
 
 def _moved(box: Box, dx: float, dy: float) -> Box:

@@ -1,33 +1,38 @@
 """Routes of a laid-out BPMN drawing besides the engine's own, and their repair around
 boundary events.
 
-The engine lays a boundary event out as a node of its own beside its host; ``positions``
-then moves it onto the host's lower border, where it may lie across routes drawn for the
-nodes' old places. Here:
+The engine lays a boundary event out as its host (it is no node of the layout);
+``positions`` then puts it onto a border of the host, where it may lie across routes
+drawn for the host. Here:
 
 - ``from_boundary_event``: a route out of a boundary event starts at the event's outer
-  (lower) side and joins the route the engine drew from its old place;
+  side and joins the route the engine drew from the host;
 - ``clear_of_shapes``: a flow whose route passes through a flow node other than its ends
   (boundary events included, and for a route out of a boundary event its host) is
   rerouted around them by ``detour``: from the corner before the first such segment to
   the one after the last, or anew from end to end where that costs less (fewer
   crossings); where the new stretch starts or ends at a node, the route may move to
-  another port of the node, one that no boundary event covers and no other route uses;
+  another port of the node, one that no boundary event covers and no other route uses.
+  A text annotation's association is left straight;
 - ``fewer_crossings``: the flows whose crossings the engine did not weigh (message
   flows between nodes, the flows out of a boundary event and out of its host) routed
-  anew by ``detour``, from any free port to any, where that crosses fewer flows;
+  anew by ``detour``, from any free port to any, where that crosses fewer flows (or as
+  many flows, fewer routes of any kind, and bends no more);
 - the routes the layout graph cannot hold: ``self_loop``, ``towards`` (an association
-  with a flow) and ``straight_between`` (a message flow to a pool: ``pool_routes``).
+  with a flow), ``across_bands`` (a message flow between two nodes), ``nearest_line``
+  (a text annotation's association) and ``straight_between`` (the rest; a message flow
+  to a pool: ``pool_routes``).
 
-Routes are tuples of corners with axis-parallel segments; deterministic.
+Routes are tuples of corners with axis-parallel segments (an annotation's association
+may slant); deterministic.
 """
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from interchange.detour import Costs, Direction, Port, Segment, crossings, detour, route_cost
-from interchange.model import BpmnFlow, BpmnModel
+from interchange.model import ANNOTATION, BpmnFlow, BpmnModel
 from layouts.geometry import Box, Point
 
 Route = tuple[Point, ...]
@@ -36,6 +41,7 @@ CROSSING = 20.0  # a crossing (or a run along another route) costs this many
 NEAR = 10.0  # a step close by a node or along its border costs this many
 PORT_CHANGE = 4.0  # leaving or entering a node elsewhere than the engine did costs this many
 SNAP_DIGITS = 6  # as interchange.detour snaps its grid
+LEVELS_TRIED = 12  # levels a message flow between two nodes may run along, nearest the middle
 
 
 def clear_of_shapes(model: BpmnModel, shapes: Mapping[str, Box], edges: dict[str, Route], spacing: float) -> None:
@@ -44,7 +50,8 @@ def clear_of_shapes(model: BpmnModel, shapes: Mapping[str, Box], edges: dict[str
     still waiting for its turn is not in the way of those before it."""
     costs = Costs(spacing, BEND * spacing, CROSSING * spacing, NEAR * spacing)
     drawn = [node.id for node in model.nodes if node.id in shapes]
-    jobs = [job for flow in model.flows if (job := _job(model, flow, shapes, edges, drawn)) is not None]
+    jobs = [job for flow in model.flows
+            if not annotates(model, flow) and (job := _job(model, flow, shapes, edges, drawn)) is not None]
     waiting = {job.flow.id for job in jobs}
     for job in jobs:
         waiting.discard(job.flow.id)
@@ -143,9 +150,16 @@ def fewer_crossings(model: BpmnModel, shapes: Mapping[str, Box], edges: dict[str
             continue
         obstacles, own = _boxes(model, flow, shapes, drawn)
         rerouted = _Job(flow, route, obstacles, own, (0, len(route) - 2)).reroute(model, shapes, every, costs)
-        if rerouted is not None and (crossings(rerouted, flows), crossings(rerouted, every)) < before:
+        if rerouted is not None and _better(rerouted, route, (crossings(rerouted, flows), crossings(rerouted, every)),
+                                            before):
             edges[flow.id] = rerouted
             segments[flow.id] = list(zip(rerouted, rerouted[1:]))
+
+
+def _better(rerouted: Route, route: Route, met: tuple[int, int], before: tuple[int, int]) -> bool:
+    """Whether a new route is worth it: it crosses fewer flows, or as many flows, fewer
+    routes of any kind and bends no more."""
+    return met[0] < before[0] or (met[0] == before[0] and met[1] < before[1] and len(rerouted) <= len(route))
 
 
 def _around(model: BpmnModel, node_id: str) -> set[str]:
@@ -237,11 +251,14 @@ def _inside(point: Point, box: Box) -> bool:
     return box.x < point[0] < box.right and box.y < point[1] < box.bottom
 
 
-def from_boundary_event(event: Box, route: Route, spacing: float) -> Route:
-    """A route out of a boundary event: down from its lower side, across to where the
-    engine's route (drawn from the event's old place) began, and on along it."""
-    below = event.bottom + spacing
-    return orthogonal(((event.cx, event.bottom), (event.cx, below), (route[0][0], below)) + route)
+def from_boundary_event(event: Box, route: Route, spacing: float, outwards: Direction = (0, 1)) -> Route:
+    """A route out of a boundary event: out of its outer side (``outwards``, the way
+    away from its host), across to where the engine's route began, and on along it."""
+    dx, dy = outwards
+    start = (event.cx + dx * event.w / 2, event.cy + dy * event.h / 2)
+    out = (start[0] + dx * spacing, start[1] + dy * spacing)
+    across = (route[0][0], out[1]) if dy else (out[0], route[0][1])
+    return orthogonal((start, out, across) + route)
 
 
 def self_loop(box: Box, spacing: float) -> Route:
@@ -271,6 +288,53 @@ def straight_between(source: Box, target: Box, horizontal: bool) -> Route:
     y = (low + high) / 2 if low <= high else source.cy
     right = target.cx > source.cx
     return ((source.right if right else source.x, y), (target.x if right else target.right, y))
+
+
+def across_bands(source: Box, target: Box, horizontal: bool, obstacles: Sequence[Box] = (),
+                 spacing: float = 0.0, routed: Iterable[Route] = ()) -> Route:
+    """A message flow between two nodes (in two bands, one across the flow from the
+    other): straight across where they overlap along the flow (``straight_between``),
+    else out of the source's border facing the target, along a level between them and
+    into the target's border facing the source. The level is the middle of the gap
+    between the two or one ``spacing`` beside an obstacle: of the ``LEVELS_TRIED``
+    nearest the middle where the route enters no obstacle, the one crossing the fewest
+    ``routed`` routes."""
+    def turn(box: Box) -> Box:
+        return box if horizontal else Box(box.y, box.x, box.h, box.w)
+
+    def back(route: Iterable[Point]) -> Route:
+        return tuple(point if horizontal else (point[1], point[0]) for point in route)
+
+    source, target = turn(source), turn(target)
+    low, high = max(source.x, target.x), min(source.right, target.right)
+    if low <= high:
+        return back(straight_between(source, target, True))
+    down = target.cy > source.cy
+    start, end = (source.bottom, target.y) if down else (source.y, target.bottom)
+    boxes = [turn(box) for box in obstacles]
+    levels = sorted({(start + end) / 2} | {level for box in boxes for level in (box.y - spacing, box.bottom + spacing)
+                                            if min(start, end) < level < max(start, end)},
+                    key=lambda level: (abs(level - (start + end) / 2), level))
+    routes = [((source.cx, start), (source.cx, level), (target.cx, level), (target.cx, end)) for level in levels]
+    clear = [route for route in routes if not any(enters(p, q, box) for p, q in zip(route, route[1:]) for box in boxes)]
+    others = [(back((p,))[0], back((q,))[0]) for route in routed for p, q in zip(route, route[1:])]
+    best = min(clear[:LEVELS_TRIED], key=lambda route: crossings(route, others), default=routes[0])
+    return back(orthogonal(best))
+
+
+def annotates(model: BpmnModel, flow: BpmnFlow) -> bool:
+    """Whether the flow is the association of a text annotation."""
+    return any(node is not None and node.kind == ANNOTATION for node in (model.node(flow.source),
+                                                                          model.node(flow.target)))
+
+
+def nearest_line(source: Box, target: Box) -> Route:
+    """A straight line between the nearest points of two boxes' borders (an annotation's
+    association, drawn as a straight dotted line, slanted where need be)."""
+    start = (min(max(target.cx, source.x), source.right), min(max(target.cy, source.y), source.bottom))
+    end = (min(max(start[0], target.x), target.right), min(max(start[1], target.y), target.bottom))
+    start = (min(max(end[0], source.x), source.right), min(max(end[1], source.y), source.bottom))
+    return (start, end)
 
 
 def middle(route: Route) -> Point:

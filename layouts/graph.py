@@ -36,13 +36,16 @@ class LayoutNode:
 @dataclass(frozen=True, slots=True)
 class LayoutEdge:
     """A directed link between two node ids; ``label_width``/``label_height`` reserve
-    room for an edge label (entity-relationship, matrix marks) when non-zero."""
+    room for an edge label (entity-relationship, matrix marks) when non-zero.
+    ``off_main_path`` keeps the edge off the main path that layered layouts draw on one
+    line (a BPMN boundary event's flow: the exception, not the happy path)."""
 
     source: str
     target: str
     label_width: float = 0.0
     label_height: float = 0.0
     key: str = ""
+    off_main_path: bool = False
 
 
 @dataclass(frozen=True, slots=True)

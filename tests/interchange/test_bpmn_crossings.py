@@ -112,6 +112,6 @@ def test_the_benchmark_records_the_crossings_it_measured(tmp_path: Path, capsys:
                               "--record-crossings", str(record)]) == 0
     expected = {key: measure_di(layout_bpmn((BPMN / "nested-lanes.bpmn").read_bytes(), key)).crossings
                 for key in BPMN_LAYOUT_KEYS}
-    assert json.loads(record.read_text(encoding="utf-8")) == {
-        "fixtures/nested-lanes": {key: count for key, count in expected.items() if count}}
+    counts = {key: count for key, count in expected.items() if count}  # none since issue 19's layout
+    assert json.loads(record.read_text(encoding="utf-8")) == ({"fixtures/nested-lanes": counts} if counts else {})
     assert "layout CPU seconds: horizontal" in capsys.readouterr().out

@@ -118,13 +118,20 @@ def test_boundary_events_sit_on_their_hosts_border(laid_out: dict[tuple[str, str
             for event_id, host_id in pairs:
                 ex, ey, ew, eh = bounds(shapes[event_id])
                 hx, hy, hw, hh = bounds(shapes[host_id])
-                assert ey + eh / 2 == pytest.approx(hy + hh, abs=0.01)  # centre on the lower border
-                assert hx <= ex + ew / 2 <= hx + hw
+                cx, cy = ex + ew / 2, ey + eh / 2
+                if key.startswith("horizontal"):  # centre on the lower or upper border, within it
+                    assert min(abs(cy - hy - hh), abs(cy - hy)) == pytest.approx(0, abs=0.01)
+                    assert hx <= cx <= hx + hw
+                else:  # on the right or left border: across the flow, clear of the flow's way out
+                    assert min(abs(cx - hx - hw), abs(cx - hx)) == pytest.approx(0, abs=0.01)
+                    assert hy <= cy <= hy + hh
                 for flow in model.flows:
                     if flow.source == event_id:
                         first = edges[flow.id].find(f"{{{DI_NS}}}waypoint")
                         assert first is not None, flow.id
-                        assert float(attribute(first, "y")) == pytest.approx(ey + eh, abs=0.01)
+                        point = (float(attribute(first, "x")), float(attribute(first, "y")))
+                        assert point in [pytest.approx(side, abs=0.01) for side in
+                                         ((cx, ey + eh), (cx, ey), (ex + ew, cy), (ex, cy))]
 
 
 def test_expanded_sub_process_holds_its_content(laid_out: dict[tuple[str, str], bytes]) -> None:
