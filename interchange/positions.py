@@ -119,6 +119,7 @@ class _Positions:
         self.cultures = Cultures(DEFAULT_CULTURE, DEFAULT_CULTURE)
         self.bands = lane_keys(model)
         self.inner: dict[str, Layout] = {}  # sub-process id → its content's layout
+        self.flows_by_id = {flow.id: flow for flow in model.flows}
         self.boundary: dict[str, LayoutNode] = {}  # boundary event id → its size, as the builder measured it
         self.outer_side: dict[str, Direction] = {}  # boundary event id → the way out of its outer side
 
@@ -174,7 +175,9 @@ class _Positions:
         builder_edges = ([edge for edge in edges if edge.source not in events]
                          + [replace(edge, source=events[edge.source], off_main_path=True)
                             for edge in edges if edge.source in events])
-        graph = LayoutGraph(tuple(layout_nodes), tuple(keyed_edges(self.model, builder_edges, drawn)), graph.lanes)
+        graph = LayoutGraph(tuple(layout_nodes),
+                            tuple(map(self._with_label_room, keyed_edges(self.model, builder_edges, drawn))),
+                            graph.lanes)
         if with_bands:
             graph = with_pool_ports(self.model, graph, drawn, self.options.edge_spacing,
                                     EMPTY_BAND - 2 * self.options.edge_spacing)
@@ -449,6 +452,23 @@ class _Positions:
             node = self.model.node(node.parent)
         return found
 
+    def _label_size(self, flow: BpmnFlow) -> tuple[float, float] | None:
+        """A named flow's label: its name wrapped at ``LABEL_WIDTH``, as wide as its
+        widest line and as high as its lines; None for a flow without a name."""
+        text = self.cultures.pick(flow.names) if flow.names else None
+        if not text:
+            return None
+        lines = self.font.wrap(text, LABEL_WIDTH, FONT_SIZE, LABEL_LINES)
+        return (math.ceil(max(self.font.text_width(line, FONT_SIZE) for line in lines) + 2),
+                math.ceil(len(lines) * self.font.line_height(FONT_SIZE)))
+
+    def _with_label_room(self, edge: LayoutEdge) -> LayoutEdge:
+        """A named sequence flow's edge asks the engine for room for its label
+        (``LayoutEdge.label_width``): the gap its flow leaves its source through."""
+        flow = self.flows_by_id.get(edge.key)
+        size = self._label_size(flow) if flow is not None and flow.tag == "sequenceFlow" else None
+        return edge if size is None else replace(edge, label_width=size[0], label_height=size[1])
+
     def _flow_labels(self, shapes: Mapping[str, Box], edges: Mapping[str, tuple[Point, ...]],
                      labels: dict[str, Box]) -> None:
         """The label of a node a route passes through moved to the first free place around
@@ -475,13 +495,10 @@ class _Positions:
             occupied.add_box(labels[key])
         for flow in self.model.flows:
             flow_route = edges.get(flow.id)
-            text = self.cultures.pick(flow.names) if flow.names else None
-            if not flow_route or not text:
+            size = self._label_size(flow)
+            if not flow_route or size is None:
                 continue
-            lines = self.font.wrap(text, LABEL_WIDTH, FONT_SIZE, LABEL_LINES)
-            width = math.ceil(max(self.font.text_width(line, FONT_SIZE) for line in lines) + 2)
-            height = math.ceil(len(lines) * self.font.line_height(FONT_SIZE))
-            beside = first_free(_along(flow_route, width, height), occupied, LABEL_GAP)
+            beside = first_free(_along(flow_route, *size), occupied, LABEL_GAP)
             if beside is not None:
                 labels[flow.id] = beside
                 occupied.add_box(beside)

@@ -253,10 +253,18 @@ def _inside(point: Point, box: Box) -> bool:
 
 def from_boundary_event(event: Box, route: Route, spacing: float, outwards: Direction = (0, 1)) -> Route:
     """A route out of a boundary event: out of its outer side (``outwards``, the way
-    away from its host), across to where the engine's route began, and on along it."""
+    away from its host), across to the first segment of the engine's route (which leaves
+    the host) that reaches that far out, and on along it; never back along the host's
+    border to where the engine's route began, which would take the gap beside the host
+    that the host's own flows leave through."""
     dx, dy = outwards
     start = (event.cx + dx * event.w / 2, event.cy + dy * event.h / 2)
     out = (start[0] + dx * spacing, start[1] + dy * spacing)
+    level = 1 if dy else 0  # the coordinate the event's way out changes
+    for index, (p, q) in enumerate(zip(route, route[1:])):
+        if p[1 - level] == q[1 - level] and min(p[level], q[level]) <= out[level] <= max(p[level], q[level]):
+            join = (p[0], out[1]) if dy else (out[0], p[1])
+            return orthogonal((start, out, join) + route[index + 1:])
     across = (route[0][0], out[1]) if dy else (out[0], route[0][1])
     return orthogonal((start, out, across) + route)
 

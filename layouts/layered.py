@@ -412,6 +412,26 @@ def _assign_channels(state: FlowState) -> None:
         state.slot_of.append(slots)
         state.slots_used.append(used)
         state.channel_width.append(max(options.layer_spacing, (used + 1) * options.edge_spacing))
+    _widen_for_labels(state)
+
+
+def _widen_for_labels(state: FlowState) -> None:
+    """The channel a labelled edge (``LayoutEdge.label_width``/``label_height``, a BPMN
+    flow's name) leaves its source through is wide enough for the label and an edge
+    spacing on each side, so the label finds room beside the edge between the layers
+    rather than on a node. Edges without a label (every edge of our own diagrams) leave
+    the channels as they are."""
+    proper = state.proper
+    for index, (edge, chain) in enumerate(zip(state.graph.edges, state.route_chains)):
+        if edge.label_width <= 0 or edge.label_height <= 0 or index in proper.bypass or len(chain) < 2:
+            continue
+        label_r, _ = state.direction.to_abstract(edge.label_width, edge.label_height)
+        first = chain[-1] if index in proper.reversed_edges else chain[0]  # the source's end
+        channel = min(proper.layer_of[chain[0]], proper.layer_of[chain[1]]) if first == chain[0] \
+            else min(proper.layer_of[chain[-1]], proper.layer_of[chain[-2]])
+        if channel < len(state.channel_width):
+            state.channel_width[channel] = max(state.channel_width[channel],
+                                               label_r + 2 * state.options.edge_spacing)
 
 
 def _start_layers(state: FlowState) -> None:
