@@ -30,8 +30,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
 
-from benchmarks.bpmn_quality import crossing_pairs, measured_flows, planes_of
 from interchange import BpmnModel, bpmn_to_fixture
+from interchange.di_metrics import MEASURED_FLOWS, crossing_pairs, read_planes
 from interchange.model import BpmnFlow
 from interchange.parsing import parse_bpmn_xml
 from interchange.reader import read_model
@@ -69,8 +69,8 @@ def di_crossings(laid_out: bytes) -> Counter[str]:
     tree = parse_bpmn_xml(laid_out)
     model = read_model(tree)
     causes: Counter[str] = Counter()
-    for plane in planes_of(tree):
-        flows = measured_flows(model, plane)
+    for plane in read_planes(tree):
+        flows = [flow for flow in model.flows if flow.tag in MEASURED_FLOWS and plane.edges.get(flow.id)]
         for first, second in crossing_pairs([plane.edges[flow.id] for flow in flows]):
             causes[_cause(model, flows[first], flows[second])] += 1
     return causes

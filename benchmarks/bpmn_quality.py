@@ -28,10 +28,21 @@ from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
 
+from benchmarks.bpmn_crossings import (
+    DEFAULT_SVGMETRICS,
+    Crossings,
+    comparison_tables,
+    crossing_record,
+    di_crossings,
+    load_svgmetrics,
+    svg_crossings,
+)
+
 # re-exported: tests import these two from here
 from benchmarks.bpmn_io import node_modules_dir as node_modules_dir
 from benchmarks.bpmn_io import run_node as run_node
 from interchange import BPMN_LAYOUT_KEYS, BpmnError, BpmnModel, layout_bpmn
+from interchange.di_metrics import MEASURED_FLOWS, crossing_pairs
 from interchange.model import ANNOTATION, BpmnFlow
 from interchange.parsing import BPMNDI_NS, DC_NS, DI_NS, parse_bpmn_xml
 from interchange.reader import read_model
@@ -82,10 +93,6 @@ class Plane:
 
     shapes: dict[str, Rect]
     edges: dict[str, list[Point]]
-
-
-#: the flows whose routes are measured (associations are not)
-MEASURED_FLOWS = ("sequenceFlow", "messageFlow")
 
 
 def measure_di(data: bytes) -> DiQuality:
@@ -215,29 +222,6 @@ def _segment_enters(p: Point, q: Point, box: Rect) -> bool:
     return high - low > 1e-9
 
 
-def crossing_pairs(routes: Sequence[Sequence[Point]]) -> list[tuple[int, int]]:
-    """The two routes' indexes of each proper crossing between segments of different routes
-    (touching and collinear runs do not count): svgmetrics's ``edge_crossings`` one by one."""
-    segments = sorted(((min(p[0], q[0]), max(p[0], q[0]), min(p[1], q[1]), max(p[1], q[1]), index, p, q)
-                       for index, route in enumerate(routes) for p, q in zip(route, route[1:])),
-                      key=lambda item: item[0])
-    pairs: list[tuple[int, int]] = []
-    for position, (_, right, bottom, top, index, p, q) in enumerate(segments):
-        for left, _, other_bottom, other_top, other, r, s in segments[position + 1:]:
-            if left > right:
-                break
-            if other != index and other_bottom <= top and bottom <= other_top and _properly_cross(p, q, r, s):
-                pairs.append((min(index, other), max(index, other)))
-    return pairs
-
-
-def _properly_cross(p: Point, q: Point, r: Point, s: Point) -> bool:
-    def side(a: Point, b: Point, c: Point) -> float:
-        return (b[0] - a[0]) * (c[1] - a[1]) - (b[1] - a[1]) * (c[0] - a[0])
-
-    return side(p, q, r) * side(p, q, s) < -1e-9 and side(r, s, p) * side(r, s, q) < -1e-9
-
-
 def bpmn_files(paths: Iterable[Path]) -> list[Path]:
     found: list[Path] = []
     for path in paths:
@@ -260,16 +244,6 @@ def _row(label: str, quality: DiQuality, warnings: int | None) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    # here, not above: bpmn_crossings builds on this module's measures
-    from benchmarks.bpmn_crossings import (
-        DEFAULT_SVGMETRICS,
-        Crossings,
-        comparison_tables,
-        crossing_record,
-        di_crossings,
-        load_svgmetrics,
-        svg_crossings,
-    )
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("paths", nargs="+", type=Path, help="BPMN files or folders holding them")
