@@ -42,17 +42,16 @@ from benchmarks.bpmn_crossings import (
 from benchmarks.bpmn_io import node_modules_dir as node_modules_dir
 from benchmarks.bpmn_io import run_node as run_node
 from interchange import BPMN_LAYOUT_KEYS, BpmnError, BpmnModel, layout_bpmn
-from interchange.di_metrics import MEASURED_FLOWS, crossing_pairs
+from interchange.di_metrics import MEASURED_FLOWS, crossing_pairs, segment_enters
 from interchange.model import ANNOTATION, BpmnFlow
 from interchange.parsing import BPMNDI_NS, DC_NS, DI_NS, parse_bpmn_xml
 from interchange.reader import read_model
+from layouts.geometry import Box
 
 Point = tuple[float, float]
 Rect = tuple[float, float, float, float]  # x, y, width, height
 Segment = tuple[Point, Point]
 
-#: a waypoint segment must go deeper than this into a shape to pass through it
-INTERIOR_TOLERANCE = 1.0
 #: two shapes must overlap by more than this on both axes to count
 OVERLAP_TOLERANCE = 0.5
 #: a flow whose waypoints are less than this long end to end is drawn as a dot
@@ -198,28 +197,7 @@ def _inside(inner: Rect, outer: Rect) -> bool:
 
 
 def _passes_through(route: Sequence[Point], box: Rect) -> bool:
-    return any(_segment_enters(p, q, box) for p, q in zip(route, route[1:]))
-
-
-def _segment_enters(p: Point, q: Point, box: Rect) -> bool:
-    """Does p-q (any slope) cross the box's interior, shrunk by ``INTERIOR_TOLERANCE``? (Liang-Barsky clipping)"""
-    low, high = 0.0, 1.0
-    x0, y0 = box[0] + INTERIOR_TOLERANCE, box[1] + INTERIOR_TOLERANCE
-    x1, y1 = box[0] + box[2] - INTERIOR_TOLERANCE, box[1] + box[3] - INTERIOR_TOLERANCE
-    if x0 >= x1 or y0 >= y1:
-        return False
-    dx, dy = q[0] - p[0], q[1] - p[1]
-    for step, room in ((-dx, p[0] - x0), (dx, x1 - p[0]), (-dy, p[1] - y0), (dy, y1 - p[1])):
-        if step == 0:
-            if room <= 0:
-                return False
-            continue
-        ratio = room / step
-        if step < 0:
-            low = max(low, ratio)
-        else:
-            high = min(high, ratio)
-    return high - low > 1e-9
+    return any(segment_enters(p, q, Box(*box)) for p, q in zip(route, route[1:]))
 
 
 def bpmn_files(paths: Iterable[Path]) -> list[Path]:
