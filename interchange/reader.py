@@ -151,10 +151,10 @@ class _Reader:
             if namespace_of(child) != MODEL_NS:
                 continue
             if tag == "participant":
-                self.pools.append(BpmnPool(_id(child), str(child.get("processRef") or ""),
+                self.pools.append(BpmnPool(_id(child), self._ref(child.get("processRef")) or "",
                                            names_of(child), child.sourceline))
             elif tag == "messageFlow":
-                self._flow(child, child.get("sourceRef"), child.get("targetRef"))
+                self._flow(child, self._ref(child.get("sourceRef")), self._ref(child.get("targetRef")))
             else:
                 self._artifact_or_unknown(child, "", None)
 
@@ -172,11 +172,11 @@ class _Reader:
             elif tag in SHAPE_TYPES:
                 self.nodes.append(BpmnNode(
                     _id(child), tag, FLOW_NODE, SHAPE_TYPES[tag], names_of(child), process,
-                    child.sourceline, parent=parent, attached_to=child.get("attachedToRef"),
+                    child.sourceline, parent=parent, attached_to=self._ref(child.get("attachedToRef")),
                     expandable=tag in SCOPES, event_definitions=_event_definitions(child),
                     interrupting=_interrupting(child), markers=_markers(child)))
                 if child.get("default"):
-                    self.defaults.add(str(child.get("default")))
+                    self.defaults.add(str(self._ref(child.get("default"))))
                 self._data_associations(child)
                 if tag in SCOPES:
                     self._scope(child, process, _id(child))
@@ -185,6 +185,15 @@ class _Reader:
                 self._flow(child, child.get("sourceRef"), child.get("targetRef"))
             else:
                 self._artifact_or_unknown(child, process, parent)
+
+    def _ref(self, reference: str | None) -> str | None:
+        """A reference as the id it names: BPMN types ``attachedToRef``, ``processRef`` and a
+        message flow's ends as QNames, which some tools write with the prefix of the
+        file's target namespace (IBM Process Designer: ``A.3.0-export:bpmnid-…``)."""
+        if reference is None or reference in self.tags or ":" not in reference:
+            return reference
+        local = reference.rpartition(":")[2]
+        return local if local in self.tags else reference
 
     def _artifact_or_unknown(self, child: Any, process: str, parent: str | None) -> None:
         tag = local_name(child)

@@ -123,3 +123,29 @@ def test_black_box_pools_stay_drawable_when_their_message_flow_is_left_out() -> 
     model = read_bpmn(data).model
     assert [pool.id for pool in model.pools] == ["a", "b"] and model.flows == ()
     assert model.warnings == ("messageFlow 'm' at line 1 refers to 'x', an element not in the file: left out",)
+
+
+def test_qname_references_with_the_target_namespace_prefix_resolve() -> None:
+    """IBM Process Designer writes `attachedToRef` (a QName in BPMN's schema) with the
+    prefix of the file's target namespace; the boundary events were dropped unsaid."""
+    xml = b"""<?xml version="1.0" encoding="UTF-8"?>
+<bpmn:definitions xmlns:bpmn="http://www.omg.org/spec/BPMN/20100524/MODEL"
+    xmlns:ex="http://example.com/ex" targetNamespace="http://example.com/ex" id="D">
+  <bpmn:collaboration id="C">
+    <bpmn:participant id="P" processRef="ex:Process_1"/>
+    <bpmn:participant id="Other"/>
+    <bpmn:messageFlow id="M" sourceRef="ex:Task" targetRef="ex:Other"/>
+  </bpmn:collaboration>
+  <bpmn:process id="Process_1">
+    <bpmn:task id="Task"/>
+    <bpmn:boundaryEvent id="Timer" attachedToRef="ex:Task"/>
+    <bpmn:endEvent id="End"/>
+    <bpmn:sequenceFlow id="F" sourceRef="Timer" targetRef="End"/>
+  </bpmn:process>
+</bpmn:definitions>"""
+    model = read_bpmn(xml).model
+    timer = model.node("Timer")
+    assert timer is not None and timer.attached_to == "Task" and not model.warnings
+    assert [pool.process for pool in model.pools] == ["Process_1", ""]
+    assert {(flow.id, flow.source, flow.target) for flow in model.flows} == {("M", "Task", "Other"),
+                                                                             ("F", "Timer", "End")}
