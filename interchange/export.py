@@ -417,6 +417,14 @@ class _Exporter:
             text = artifact.get("text")
             etree.SubElement(element, qname("text")).text = self._name(text if isinstance(text, Mapping) else {})
             return
+        name = artifact.get("name")
+        label = self._name(name) if isinstance(name, Mapping) else ""
+        if label:  # a group's label is the value of a category value, a root element of its own
+            category = etree.Element(qname("category"), id=self.ids.new(f"{artifact['id']}_category"))
+            value = etree.SubElement(category, qname("categoryValue"), id=self.ids.new(f"{artifact['id']}_value"),
+                                     value=label)
+            parent.getroottree().getroot().insert(0, category)
+            element.set("categoryValueRef", value.get("id"))
         members = [member for member in artifact.get("members") or [] if isinstance(member, str)]
         if members:
             extension = etree.SubElement(element, qname("extensionElements"))

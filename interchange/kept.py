@@ -44,7 +44,8 @@ BPMN_PROCESS_NAME = "bpmnProcessName"
 BPMN_FILE = "bpmnFile"
 #: A diagram: the text annotations and groups drawn in it, a list of ``{"id", "type":
 #: "textAnnotation", "text"}`` (``text`` by culture id) and ``{"id", "type": "group",
-#: "members"}`` (the BPMN ids of the nodes its box held). Associations to annotations are
+#: "members"[, "name"]}`` (the BPMN ids of the nodes its box held; its category value's
+#: text by culture id). Associations to annotations are
 #: among the diagram's ``bpmnFlows``.
 BPMN_ARTIFACTS = "bpmnArtifacts"
 #: Every kept attribute: the repository's bookkeeping, not text for people to read.

@@ -92,11 +92,13 @@ class BpmnLane:
 @dataclass(frozen=True, slots=True)
 class BpmnGroup:
     """A group: a frame around ``members``, the flow nodes and artifacts its box held in
-    the file's own diagram (BPMN gives a group no members, only a box)."""
+    the file's own diagram (BPMN gives a group no members, only a box); ``names`` by
+    culture are the ``value`` of its ``categoryValue``, the label BPMN gives a group."""
 
     id: str
     members: tuple[str, ...]
     line: int = field(compare=False)  # where to point an error; not part of the model
+    names: Mapping[int, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)

@@ -636,8 +636,13 @@ class _Notation:
         group = group_element("groups")
         for bpmn_group in self.model.groups:
             box = self.shapes.get(bpmn_group.id)
-            if box is not None:
-                group.add(_rounded(box, 1.5, DASH_DOT, fill="none"))
+            if box is None:
+                continue
+            group.add(_rounded(box, 1.5, DASH_DOT, fill="none"))
+            name = self.name(bpmn_group.names)
+            if name:  # above the frame's top, as bpmn-js writes a group's category value
+                group.add(text_block([name], box.cx, [box.y - self.text.line_height / 2 + FONT_SIZE / 3],
+                                     attrs={"class": "group-label"}))
         return group
 
     # ---- overlays ----------------------------------------------------------------------

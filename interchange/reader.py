@@ -114,6 +114,7 @@ class _Reader:
         self.lane_of: dict[str, tuple[int, str]] = {}  # node id → (depth, deepest lane id)
         self.flow_scope: dict[str, tuple[str, str | None]] = {}  # sequence flow id → its scope
         self.defaults: set[str] = set()  # ids of the flows a node names as its default
+        self.group_values: dict[str, str] = {}  # group id → the id of its categoryValue
 
     def read(self, root: Any) -> BpmnModel:
         self.tags = _unique_ids(root)
@@ -134,7 +135,8 @@ class _Reader:
             plane_element=str((collaborations or processes)[0].get("id") or ""),
             processes=tuple(process_ids),
             nodes=tuple(nodes), flows=tuple(replace(flow, default=flow.id in self.defaults) for flow in self.flows),
-            pools=tuple(self.pools), lanes=tuple(self.lanes), groups=_groups(root, self.groups, nodes),
+            pools=tuple(self.pools), lanes=tuple(self.lanes),
+            groups=self._named_groups(_groups(root, self.groups, nodes), root),
             unknown=tuple(self.unknown),
             process_names={pid: names for pid, process in zip(process_ids, processes)
                            if (names := names_of(process))},
@@ -186,6 +188,17 @@ class _Reader:
             else:
                 self._artifact_or_unknown(child, process, parent)
 
+    def _named_groups(self, groups: tuple[BpmnGroup, ...], root: Any) -> tuple[BpmnGroup, ...]:
+        """Each group with the ``value`` of its ``categoryValue`` as its name."""
+        values = {str(value.get("id")): value for value in root.iter(f"{{{MODEL_NS}}}categoryValue")
+                  if value.get("id")}
+        named = []
+        for group in groups:
+            value = values.get(self.group_values.get(group.id, ""))
+            text = one_line(value.get("value") or "") if value is not None else ""
+            named.append(replace(group, names={culture_of(value): text}) if value is not None and text else group)
+        return tuple(named)
+
     def _ref(self, reference: str | None) -> str | None:
         """A reference as the id it names: BPMN types ``attachedToRef``, ``processRef`` and a
         message flow's ends as QNames, which some tools write with the prefix of the
@@ -211,6 +224,7 @@ class _Reader:
             named = tuple(str(member.get("ref")) for member in child.iter(f"{{{ELREPO_NS}}}member")
                           if member.get("ref"))
             self.groups.append((str(child.get("id")), child.sourceline, named))
+            self.group_values[str(child.get("id"))] = self._ref(child.get("categoryValueRef")) or ""
         elif tag not in NOT_DRAWN:
             self.unknown.append(UnknownElement(tag, str(child.get("id") or ""), child.sourceline))
 

@@ -227,7 +227,8 @@ def plan_import(imported: BpmnImport, tenant: Tenant, file_name: str) -> ImportP
             artifacts.setdefault(annotation.parent, []).append(
                 {"id": annotation.id, "type": "textAnnotation", "text": _by_culture(annotation.names)})
     artifacts.setdefault(None, []).extend(
-        {"id": group.id, "type": "group", "members": list(group.members)} for group in model.groups)
+        {"id": group.id, "type": "group", "members": list(group.members),
+         **({"name": _by_culture(group.names)} if group.names else {})} for group in model.groups)
 
     def artifacts_of(scope: str | None) -> dict[str, Any]:
         return {BPMN_ARTIFACTS: artifacts[scope]} if artifacts.get(scope) else {}

@@ -34,13 +34,15 @@ MEANING_FILE = next(path for path in FIXTURE_FILES if path.name == "meaning.even
 
 def meaning(model: BpmnModel) -> dict[str, set[tuple[Any, ...]]]:
     """What a round trip keeps of a whole file: every node (text annotations with their
-    text) and every flow, at every level, every group with its members, and every process."""
+    text) and every flow, at every level, every group with its members and name, and every
+    process."""
     return {
         "nodes": {(node.id, node.tag, tuple(sorted(node.names.values())), node.event_definitions,
                    node.interrupting, node.markers) for node in model.nodes},
         "flows": {(flow.id, flow.tag, flow.source, flow.target, tuple(sorted(flow.names.values())), flow.default,
                    flow.condition) for flow in model.flows},
-        "groups": {(group.id, tuple(sorted(group.members))) for group in model.groups},
+        "groups": {(group.id, tuple(sorted(group.members)), tuple(sorted(group.names.values())))
+                   for group in model.groups},
         "processes": {(process, tuple(sorted(model.process_names.get(process, {}).values())),
                        model.executable.get(process)) for process in model.processes},
     }

@@ -52,7 +52,8 @@ def test_each_style_is_drawn_in_bpmn_notation(styled: Path, tmp_path: Path,
     timer = [c for c in nodes["Timer_check"] if c.tag == f"{SVG}circle"]
     assert timer and all(c.get("stroke-dasharray") for c in timer[:2])  # non-interrupting
     texts = {"".join(text.itertext()) for text in root.iter(f"{SVG}text")}
-    assert {"Customer", "Shop", "Sales", "Front office", "Back office", "Warehouse", "Yes", "No", "VIP"} <= texts
+    assert {"Customer", "Shop", "Sales", "Front office", "Back office", "Warehouse", "Yes", "No", "VIP",
+            "Fulfilment"} <= texts  # the group's category value too
     assert "Unassigned" not in texts
     overlays = [rect for rect in root.iter(f"{SVG}rect") if rect.get("class") == "overlay"]
     assert len(overlays) == len({node.id for node in model.nodes if node.kind != "annotation" and not node.parent})
