@@ -90,20 +90,6 @@ def label_collisions(layout: Layout) -> list[tuple[str, str]]:
     return hits
 
 
-def crossings(layout: Layout) -> int:
-    """Proper crossings between axis-parallel segments of different edges."""
-    horizontal: list[tuple[int, float, float, float]] = []
-    vertical: list[tuple[int, float, float, float]] = []
-    for index, edge in enumerate(layout.edges):
-        for p, q in zip(edge.points, edge.points[1:]):
-            if abs(p[1] - q[1]) < 1e-9:
-                horizontal.append((index, p[1], min(p[0], q[0]), max(p[0], q[0])))
-            else:
-                vertical.append((index, p[0], min(p[1], q[1]), max(p[1], q[1])))
-    return sum(1 for h_edge, y, x0, x1 in horizontal for v_edge, x, y0, y1 in vertical
-               if h_edge != v_edge and x0 < x < x1 and y0 < y < y1)
-
-
 def lane_violations(layout: Layout, lane_of: dict[str, str]) -> list[str]:
     """Nodes not wholly inside the body of their lane."""
     bodies = {lane.id: lane.box for lane in layout.lanes}

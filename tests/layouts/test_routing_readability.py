@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from layouts.base import LayoutOptions
-from layouts.geometry import EdgeRoute, Layout, Point
 from layouts.graph import LayoutEdge, LayoutGraph, LayoutNode
+from layouts.readability import jogged_edges, shared_tracks
 from layouts.registry import get_strategy
 from layouts.steps.channels import ChannelSegment, assign_slots
 from layouts.steps.placement import place_across
@@ -32,47 +32,6 @@ MULTIPLE_STARTS = LayoutGraph(
     tuple(LayoutEdge(s, t) for s, t in [("E", "F"), ("F", "G"), ("G", "H"), ("G", "L"), ("S", "L"), ("A", "B"),
                                         ("B", "C"), ("C", "I"), ("H", "I"), ("H", "J"), ("L", "J"), ("I", "D"),
                                         ("J", "K")]))
-
-
-def _segments(route: EdgeRoute) -> list[tuple[Point, Point]]:
-    return list(zip(route.points, route.points[1:]))
-
-
-def _common_run(p: Point, q: Point, r: Point, s: Point) -> float:
-    """Length over which two axis-parallel segments lie on one line."""
-    for along in (0, 1):
-        across = 1 - along
-        if p[across] == q[across] == r[across] == s[across]:
-            low = max(min(p[along], q[along]), min(r[along], s[along]))
-            high = min(max(p[along], q[along]), max(r[along], s[along]))
-            return max(0.0, high - low)
-    return 0.0
-
-
-def shared_tracks(layout: Layout) -> list[tuple[str, str]]:
-    """Pairs of edges without a common source or target that run along one line."""
-    pairs = []
-    for i, a in enumerate(layout.edges):
-        for b in layout.edges[i + 1:]:
-            if a.source == b.source or a.target == b.target:
-                continue
-            if any(_common_run(p, q, r, s) > 1.0 for p, q in _segments(a) for r, s in _segments(b)):
-                pairs.append((f"{a.source}->{a.target}", f"{b.source}->{b.target}"))
-    return pairs
-
-
-def jogged_edges(layout: Layout) -> list[str]:
-    """Edges with a step shorter than STEP_LIMIT between two segments running the same way."""
-    jogged = []
-    for edge in layout.edges:
-        points = edge.points
-        for a, b, c, d in zip(points, points[1:], points[2:], points[3:]):
-            first, last = (b[0] - a[0], b[1] - a[1]), (d[0] - c[0], d[1] - c[1])
-            same_way = first[0] * last[0] + first[1] * last[1] > 0 and first[0] * last[1] == first[1] * last[0]
-            if same_way and 0.5 < abs(c[0] - b[0]) + abs(c[1] - b[1]) < STEP_LIMIT:
-                jogged.append(f"{edge.source}->{edge.target}")
-                break
-    return jogged
 
 
 @pytest.mark.parametrize("key", ["horizontal", "vertical"])

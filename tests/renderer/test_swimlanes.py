@@ -8,6 +8,7 @@ import pytest
 from pytest_regressions.file_regression import FileRegressionFixture
 
 from layouts.base import LayoutOptions
+from layouts.readability import crossings
 from layouts.registry import get_strategy
 from layouts.steps.lanes import UNASSIGNED_LANE, order_lanes, reached_lanes
 from renderer.api import lay_out, render
@@ -18,7 +19,7 @@ from renderer.model import parse_diagram
 from renderer.text import load_font
 from tests.conftest import FIXTURES, ROOT, load_fixture
 from tests.demo_fixtures import DIAGRAM_KEYS, demo_fixture
-from tests.geometry_checks import crossings, edges_through_shapes, lane_violations, overlapping_pairs
+from tests.geometry_checks import edges_through_shapes, lane_violations, overlapping_pairs
 from tests.renderer.test_golden import same_svg
 
 IN_ENGLISH = Cultures(requested=ENGLISH, default=ENGLISH)
