@@ -14,7 +14,7 @@ import argparse
 import json
 import random
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -100,8 +100,8 @@ def main() -> None:
     parser.add_argument("--sets", nargs="+", default=["corpus", "demo", "mined"], choices=["corpus", "demo", "mined"])
     parser.add_argument("--culture", type=int, default=1033)
     args = parser.parse_args()
-    sources = {"corpus": corpus_fixtures, "demo": demo_fixtures,
-               "mined": lambda: mined_fixtures(args.seed, args.sizes)}
+    sources: dict[str, Callable[[], Iterator[tuple[str, dict[str, Any]]]]] = {
+        "corpus": corpus_fixtures, "demo": demo_fixtures, "mined": lambda: mined_fixtures(args.seed, args.sizes)}
     print("| set | layout | drawings | edges | crossings | loop-backs > 4 bends / all | forward > 4 bends | "
           "head-on | longest shared tail | shared tracks | jogs | worst aspect | bends 0 1 2 3 4 5+ |")
     print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
