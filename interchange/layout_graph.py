@@ -44,8 +44,9 @@ def keyed_edges(model: BpmnModel, builder_edges: Iterable[LayoutEdge], drawn: Dr
     for flow in model.flows:
         if flow.tag == "sequenceFlow" and flow.id in ends:
             sequence.setdefault(ends[flow.id], []).append(flow.id)
-    keyed = [replace(edge, key=flows.pop(0)) for edge in builder_edges
-             if (flows := sequence.get((edge.source, edge.target)))]
+    defaults = {flow.id for flow in model.flows if flow.default}
+    keyed = [replace(edge, key=flow_id, default_branch=flow_id in defaults) for edge in builder_edges
+             if (flows := sequence.get((edge.source, edge.target))) and (flow_id := flows.pop(0))]
     used = {edge.key for edge in keyed}
     rest = [LayoutEdge(*ends[flow.id], key=flow.id) for flow in model.flows
             if flow.id in ends and flow.id not in used and flow.tag != "messageFlow"]

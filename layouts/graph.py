@@ -38,7 +38,9 @@ class LayoutEdge:
     """A directed link between two node ids; ``label_width``/``label_height`` reserve
     room for an edge label (entity-relationship, matrix marks) when non-zero.
     ``off_main_path`` keeps the edge off the main path that layered layouts draw on one
-    line (a BPMN boundary event's flow: the exception, not the happy path)."""
+    line (a BPMN boundary event's flow: the exception, not the happy path);
+    ``default_branch`` marks the branch a modeller named the default (BPMN's default
+    flow), which that main path follows."""
 
     source: str
     target: str
@@ -46,6 +48,7 @@ class LayoutEdge:
     label_height: float = 0.0
     key: str = ""
     off_main_path: bool = False
+    default_branch: bool = False
 
 
 @dataclass(frozen=True, slots=True)

@@ -216,8 +216,9 @@ def _append_point_vertex(state: FlowState) -> None:
 
 def _find_main_path(state: FlowState) -> None:
     off_main = {i for i, edge in enumerate(state.graph.edges) if edge.off_main_path}
+    defaults = {i for i, edge in enumerate(state.graph.edges) if edge.default_branch}
     state.main_path = main_path_edges(len(state.graph.nodes), state.dag, state.ranks,
-                                      skip=set(state.reversed_edges) | off_main)
+                                      skip=set(state.reversed_edges) | off_main, preferred=defaults)
 
 
 def _sweep(state: FlowState) -> None:

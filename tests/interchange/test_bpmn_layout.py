@@ -251,3 +251,39 @@ def test_flows_into_and_out_of_a_host_keep_clear_of_its_boundary_events(key: str
         on_side = min(abs(y - host.y), abs(y - host.bottom)) < 0.01 or min(abs(x - host.x), abs(x - host.right)) < 0.01
         assert on_side and inside((x, y, 0.0, 0.0), (host.x, host.y, host.w, host.h)), (flow, (x, y))
         assert not any(event.x < x < event.right and event.y < y < event.bottom for event in events), (flow, (x, y))
+
+
+DEFAULT_SHORT_BRANCH = b"""<?xml version="1.0" encoding="UTF-8"?>
+<definitions xmlns="http://www.omg.org/spec/BPMN/20100524/MODEL" id="d" targetNamespace="t">
+  <process id="p">
+    <startEvent id="start"/>
+    <exclusiveGateway id="split" default="to_quick"/>
+    <task id="check_a"/><task id="check_b"/><task id="check_c"/>
+    <task id="quick"/>
+    <exclusiveGateway id="join"/>
+    <endEvent id="end"/>
+    <sequenceFlow id="f0" sourceRef="start" targetRef="split"/>
+    <sequenceFlow id="f1" sourceRef="split" targetRef="check_a"/>
+    <sequenceFlow id="f2" sourceRef="check_a" targetRef="check_b"/>
+    <sequenceFlow id="f3" sourceRef="check_b" targetRef="check_c"/>
+    <sequenceFlow id="f4" sourceRef="check_c" targetRef="join"/>
+    <sequenceFlow id="to_quick" sourceRef="split" targetRef="quick"/>
+    <sequenceFlow id="f5" sourceRef="quick" targetRef="join"/>
+    <sequenceFlow id="f6" sourceRef="join" targetRef="end"/>
+  </process>
+</definitions>"""
+
+
+@pytest.mark.parametrize("key", BPMN_LAYOUT_KEYS)
+def test_the_happy_path_follows_the_default_flow(key: str) -> None:
+    """The modeller's default branch runs on the main line, though the other is longer."""
+    _, shapes, _ = di(layout_bpmn(DEFAULT_SHORT_BRANCH, key))
+
+    def centre(node: str) -> tuple[float, float]:
+        x, y, width, height = bounds(shapes[node])
+        return x + width / 2, y + height / 2
+
+    across = 0 if key.startswith("vertical") else 1
+    line = centre("split")[across]
+    assert [centre(node)[across] for node in ("start", "quick", "join", "end")] == pytest.approx([line] * 4)
+    assert centre("check_b")[across] != pytest.approx(line)

@@ -118,3 +118,14 @@ def test_main_path_is_the_longest_forward_chain_per_component() -> None:
     ranks = [0, 1, 2, 3, 4, 5, 6, 0, 1]
     assert main_path_edges(9, edges, ranks) == frozenset({0, 1, 2, 3, 4, 6, 7})
     assert main_path_edges(9, edges, ranks, skip={3}) == frozenset({0, 1, 5, 6, 7})
+
+
+def test_main_path_follows_the_default_branch_unless_it_leaves_the_process_early() -> None:
+    # the same process; the short branch gateway → join (edge 5) is the default flow,
+    # two edges shorter than the other: it is the straight line
+    edges = [(0, 1), (1, 2), (2, 3), (3, 4), (4, 5), (2, 5), (5, 6), (7, 8)]
+    ranks = [0, 1, 2, 3, 4, 5, 6, 0, 1]
+    assert main_path_edges(9, edges, ranks, preferred={5}) == frozenset({0, 1, 5, 6, 7})
+    # a default that ends the process at once (gateway → own end 9) is an exception's exit
+    early = [*edges, (2, 9)]
+    assert main_path_edges(10, early, [*ranks, 3], preferred={8}) == frozenset({0, 1, 2, 3, 4, 6, 7})
