@@ -102,11 +102,18 @@ class BpmnGeometry:
     expanded: frozenset[str]
 
 
+#: More shapes than any process has: BPMN layouts are never wrapped.
+NEVER_WRAP = 1 << 62
+
+
 def bpmn_positions(model: BpmnModel, layout_key: str, font: FontMetrics | None = None,
                    options: LayoutOptions | None = None) -> BpmnGeometry:
     if layout_key not in LAYOUTS:
         raise BpmnError(f"unknown BPMN layout {layout_key!r}; one of: {', '.join(LAYOUTS)}")
-    return _Positions(model, layout_key, font or load_font(), options or LayoutOptions()).run()
+    # a BPMN process stays one strip: its main path runs on one line, as its modellers
+    # draw it (wrapping, layouts/steps/wrap.py, would break that line at every cut)
+    unwrapped = replace(options or LayoutOptions(), wrap_min_nodes=NEVER_WRAP)
+    return _Positions(model, layout_key, font or load_font(), unwrapped).run()
 
 
 class _Positions:

@@ -18,13 +18,17 @@ class LayoutOptions:
     """Spacings in user units. ``node_spacing`` separates neighbours within a layer,
     ``layer_spacing`` is the least gap between layers, ``edge_spacing`` separates
     parallel edge segments, ``margin`` surrounds the drawing; ``budgets`` bound the
-    steps' work (``layouts/budgets.py``)."""
+    steps' work (``layouts/budgets.py``). A flow drawing of at least ``wrap_min_nodes``
+    shapes longer than ``wrap_aspect`` times its width is folded into strips
+    (``layouts/steps/wrap.py``)."""
 
     node_spacing: float = 30.0
     layer_spacing: float = 50.0
     edge_spacing: float = 12.0
     margin: float = 20.0
     ordering_sweeps: int = 24
+    wrap_aspect: float = 4.0
+    wrap_min_nodes: int = 150
     budgets: Budgets = DEFAULT_BUDGETS
 
 

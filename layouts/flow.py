@@ -1,6 +1,7 @@
 """``horizontal``, ``vertical`` and their swimlane variants: the process flow as a
 layered drawing; the swimlane keys draw the lanes the graph carries (the builder puts
-every node in a lane)."""
+every node in a lane). A long drawing without lanes is folded into strips
+(``steps/wrap.py``)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -9,6 +10,7 @@ from layouts.base import LayoutOptions
 from layouts.geometry import HORIZONTAL, VERTICAL, Direction, Layout
 from layouts.graph import LayoutGraph
 from layouts.layered import layered_layout
+from layouts.steps.wrap import WrapOptions, wrap_layout
 
 
 @dataclass(frozen=True, slots=True)
@@ -17,7 +19,9 @@ class FlowLayout:
     direction: Direction
 
     def layout(self, graph: LayoutGraph, options: LayoutOptions) -> Layout:
-        return layered_layout(graph, options, self.direction)
+        drawn = layered_layout(graph, options, self.direction)
+        return wrap_layout(drawn, self.direction, WrapOptions(options.wrap_aspect, options.wrap_min_nodes,
+                                                              options.edge_spacing, options.margin))
 
 
 HORIZONTAL_FLOW = FlowLayout("horizontal", HORIZONTAL)
