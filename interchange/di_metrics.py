@@ -17,8 +17,9 @@ Read from the DI alone, plane by plane (a figure never mixes coordinates of two 
 - a *crossing* is a proper crossing of two sequence or message flows' segments;
 - the *area* is that of the box around every shape and waypoint of the plane;
 - the *main path* of a process is its longest chain of sequence flows (back edges, found
-  depth first in document order, left out) from a node no sequence flow enters; boundary
-  events start no main path. Its flows between two nodes of one lane *off the line*
+  depth first in document order, left out) from a node no sequence flow enters, a
+  default flow counting ``DEFAULT_BONUS`` flows more (the happy path as the layered
+  layouts choose it, ``layouts/steps/main_path.py``); boundary events start no main path. Its flows between two nodes of one lane *off the line*
   are those whose route bends;
 - an annotation *overflows* when its text, wrapped at its box's width less
   ``ANNOTATION_PADDING`` on each side (``renderer.text.FontMetrics``, ``FONT_SIZE``), is
@@ -35,6 +36,7 @@ from interchange.model import ANNOTATION, BpmnModel
 from interchange.parsing import BPMNDI_NS, DC_NS, DI_NS, parse_bpmn_xml
 from interchange.reader import read_model
 from layouts.geometry import Box, Point
+from layouts.steps.main_path import DEFAULT_BONUS
 from renderer.text import FontMetrics
 
 TOLERANCE = 1.0
@@ -140,14 +142,20 @@ def main_path(model: BpmnModel, routes: Mapping[str, Sequence[Point]]) -> list[s
             entered.add(flow.target)
     starts = [node for node in model.nodes if node.id in outgoing and node.id not in entered and not node.attached_to]
     forward, finished = _depth_first([node.id for node in starts], outgoing)
+    defaults = {flow.id for flow in model.flows if flow.default}
+
+    def weight(chain: list[str]) -> tuple[int, int]:
+        preferred = sum(1 for flow_id in chain if flow_id in defaults)
+        return len(chain) + DEFAULT_BONUS * preferred, preferred
+
     longest: dict[str, list[str]] = {}
     for node_id in finished:  # every forward flow's target is finished before its source
         chains = [[flow_id, *longest[target]] for flow_id, target in outgoing.get(node_id, []) if flow_id in forward]
-        longest[node_id] = max(chains, key=len, default=[])
+        longest[node_id] = max(chains, key=weight, default=[])
     per_scope: dict[tuple[str, str | None], list[str]] = {}
     for node in starts:
         scope = (node.process, node.parent)
-        if len(longest[node.id]) > len(per_scope.get(scope, [])):
+        if weight(longest[node.id]) > weight(per_scope.get(scope, [])):
             per_scope[scope] = longest[node.id]
     ends = {flow.id: (flow.source, flow.target) for flow in model.flows}
     lanes = {node.id: node.lane for node in model.nodes}
