@@ -8,7 +8,9 @@ the same turned. A route leaves the node's border facing the pool, turns into a 
 one spacing beyond the node, runs along it to a column clear of flow nodes down to the
 pool, and across to the pool's border. Among the columns (the node's middle, and one
 spacing beside each flow node) the one whose route crosses, or runs along, the fewest
-routes drawn so far wins; then the nearest. Deterministic.
+routes drawn so far wins; then the nearest. A flat node adds columns a spacing or two
+either side of its middle, so that several flows out of one side run straight side by
+side. Deterministic.
 """
 from __future__ import annotations
 
@@ -38,6 +40,9 @@ def to_pool(node: Box, pool: Box, obstacles: Sequence[Box], routed: Iterable[Rou
     end_y = pool.y if down else pool.bottom
     inset = min(spacing, node.w / 2)
     columns = {x for box in (node, *obstacles) for x in (box.x - spacing, box.right + spacing)} | {node.cx}
+    if flat:  # several flows out of one side run straight side by side, a spacing apart
+        columns |= {x for step in (-2, -1, 1, 2)
+                    if node.x + inset <= (x := node.cx + step * spacing) <= node.right - inset}
     candidates: list[tuple[float, float, float, float, float, _Segments]] = []
     for start_y, beside in (((node.bottom, False), (node.y, True)) if down else ((node.y, False), (node.bottom, True))):
         channel_y = start_y - step if beside else start_y + step

@@ -118,3 +118,12 @@ def test_main_path_is_the_longest_forward_chain_per_component() -> None:
     ranks = [0, 1, 2, 3, 4, 5, 6, 0, 1]
     assert main_path_edges(9, edges, ranks) == frozenset({0, 1, 2, 3, 4, 6, 7})
     assert main_path_edges(9, edges, ranks, skip={3}) == frozenset({0, 1, 5, 6, 7})
+
+
+def test_layering_puts_an_aligned_pair_in_one_layer_across_components() -> None:
+    # two chains (two pools): 0 → 1 → 2 → 3 and 4 → 5; the pair (3, 5) is a message flow
+    edges = [(0, 1), (1, 2), (2, 3), (4, 5)]
+    assert minimal_length_ranks(6, edges) == [0, 1, 2, 3, 0, 1]
+    ranks = minimal_length_ranks(6, edges, aligned=[(3, 5)])
+    assert ranks == [0, 1, 2, 3, 2, 3]
+
