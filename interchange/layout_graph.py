@@ -74,7 +74,7 @@ def with_pool_ports(model: BpmnModel, graph: LayoutGraph, drawn: Drawn, port_siz
                     lanes.append(LaneSpec(pool, band_header, 0.0))
                     banded.add(pool)
                 break
-    return LayoutGraph(tuple(nodes), tuple(edges), tuple(lanes))
+    return LayoutGraph(tuple(nodes), tuple(edges), tuple(lanes), graph.aligned)
 
 
 def black_box_pools(model: BpmnModel) -> set[str]:

@@ -8,7 +8,9 @@ the same turned. A route leaves the node's border facing the pool, turns into a 
 one spacing beyond the node, runs along it to a column clear of flow nodes down to the
 pool, and across to the pool's border. Among the columns (the node's middle, and one
 spacing beside each flow node) the one whose route crosses, or runs along, the fewest
-routes drawn so far wins; then the nearest. Deterministic.
+routes drawn so far wins; then the nearest. A flat node adds columns a spacing or two
+either side of its middle, tried after the others of the same length, so that several
+flows out of one side run straight side by side. Deterministic.
 """
 from __future__ import annotations
 
@@ -38,6 +40,10 @@ def to_pool(node: Box, pool: Box, obstacles: Sequence[Box], routed: Iterable[Rou
     end_y = pool.y if down else pool.bottom
     inset = min(spacing, node.w / 2)
     columns = {x for box in (node, *obstacles) for x in (box.x - spacing, box.right + spacing)} | {node.cx}
+    # several flows out of one side of a flat node run straight side by side, a spacing apart
+    beside_middle = {x for step in (-2, -1, 1, 2) if flat
+                     and node.x + inset <= (x := node.cx + step * spacing) <= node.right - inset} - columns
+    columns |= beside_middle
     candidates: list[tuple[float, float, float, float, float, _Segments]] = []
     for start_y, beside in (((node.bottom, False), (node.y, True)) if down else ((node.y, False), (node.bottom, True))):
         channel_y = start_y - step if beside else start_y + step
@@ -47,9 +53,14 @@ def to_pool(node: Box, pool: Box, obstacles: Sequence[Box], routed: Iterable[Rou
                 length = abs(start_x - x) + (abs(end_y - start_y) if start_x == x else
                                              abs(channel_y - start_y) + abs(end_y - channel_y))
                 candidates.append((length, x, start_x, start_y, channel_y, segments))
-    # shortest first: the first clear route of each number of crossings is the one to beat
+    def order(candidate: tuple[float, float, float, float, float, _Segments]) -> tuple[float, ...]:
+        length, x, start_x, start_y, channel_y, _ = candidate
+        return length, x in beside_middle, x, start_x, start_y, channel_y
+
+    # shortest first, a column beside the node's middle after the others as long: the first
+    # clear route of each number of crossings is the one to beat
     best: tuple[int, Route] | None = None
-    for _, x, start_x, start_y, channel_y, segments in sorted(candidates, key=lambda candidate: candidate[:5]):
+    for _, x, start_x, start_y, channel_y, segments in sorted(candidates, key=order):
         met = segments.met(start_x, x)
         if best is not None and met >= best[0]:
             continue

@@ -29,8 +29,9 @@ beside their route, after the labels of nodes a route passes through have moved 
 from __future__ import annotations
 
 import math
+from bisect import bisect_right
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from functools import partial
 
@@ -75,6 +76,7 @@ LAYOUTS = {
 }
 SUBPROCESS_HEADER = 24.0  # room for an expanded sub-process's name above its content
 POOL_HEADER = 30.0  # the pool's name strip, as BPMN modellers draw it
+POOL_GAP = 30.0  # between two pools that a message flow joins, across the flow
 EMPTY_BAND = 80.0  # thickness of a pool or lane with nothing in it
 MARGIN = 20.0
 BOUNDARY_STEP = 44.0
@@ -139,6 +141,7 @@ class _Positions:
         self._attach_boundary_events(shapes, labels, edges)
         bands = {lane.id: lane.box for lane in top.lanes}
         self._pools_and_lanes(top, bands, shapes)
+        self._pools_apart(shapes, labels, edges)
         self._annotations(shapes, labels, edges)
         self._routes_outside_layout(shapes, edges)
         clear_of_shapes(self.model, shapes, edges, self.options.edge_spacing)
@@ -184,7 +187,7 @@ class _Positions:
                             for edge in edges if edge.source in events])
         graph = LayoutGraph(tuple(layout_nodes),
                             tuple(map(self._with_label_room, keyed_edges(self.model, builder_edges, drawn))),
-                            graph.lanes)
+                            graph.lanes, self._message_partners(drawn) if with_bands else ())
         if with_bands:
             graph = with_pool_ports(self.model, graph, drawn, self.options.edge_spacing,
                                     EMPTY_BAND - 2 * self.options.edge_spacing)
@@ -192,6 +195,13 @@ class _Positions:
             return get_strategy(key).layout(graph, self.options)
         except LayoutError as error:
             raise BpmnError(f"cannot lay out {scope or 'the process level'}: {error}") from None
+
+    def _message_partners(self, drawn: Callable[[str], str | None]) -> tuple[tuple[str, str], ...]:
+        """The drawn ends of each message flow between two nodes (a node inside a
+        sub-process: the sub-process): the engine puts them in one layer where that costs
+        little, so that the flow runs straight across the pools."""
+        pairs = [(drawn(flow.source), drawn(flow.target)) for flow in self.model.flows if flow.tag == "messageFlow"]
+        return tuple((a, b) for a, b in pairs if a is not None and b is not None and a != b)
 
     def _sized(self, node: LayoutNode) -> LayoutNode:
         inner = self.inner.get(node.id)
@@ -352,6 +362,40 @@ class _Positions:
         for lane in self.model.lanes:
             if lane.id not in shapes:
                 shapes[lane.id], end = self._band_after(drawing, end), end + EMPTY_BAND
+
+    def _pools_apart(self, shapes: dict[str, Box], labels: dict[str, Box],
+                     edges: dict[str, tuple[Point, ...]]) -> None:
+        """Two touching pools that a message flow joins (pool to pool) ``POOL_GAP`` apart
+        across the flow, as modellers draw them, so that the flow runs straight across the
+        gap rather than round their side: whatever lies at or beyond such a pool's start
+        moves by a gap per such start before it (a monotone shift across the flow, so
+        routes keep their shape). Other pools stay touching: a gap there would only
+        lengthen the message flows that cross it."""
+        across = 1 if self.horizontal else 0
+
+        def start(pool: str) -> float:
+            return (shapes[pool].x, shapes[pool].y)[across]
+
+        def end(pool: str) -> float:
+            return (shapes[pool].right, shapes[pool].bottom)[across]
+
+        starts = sorted({max(start(a), start(b)) for flow in self.model.flows
+                         if flow.tag == "messageFlow" and (a := flow.source) in shapes and (b := flow.target) in shapes
+                         and self.model.node(a) is None and self.model.node(b) is None
+                         and (end(a) == start(b) or end(b) == start(a))})
+        if not starts:
+            return
+
+        def point(at: Point) -> Point:
+            shift = POOL_GAP * bisect_right(starts, at[across])
+            return (at[0], at[1] + shift) if self.horizontal else (at[0] + shift, at[1])
+
+        for boxes in (shapes, labels):
+            for key, box in boxes.items():
+                x, y = point((box.x, box.y))
+                boxes[key] = Box(x, y, box.w, box.h)
+        for key, route in edges.items():
+            edges[key] = tuple(map(point, route))
 
     def _band_after(self, drawing: Box, end: float) -> Box:
         if self.horizontal:

@@ -64,9 +64,14 @@ class LaneSpec:
 
 @dataclass(frozen=True, slots=True)
 class LayoutGraph:
+    """``aligned``: pairs of node ids that layered layouts put in one layer where that
+    costs little (``layouts/steps/layering.py``): the ends of a BPMN message flow, in
+    two pools, so that it runs straight across; empty for every other diagram."""
+
     nodes: tuple[LayoutNode, ...]
     edges: tuple[LayoutEdge, ...]
     lanes: tuple[LaneSpec, ...] = field(default=())
+    aligned: tuple[tuple[str, str], ...] = field(default=())
 
     def node(self, node_id: str) -> LayoutNode:
         for node in self.nodes:

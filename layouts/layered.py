@@ -167,7 +167,9 @@ def _break_cycles(state: FlowState) -> None:
 
 
 def _layer(state: FlowState) -> None:
-    state.ranks = minimal_length_ranks(len(state.graph.nodes), state.dag, state.options.budgets)
+    index = {node.id: i for i, node in enumerate(state.graph.nodes)}
+    aligned = [(index[a], index[b]) for a, b in state.graph.aligned]
+    state.ranks = minimal_length_ranks(len(state.graph.nodes), state.dag, state.options.budgets, aligned)
 
 
 def _order_lanes(state: FlowState) -> None:

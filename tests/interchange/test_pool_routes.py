@@ -1,14 +1,17 @@
-"""Message flows from one pool to another: pools are bands stacked across the flow, often
-touching, and a route between two of them must still leave one border and reach the other."""
+"""Message flows from one pool to another: pools are bands stacked across the flow, a gap
+apart where a message flow joins the two (as modellers draw them), and a route between two
+of them leaves one border and reaches the other."""
 from __future__ import annotations
 
 import pytest
 
 from interchange import BPMN_LAYOUT_KEYS, bpmn_positions, read_bpmn
+from interchange.di_metrics import bends
+from interchange.positions import POOL_GAP
 from layouts.geometry import Box, Point
 
 # Customer, Broker and Bank are black boxes; Customer talks with a task of the Shop, so it
-# lies beside it; Broker and Bank come after the drawing, Broker touching Customer.
+# lies beside it; Broker and Bank come after the drawing, Broker a gap from Customer.
 POOLS = b"""<?xml version="1.0" encoding="UTF-8"?>
 <definitions xmlns="http://www.omg.org/spec/BPMN/20100524/MODEL" id="Definitions_1"
              targetNamespace="http://example.com/pools">
@@ -57,7 +60,8 @@ def test_a_message_flow_between_pools_leaves_one_border_and_reaches_the_other(ke
     model = read_bpmn(POOLS).model
     geometry = bpmn_positions(model, key)
     shapes, edges = geometry.shapes, geometry.edges
-    assert shapes["Customer"].bottom == shapes["Broker"].y or shapes["Customer"].right == shapes["Broker"].x
+    customer, broker = shapes["Customer"], shapes["Broker"]
+    assert broker.y - customer.bottom == POOL_GAP or broker.x - customer.right == POOL_GAP
     flows = {flow.id: flow for flow in model.flows}
     nodes = [shapes[node.id] for node in model.nodes]
     for flow_id in BETWEEN_POOLS:
@@ -69,6 +73,7 @@ def test_a_message_flow_between_pools_leaves_one_border_and_reaches_the_other(ke
         assert not passes_through(route, shapes[flow.source]) and not passes_through(route, shapes[flow.target]), \
             (flow_id, route)
         assert not any(passes_through(route, box) for box in nodes), (flow_id, route)
+        assert bends(route) == 0, (flow_id, route)  # straight across, as the modeller draws it
     for index, one in enumerate(BETWEEN_POOLS):
         for other in BETWEEN_POOLS[index + 1:]:
             assert not segments(edges[one]) & segments(edges[other]), (one, other)

@@ -129,3 +129,12 @@ def test_main_path_follows_the_default_branch_unless_it_leaves_the_process_early
     # a default that ends the process at once (gateway → own end 9) is an exception's exit
     early = [*edges, (2, 9)]
     assert main_path_edges(10, early, [*ranks, 3], preferred={8}) == frozenset({0, 1, 2, 3, 4, 6, 7})
+
+
+def test_layering_puts_an_aligned_pair_in_one_layer_across_components() -> None:
+    # two chains (two pools): 0 → 1 → 2 → 3 and 4 → 5; the pair (3, 5) is a message flow
+    edges = [(0, 1), (1, 2), (2, 3), (4, 5)]
+    assert minimal_length_ranks(6, edges) == [0, 1, 2, 3, 0, 1]
+    ranks = minimal_length_ranks(6, edges, aligned=[(3, 5)])
+    assert ranks == [0, 1, 2, 3, 2, 3]
+
