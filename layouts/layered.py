@@ -2,8 +2,8 @@
 
 ``STEPS``, in order: cycles ─► layers ─► lanes ─► proper ─► sizes ─► main path ─►
 ordering ─► rethreading ─► exact order ─► loop turns ─► placement ─► straightening ─►
-ports ─► bypass ─► channels ─► layer starts ─► routes ─► compose. Each step is a plain
-function that reads what earlier steps left in one ``FlowState`` and adds its own part;
+ports ─► bypass ─► loop tracks ─► side entries ─► channels ─► layer starts ─► routes ─►
+compose. Each step is a plain function that reads what earlier steps left in one ``FlowState`` and adds its own part;
 the algorithms live in ``layouts/steps``, this module only wires them.
 ``run_steps(..., stop_after=name)`` returns the state after that step, so tests can check
 a step's guarantees on its own. The budgets every step works within come with the
@@ -15,7 +15,9 @@ across it (order axis). A ``Direction`` maps them to x/y at the end, so ``vertic
 
 Back edges (rework loops) stay drawn against the flow: each gets a turn vertex just
 beside its source and one beside its target, so the loop leaves the source's side,
-runs back through the layers on its own track and enters the target from the same side.
+runs back through the layers on its own track and enters the target from the same side;
+where that track would climb in stairs, the loop takes one or two straight lines instead
+(``steps/loops.py``).
 
 Dense graphs: the proper graph may share one dummy chain among edges with a common
 source or target (routes then run together and fork late) and may leave the costliest
