@@ -385,17 +385,16 @@ def _chain_ports(state: FlowState) -> None:
 
 
 def _enter_joins_from_the_side(state: FlowState) -> None:
-    """Where edges run into a pointed symbol (a join) from both sides across the flow,
-    they would meet on one line in front of it and turn into one stub together (a T,
-    read as one line running past); where more than ``SHARED_TAIL_LIMIT`` run into it,
-    they would share that stub. So the outermost edges of one side (up to that limit)
-    run on along their own lines and enter the symbol's corner on that side instead
-    (``_enter_join``)."""
+    """Where edges run into a shape (a join, or a task several flows lead to) from both
+    sides across the flow, they would meet on one line in front of it and turn into one
+    stub together (a T, read as one line running past); where more than
+    ``SHARED_TAIL_LIMIT`` run into it, they would share that stub. So the outermost
+    edges of one side (up to that limit) run on along their own lines and enter the
+    shape's side (a pointed symbol's corner) across the flow instead (``_enter_join``)."""
     proper = state.proper
     arriving: dict[int, list[int]] = {}
     for edge, chain in enumerate(state.route_chains):
-        if edge not in proper.reversed_edges and edge not in proper.bypass \
-                and state.graph.nodes[chain[-1]].kind in POINTED_KINDS:
+        if edge not in proper.reversed_edges and edge not in proper.bypass:
             arriving.setdefault(chain[-1], []).append(edge)
     looped = {node for (_, node) in state.turn_of}
     room = _SideRoom(state)
@@ -426,8 +425,7 @@ def _enter_join(state: FlowState, target: int, edges: list[int], room: _SideRoom
         moved = False
         for _, edge in sorted(sides[side], reverse=True)[:SHARED_TAIL_LIMIT]:
             if room.is_free(edge, side):
-                state.side_entries[edge] = side
-                state.chain_o[edge][-1] = state.chain_o[edge][-2]
+                room.enter(edge, side)
                 moved = True
         if moved:
             return
@@ -443,6 +441,23 @@ class _SideRoom:
         self.state = state
         self.links = Counter((a, b) for chain in state.route_chains for a, b in zip(chain, chain[1:]))
         self.ghosts = {v for loop in state.loop_tracks for v in state.route_chains[loop][1:-1]}
+        # per channel, the bent segments of the edges drawn along their chains
+        self.bends: list[dict[tuple[int, int], ChannelSegment]] = [{} for _ in state.layers]
+        for edge, chain in enumerate(state.route_chains):
+            if edge in state.proper.bypass or edge in state.loop_tracks:
+                continue
+            ports = state.chain_o[edge]
+            for (a, b), (o_a, o_b) in zip(zip(chain, chain[1:]), zip(ports, ports[1:])):
+                if abs(o_a - o_b) > 1e-6:
+                    self.bends[state.proper.layer_of[a]][(a, b)] = ChannelSegment(edge, o_a, o_b)
+
+    def enter(self, edge: int, side: float) -> None:
+        """Let ``edge`` run on into its target's corner on ``side``."""
+        state = self.state
+        chain = state.route_chains[edge]
+        state.side_entries[edge] = side
+        state.chain_o[edge][-1] = state.chain_o[edge][-2]
+        self.bends[state.proper.layer_of[chain[-2]]].pop((chain[-2], chain[-1]), None)
 
     def is_free(self, edge: int, side: float) -> bool:
         state = self.state
@@ -467,16 +482,9 @@ class _SideRoom:
             if track.channel == channel and _spans(track.source_o, track.target_o, line):
                 return False
         bend = ChannelSegment(edge, line, o[target])
-        for other, other_chain in enumerate(state.route_chains):
-            if other == edge or other in proper.bypass or other in state.loop_tracks:
-                continue
-            ports = state.chain_o[other]
-            for (a, _), (o_a, o_b) in zip(zip(other_chain, other_chain[1:]), zip(ports, ports[1:])):
-                if proper.layer_of[a] == channel and _spans(o_a, o_b, line):
-                    crossed = ChannelSegment(other, o_a, o_b)
-                    if min(crossings_before(bend, crossed), crossings_before(crossed, bend)) == 0:
-                        return False
-        return True
+        return all(min(crossings_before(bend, crossed), crossings_before(crossed, bend)) > 0
+                   for crossed in self.bends[channel].values()
+                   if crossed.edge != edge and _spans(crossed.left, crossed.right, line))
 
 
 def _spans(a: float, b: float, value: float) -> bool:
@@ -694,6 +702,16 @@ def _loop_port_shifts(state: FlowState) -> dict[tuple[int, int], float]:
         span = min(state.symbol_r[node] * 0.6, (count - 1) * state.options.edge_spacing)
         for i, edge in enumerate(ordered):
             shifts[(edge, node)] = 0.0 if count == 1 else -span / 2 + i * span / (count - 1)
+    # loops arriving above and below a node on one line would meet head-on through it:
+    # the ones below move half an edge spacing downstream
+    for (node, above), (_, arriving) in groups.items():
+        if above or (node, True) not in groups:
+            continue
+        lines_above = {round(shifts[(edge, node)], 1) for _, edge in groups[(node, True)][1]}
+        if any(round(shifts[(edge, node)], 1) in lines_above for _, edge in arriving):
+            leaving, _ = groups[(node, False)]
+            for _, edge in leaving + arriving:
+                shifts[(edge, node)] += state.options.edge_spacing / 2
     return shifts
 
 
