@@ -7,10 +7,12 @@ channel segments of every other edge. Guarantees: a loop with a ``LoopTrack`` le
 source's side along ``source_o``, changes at most once, in channel ``channel``, to
 ``target_o`` and enters its target's side from there: at most 4 bends (2 when both lines
 are one). A track never runs through a node or its label, never on the line of another
-edge's vertex or of a track chosen before, and is the one crossing the fewest edges
-(then: fewest bends, nearest its own vertices). Candidate lines are the loop's own
-turn and dummy positions and lines beyond everything on either side of the drawing
-(around the lanes); a loop whose chain already bends at most 4 times keeps it.
+edge's vertex or of a track chosen before, never changes lines in a channel where
+another segment swaps the same two lines the other way, and is the one crossing the
+fewest edges (then: fewest bends, nearest its own vertices), kept only if it crosses no
+more than the chain did. Candidate lines are the loop's own turn and dummy positions
+and lines beyond everything on either side of the drawing (around the lanes); a loop
+whose chain already bends at most 4 times keeps it.
 """
 from __future__ import annotations
 
@@ -149,12 +151,22 @@ def _best_track(lines: Lines, loop: Loop, taken: list[list[tuple[float, int]]],
             # change lines in channel j (between layers j and j + 1): the source's line must
             # run free over layers j + 1 .. last, the target's over first .. j
             for channel in range(max(first, free_s - 1), min(last - 1, free_t) + 1):
+                if _swaps_with(line_t, line_s, channel_spans[channel]):
+                    continue
                 crossings = (leg_s + leg_t + cross_s[channel + 1] + cross_t[channel]
                              + _change_crossings(line_t, line_s, channel_spans[channel]))
                 candidate = _Candidate(crossings, 4, deviation, LoopTrack(line_s, line_t, channel, first, last))
                 if best is None or _better(candidate, best):
                     best = candidate
     return best
+
+
+def _swaps_with(left: float, right: float, spans: dict[int, list[tuple[float, float]]]) -> bool:
+    """Does a segment of the channel run the other way between the same two lines? Each
+    would leave on the line the other enters: whatever their slots, one runs along the
+    other's line for a stretch."""
+    return any(abs(other_left - right) < EPS and abs(other_right - left) < EPS
+               for segments in spans.values() for other_left, other_right in segments)
 
 
 def _chain_crossings(own: dict[int, list[tuple[float, float]]],
