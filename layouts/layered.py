@@ -2,8 +2,8 @@
 
 ``STEPS``, in order: cycles ─► layers ─► lanes ─► proper ─► sizes ─► main path ─►
 ordering ─► rethreading ─► exact order ─► loop turns ─► placement ─► straightening ─►
-ports ─► bypass ─► channels ─► layer starts ─► routes ─► compose. Each step is a plain
-function that reads what earlier steps left in one ``FlowState`` and adds its own part;
+ports ─► bypass ─► loop tracks ─► side entries ─► channels ─► layer starts ─► routes ─►
+compose. Each step is a plain function that reads what earlier steps left in one ``FlowState`` and adds its own part;
 the algorithms live in ``layouts/steps``, this module only wires them.
 ``run_steps(..., stop_after=name)`` returns the state after that step, so tests can check
 a step's guarantees on its own. The budgets every step works within come with the
@@ -15,7 +15,9 @@ across it (order axis). A ``Direction`` maps them to x/y at the end, so ``vertic
 
 Back edges (rework loops) stay drawn against the flow: each gets a turn vertex just
 beside its source and one beside its target, so the loop leaves the source's side,
-runs back through the layers on its own track and enters the target from the same side.
+runs back through the layers on its own track and enters the target from the same side;
+where that track would climb in stairs, the loop takes one or two straight lines instead
+(``steps/loops.py``).
 
 Dense graphs: the proper graph may share one dummy chain among edges with a common
 source or target (routes then run together and fork late) and may leave the costliest
@@ -30,21 +32,23 @@ every node inside its band, with a header strip before the first layer.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
 from layouts.base import LayoutError, LayoutOptions
 from layouts.geometry import Direction, EdgeRoute, Layout, NodeBox, Point
 from layouts.graph import LayoutGraph
+from layouts.readability import SHARED_TAIL_LIMIT
 from layouts.steps.acyclic import feedback_edges
 from layouts.steps.bypass import BypassRoute, bypass_routes, drawn_ends
 from layouts.steps.chain_paths import rethread
-from layouts.steps.channels import ChannelSegment, assign_channels
+from layouts.steps.channels import ChannelSegment, assign_channels, crossings_before
 from layouts.steps.compose import lane_bands, normalize, simplify_route
 from layouts.steps.exact_order import order_exactly
 from layouts.steps.lanes import UNASSIGNED_LANE, order_lanes
 from layouts.steps.layering import minimal_length_ranks
+from layouts.steps.loops import Lines, Loop, LoopTrack, loop_tracks
 from layouts.steps.main_path import main_path_edges
 from layouts.steps.ordering import sweep_order
 from layouts.steps.placement import place_across
@@ -112,6 +116,10 @@ class FlowState:
     chain_o: list[list[float]] = field(default_factory=list)  # order coordinates along each route chain
     # bypass
     bypass: dict[int, BypassRoute] = field(default_factory=dict)
+    # loop tracks
+    loop_tracks: dict[int, LoopTrack] = field(default_factory=dict)  # loops that leave their chains
+    # side entries
+    side_entries: dict[int, float] = field(default_factory=dict)  # edge → -1/+1: into its target's corner before/after
     # channels
     segment_at: dict[tuple[int, int], int] = field(default_factory=dict)  # segment key → index in its channel
     slot_of: list[list[int]] = field(default_factory=list)
@@ -379,6 +387,113 @@ def _chain_ports(state: FlowState) -> None:
             coordinates[0] = coordinates[1]
 
 
+def _enter_joins_from_the_side(state: FlowState) -> None:
+    """Where edges run into a shape (a join, or a task several flows lead to) from both
+    sides across the flow, they would meet on one line in front of it and turn into one
+    stub together (a T, read as one line running past); where more than
+    ``SHARED_TAIL_LIMIT`` run into it, they would share that stub. So the outermost
+    edges of one side (up to that limit) run on along their own lines and enter the
+    shape's side (a pointed symbol's corner) across the flow instead (``_enter_join``)."""
+    proper = state.proper
+    arriving: dict[int, list[int]] = {}
+    for edge, chain in enumerate(state.route_chains):
+        if edge not in proper.reversed_edges and edge not in proper.bypass:
+            arriving.setdefault(chain[-1], []).append(edge)
+    looped = {node for (_, node) in state.turn_of}
+    room = _SideRoom(state)
+    for target, edges in arriving.items():
+        if target not in looped:
+            _enter_join(state, target, edges, room)
+
+
+def _enter_join(state: FlowState, target: int, edges: list[int], room: _SideRoom) -> None:
+    """Move edges into ``target``'s corner on the side that leaves no T and the fewest
+    edges on one end, each where ``room.is_free``."""
+    o = state.order_pos[target]
+    sides: dict[float, list[tuple[float, int]]] = {-1.0: [], 1.0: []}
+    for edge in edges:
+        line = state.chain_o[edge][-2]
+        if abs(line - o) > 1e-6:
+            sides[-1.0 if line < o else 1.0].append((abs(line - o), edge))
+    tee = bool(sides[-1.0]) and bool(sides[1.0])
+    if not tee and len(edges) <= SHARED_TAIL_LIMIT:
+        return
+
+    def outcome(side: float) -> tuple[bool, int, int, float]:
+        """(a T is left, the most edges on one end, edges moved) when ``side`` moves."""
+        moving = min(len(sides[side]), SHARED_TAIL_LIMIT)
+        return tee and moving < len(sides[side]), max(len(edges) - moving, moving), moving, side
+
+    for side in sorted((side for side in sides if sides[side]), key=outcome):
+        moved = False
+        for _, edge in sorted(sides[side], reverse=True)[:SHARED_TAIL_LIMIT]:
+            if room.is_free(edge, side):
+                room.enter(edge, side)
+                moved = True
+        if moved:
+            return
+
+
+class _SideRoom:
+    """Is the way into a symbol's corner free? No label on that side, no other vertex (a
+    dummy a loop track left excepted) and no loop track between the edge's line and the
+    corner, no new crossing in the channel before the symbol (a bend that crossed an
+    edge anyway may run on across it), no chain shared with other edges."""
+
+    def __init__(self, state: FlowState) -> None:
+        self.state = state
+        self.links = Counter((a, b) for chain in state.route_chains for a, b in zip(chain, chain[1:]))
+        self.ghosts = {v for loop in state.loop_tracks for v in state.route_chains[loop][1:-1]}
+        # per channel, the bent segments of the edges drawn along their chains
+        self.bends: list[dict[tuple[int, int], ChannelSegment]] = [{} for _ in state.layers]
+        for edge, chain in enumerate(state.route_chains):
+            if edge in state.proper.bypass or edge in state.loop_tracks:
+                continue
+            ports = state.chain_o[edge]
+            for (a, b), (o_a, o_b) in zip(zip(chain, chain[1:]), zip(ports, ports[1:])):
+                if abs(o_a - o_b) > 1e-6:
+                    self.bends[state.proper.layer_of[a]][(a, b)] = ChannelSegment(edge, o_a, o_b)
+
+    def enter(self, edge: int, side: float) -> None:
+        """Let ``edge`` run on into its target's corner on ``side``."""
+        state = self.state
+        chain = state.route_chains[edge]
+        state.side_entries[edge] = side
+        state.chain_o[edge][-1] = state.chain_o[edge][-2]
+        self.bends[state.proper.layer_of[chain[-2]]].pop((chain[-2], chain[-1]), None)
+
+    def is_free(self, edge: int, side: float) -> bool:
+        state = self.state
+        proper, o = state.proper, state.order_pos
+        chain = state.route_chains[edge]
+        before, target = chain[-2], chain[-1]
+        line = state.chain_o[edge][-2]
+        label_side = -1.0 if target in state.label_before else 1.0
+        if self.links[(before, target)] > 1 or (state.label_o[target] > 0 and label_side == side):
+            return False
+        low, high = sorted((line, o[target] + side * state.symbol_o[target] / 2))
+        clearance = state.options.edge_spacing
+        layer = proper.layer_of[target]
+        if any(v != target and v not in self.ghosts and o[v] - state.before[v] - clearance < high
+               and o[v] + state.after[v] + clearance > low for v in state.layers[layer]):
+            return False
+        channel = proper.layer_of[before]
+        for track in state.loop_tracks.values():
+            track_line = track.line_at(layer)
+            if track_line is not None and low - clearance < track_line < high + clearance:
+                return False
+            if track.channel == channel and _spans(track.source_o, track.target_o, line):
+                return False
+        bend = ChannelSegment(edge, line, o[target])
+        return all(min(crossings_before(bend, crossed), crossings_before(crossed, bend)) > 0
+                   for crossed in self.bends[channel].values()
+                   if crossed.edge != edge and _spans(crossed.left, crossed.right, line))
+
+
+def _spans(a: float, b: float, value: float) -> bool:
+    return min(a, b) + 1e-6 < value < max(a, b) - 1e-6
+
+
 def _route_bypass(state: FlowState) -> None:
     options = state.options
     state.bypass = bypass_routes(state.proper, state.order_pos, state.before,
@@ -386,31 +501,66 @@ def _route_bypass(state: FlowState) -> None:
                                  options.node_spacing, options.edge_spacing)
 
 
-def _assign_channels(state: FlowState) -> None:
-    """A slot per bent segment in each channel between two layers, and the channels' widths.
-    A link shared by several edges is one segment; bypass segments are keyed (edge, -1)
-    out of a source and (edge, -2) into a target (shared within a fork or merge)."""
-    proper, o, options = state.proper, state.order_pos, state.options
-    channels: list[list[ChannelSegment]] = [[] for _ in range(max(len(state.layers) - 1, 0))]
-
-    def add(key: tuple[int, int], channel: int, segment: ChannelSegment) -> None:
-        if key not in state.segment_at:
-            state.segment_at[key] = len(channels[channel])
-            channels[channel].append(segment)
-
+def _channel_segments(state: FlowState) -> Iterator[tuple[tuple[int, int], int, ChannelSegment]]:
+    """(key, channel, segment) of every edge's segments between two layers: a chain's links
+    (a link shared by several edges is one key), a loop's change of lines on its track
+    keyed (edge, -3), a bypass edge's segments keyed (edge, -1) out of a source and
+    (edge, -2) into a target (shared within a fork or merge)."""
+    proper, o = state.proper, state.order_pos
     for edge, chain in enumerate(state.route_chains):
         if edge in proper.bypass:
             continue
+        track = state.loop_tracks.get(edge)
+        if track is not None:
+            if track.channel is not None:
+                yield (edge, -3), track.channel, ChannelSegment(edge, track.target_o, track.source_o)
+            continue
         ports = state.chain_o[edge]
         for (a, b), (o_a, o_b) in zip(zip(chain, chain[1:]), zip(ports, ports[1:])):
-            add((a, b), proper.layer_of[a], ChannelSegment(edge, o_a, o_b))
+            yield (a, b), proper.layer_of[a], ChannelSegment(edge, o_a, o_b)
     for edge, route in state.bypass.items():
         source, target = drawn_ends(proper, edge)
         backward = edge in proper.reversed_edges
         out_segment = ChannelSegment(edge, *((route.track, o[source]) if backward else (o[source], route.track)))
         in_segment = ChannelSegment(edge, *((o[target], route.track) if backward else (route.track, o[target])))
-        add(route.out_key, route.out_channel, out_segment)
-        add(route.in_key, route.in_channel, in_segment)
+        yield route.out_key, route.out_channel, out_segment
+        yield route.in_key, route.in_channel, in_segment
+
+
+def _place_loop_tracks(state: FlowState) -> None:
+    """Straight tracks for loops whose chains would climb back in stairs
+    (``steps/loops.py``): along a free line between the rows or around the drawing."""
+    proper, o = state.proper, state.order_pos
+    loops = []
+    for edge, chain in enumerate(state.route_chains):
+        if edge in proper.reversed_edges and edge not in proper.bypass:
+            target, source = proper.chains[edge][0], proper.chains[edge][-1]
+            loops.append(Loop(edge, source, target, chain, chain[-1] in state.turn_above,
+                              chain[0] in state.turn_above))
+    if not loops:
+        return
+    segments: list[dict[int, list[tuple[float, float]]]] = [{} for _ in range(max(len(state.layers) - 1, 0))]
+    for _, channel, segment in _channel_segments(state):
+        segments[channel].setdefault(segment.edge, []).append((segment.left, segment.right))
+    extents = [(o[v] - state.before[v], o[v] + state.after[v]) for v in range(proper.vertex_count)]
+    low = min([start for start, _ in extents] + state.lane_bounds[:1] + [r.track for r in state.bypass.values()])
+    high = max([end for _, end in extents] + state.lane_bounds[-1:])
+    layer_of = [proper.layer_of[v] for v in range(proper.vertex_count)]
+    lines = Lines(state.layers, layer_of, proper.node_count, o, state.before, state.after,
+                  state.options.edge_spacing)
+    spacing = state.options.node_spacing
+    state.loop_tracks = loop_tracks(lines, loops, segments, (low - spacing, high + spacing))
+
+
+def _assign_channels(state: FlowState) -> None:
+    """A slot per bent segment in each channel between two layers (``_channel_segments``),
+    and the channels' widths."""
+    options = state.options
+    channels: list[list[ChannelSegment]] = [[] for _ in range(max(len(state.layers) - 1, 0))]
+    for key, channel, segment in _channel_segments(state):
+        if key not in state.segment_at:
+            state.segment_at[key] = len(channels[channel])
+            channels[channel].append(segment)
     for slots, used in assign_channels(channels, options.budgets):
         state.slot_of.append(slots)
         state.slots_used.append(used)
@@ -493,6 +643,15 @@ def _loop_route(state: FlowState, edge: int, chain: list[int],
     proper, o, centre_r = state.proper, state.order_pos, state.centre_r
     target, source = proper.chains[edge][0], proper.chains[edge][-1]
     shift_s, shift_t = port_shift[(edge, source)], port_shift[(edge, target)]
+    track = state.loop_tracks.get(edge)
+    if track is not None:
+        points = [(centre_r[source] + shift_s, _side(state, source, chain[-1])),
+                  (centre_r[source] + shift_s, track.source_o)]
+        if track.channel is not None:
+            r = _slot_r(state, (edge, -3), track.channel)
+            points += [(r, track.source_o), (r, track.target_o)]
+        return points + [(centre_r[target] + shift_t, track.target_o),
+                         (centre_r[target] + shift_t, _side(state, target, chain[0]))]
     points = [(centre_r[source] + shift_s, _side(state, source, chain[-1])),
               (centre_r[source] + shift_s, o[chain[-1]])]
     for a, b in reversed(list(zip(chain, chain[1:]))):
@@ -513,6 +672,10 @@ def _forward_route(state: FlowState, edge: int, chain: list[int]) -> list[tuple[
         if abs(o_a - o_b) > 1e-6:
             r = _slot_r(state, (a, b), state.proper.layer_of[a])
             points += [(r, o_a), (r, o_b)]
+    side = state.side_entries.get(edge)
+    if side is not None:
+        return points + [(centre_r[target], ports[-1]),
+                         (centre_r[target], state.order_pos[target] + side * state.symbol_o[target] / 2)]
     points.append((centre_r[target] - state.symbol_r[target] / 2, ports[-1]))
     return points
 
@@ -542,6 +705,16 @@ def _loop_port_shifts(state: FlowState) -> dict[tuple[int, int], float]:
         span = min(state.symbol_r[node] * 0.6, (count - 1) * state.options.edge_spacing)
         for i, edge in enumerate(ordered):
             shifts[(edge, node)] = 0.0 if count == 1 else -span / 2 + i * span / (count - 1)
+    # loops arriving above and below a node on one line would meet head-on through it:
+    # the ones below move half an edge spacing downstream
+    for (node, above), (_, arriving) in groups.items():
+        if above or (node, True) not in groups:
+            continue
+        lines_above = {round(shifts[(edge, node)], 1) for _, edge in groups[(node, True)][1]}
+        if any(round(shifts[(edge, node)], 1) in lines_above for _, edge in arriving):
+            leaving, _ = groups[(node, False)]
+            for _, edge in leaving + arriving:
+                shifts[(edge, node)] += state.options.edge_spacing / 2
     return shifts
 
 
@@ -584,6 +757,8 @@ STEPS: tuple[Step, ...] = (
     Step("straightening", _straighten),
     Step("ports", _chain_ports),
     Step("bypass", _route_bypass),
+    Step("loop tracks", _place_loop_tracks),
+    Step("side entries", _enter_joins_from_the_side),
     Step("channels", _assign_channels),
     Step("layer starts", _start_layers),
     Step("routes", _route),

@@ -55,7 +55,7 @@ def _inside(value: float, segment: ChannelSegment) -> bool:
     return segment.low + EPS < value < segment.high - EPS
 
 
-def _cost_before(a: ChannelSegment, b: ChannelSegment) -> int:
+def crossings_before(a: ChannelSegment, b: ChannelSegment) -> int:
     """Crossings caused by giving ``a`` a slot left of ``b``."""
     return int(_inside(a.right, b)) + int(_inside(b.left, a))
 
@@ -163,8 +163,8 @@ def _preferred_order(segments: Sequence[ChannelSegment]) -> list[int]:
         for b in by_low[position + 1:]:
             if segments[b].low > segments[a].high + EPS:
                 break
-            ab = _cost_before(segments[a], segments[b])
-            ba = _cost_before(segments[b], segments[a])
+            ab = crossings_before(segments[a], segments[b])
+            ba = crossings_before(segments[b], segments[a])
             if _leaves_where_enters(segments[a], segments[b]):
                 ba += SEPARATE_LINES
             elif _leaves_where_enters(segments[b], segments[a]):

@@ -144,9 +144,14 @@ def test_after_channels_overlapping_segments_never_share_a_slot(case: str) -> No
 
 
 def _channel_of(state: FlowState, key: tuple[int, int]) -> int:
-    """The channel of a segment key: a link's upper vertex's layer, a bypass segment's own."""
+    """The channel of a segment key: a link's upper vertex's layer, a loop track's change
+    of lines or a bypass segment's own."""
     if key[1] >= 0:
         return state.proper.layer_of[key[0]]
+    if key[1] == -3:
+        channel = state.loop_tracks[key[0]].channel
+        assert channel is not None
+        return channel
     route = state.bypass[key[0]]
     return route.out_channel if key[1] == -1 else route.in_channel
 

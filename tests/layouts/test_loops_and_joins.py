@@ -1,0 +1,90 @@
+"""Loop-backs on one track and joins entered from the side (issue 21, item 1)."""
+from __future__ import annotations
+
+import pytest
+
+from layouts.base import LayoutOptions
+from layouts.graph import LaneSpec, LayoutEdge, LayoutGraph, LayoutNode
+from layouts.readability import LOOP_BEND_LIMIT, bends, head_on_entries, is_loop_back, longest_shared_tail
+from layouts.registry import get_strategy
+from layouts.steps.loops import Lines, Loop, chain_bends, loop_tracks
+
+FLOW_KEYS = ["horizontal", "vertical", "horizontalSwimlane", "verticalSwimlane"]
+SIZES = {"task": (120.0, 60.0), "subProcess": (120.0, 60.0), "processInterfacePlaceholder": (120.0, 60.0),
+         "evStart": (36.0, 36.0), "evIntermediate": (36.0, 36.0), "evEnd": (36.0, 36.0),
+         "ruleXor": (50.0, 50.0), "ruleAnd": (50.0, 50.0), "condition": (50.0, 50.0)}
+#: The demo's plan-to-produce (kind and lane per shape, P production, W warehouse, Q
+#: quality): its rework loops back from production to a quality check two lanes below
+#: (drawn in stairs before issue 21), and two joins are fed from above and below (drawn
+#: as a T).
+PLAN_TO_PRODUCE_SHAPES = [
+    ("evStart", "P"), ("task", "P"), ("ruleXor", "P"), ("condition", "P"), ("processInterfacePlaceholder", "P"),
+    ("evIntermediate", "W"), ("condition", "P"), ("ruleXor", "P"), ("task", "P"), ("ruleAnd", "P"),
+    ("task", "W"), ("task", "P"), ("ruleAnd", "P"), ("task", "P"), ("subProcess", "Q"), ("ruleXor", "Q"),
+    ("condition", "Q"), ("task", "P"), ("condition", "Q"), ("task", "P"), ("condition", "Q"), ("task", "P"),
+    ("task", "W"), ("evEnd", "W")]
+PLAN_TO_PRODUCE_EDGES = [
+    (0, 1), (19, 1), (1, 2), (2, 3), (3, 4), (4, 5), (2, 6), (5, 7), (6, 7), (7, 8), (8, 9), (9, 10), (9, 11),
+    (10, 12), (11, 12), (12, 13), (13, 14), (17, 14), (14, 15), (15, 16), (16, 17), (15, 18), (18, 19),
+    (15, 20), (20, 21), (21, 22), (22, 23)]
+
+
+def _shape(index: int, kind: str, lane: str) -> LayoutNode:
+    width, height = SIZES[kind]
+    label = (0.0, 0.0) if width == 120.0 else ((100.0, 30.0) if kind.startswith("ev") else (90.0, 15.0))
+    return LayoutNode(f"n{index}", kind, width, height, label_width=label[0], label_height=label[1], lane=lane)
+
+
+PLAN_TO_PRODUCE = LayoutGraph(
+    tuple(_shape(index, kind, lane) for index, (kind, lane) in enumerate(PLAN_TO_PRODUCE_SHAPES)),
+    tuple(LayoutEdge(f"n{s}", f"n{t}") for s, t in PLAN_TO_PRODUCE_EDGES),
+    (LaneSpec("P", 56.0, 15.0), LaneSpec("W", 78.0, 30.0), LaneSpec("Q", 106.0, 15.0)))
+
+
+@pytest.mark.parametrize("key", FLOW_KEYS)
+def test_loop_backs_bend_at_most_four_times_and_no_join_is_entered_head_on(key: str) -> None:
+    layout = get_strategy(key).layout(PLAN_TO_PRODUCE, LayoutOptions())
+    boxes = {node.id: node.box for node in layout.nodes}
+    loops = [edge for edge in layout.edges if is_loop_back(edge, boxes, key.startswith("vertical"))]
+    assert len(loops) == 2
+    assert all(bends(edge) <= LOOP_BEND_LIMIT for edge in loops)
+    assert head_on_entries(layout) == []
+    assert longest_shared_tail(layout) <= 3
+
+
+def _lines(layers: list[list[int]], o: list[float], extents: list[float], node_count: int) -> Lines:
+    layer_of = [0] * len(o)
+    for index, layer in enumerate(layers):
+        for v in layer:
+            layer_of[v] = index
+    return Lines(layers, layer_of, node_count, o, extents, extents, 12.0)
+
+
+def test_a_loop_in_stairs_runs_back_along_one_free_line() -> None:
+    # target 0 (layer 0) and source 3 (layer 3) with a node on their line in between;
+    # the loop's turn and dummies (4..7) step outwards from -50 to -80: 8 bends
+    o = [0.0, 0.0, 0.0, 0.0, -50.0, -60.0, -70.0, -80.0]
+    extents = [30.0] * 4 + [0.0] * 4
+    layers = [[4, 0], [5, 1], [6, 2], [7, 3]]
+    loop = Loop(0, source=3, target=0, chain=[4, 5, 6, 7], source_above=True, target_above=True)
+    lines = _lines(layers, o, extents, 4)
+    assert chain_bends(o, loop.chain) == 8
+    track = loop_tracks(lines, [loop], [{}, {}, {}], (-200.0, 200.0))[0]
+    assert track.channel is None and track.source_o == track.target_o
+    assert -80.0 <= track.source_o <= -50.0
+
+
+def test_a_loop_whose_lines_are_blocked_changes_lines_once() -> None:
+    # as above, with nodes beyond the loop in its end layers (6, 7: no way around), one
+    # in layer 1 on the loop's inner lines (4) and one in layer 2 on its outer lines (5):
+    # the loop runs along an outer line from its target and an inner one from its
+    # source, changing lines in the channel between layers 1 and 2 (4 bends)
+    o = [0.0, 0.0, 0.0, 0.0, -45.0, -80.0, -150.0, -150.0, -50.0, -60.0, -70.0, -80.0]
+    extents = [30.0, 30.0, 30.0, 30.0, 12.0, 5.0, 10.0, 10.0, 0.0, 0.0, 0.0, 0.0]
+    layers = [[6, 8, 0], [9, 4, 1], [5, 10, 2], [7, 11, 3]]
+    loop = Loop(0, source=3, target=0, chain=[8, 9, 10, 11], source_above=True, target_above=True)
+    track = loop_tracks(_lines(layers, o, extents, 8), [loop], [{}, {}, {}], (-300.0, 300.0))[0]
+    assert track.channel == 1
+    assert track.target_o in (-70.0, -80.0) and track.source_o in (-50.0, -60.0)
+    assert track.line_at(0) == track.target_o and track.line_at(3) == track.source_o
+    assert track.line_at(4) is None
