@@ -23,7 +23,7 @@ from __future__ import annotations
 from layouts.graph import LayoutGraph, LayoutNode
 from layouts.graphic import CHEVRON_TIP
 from renderer.culture import Cultures
-from renderer.measure import FONT_SIZE, measure_box, shape_label
+from renderer.measure import FONT_SIZE, label_culture, measure_box, shape_label
 from renderer.model import Diagram, Element
 from renderer.relations import children_of, first_shape_ids, hierarchy
 from renderer.scene import Scene, ShapeView
@@ -56,20 +56,20 @@ def graphic_graph(diagram: Diagram, cultures: Cultures, font: FontMetrics,
     nodes: list[LayoutNode] = []
     views: dict[str, ShapeView] = {}
     for element, parent in members:
-        name = shape_label(element, cultures)
+        name, culture = shape_label(element, cultures), label_culture(element, cultures)
         if element.id in chevrons:
-            lines = tuple(font.wrap(name, CHEVRON_NAME_WIDTH, FONT_SIZE, CONTAINER_NAME_LINES, cultures.requested))
+            lines = tuple(font.wrap(name, CHEVRON_NAME_WIDTH, FONT_SIZE, CONTAINER_NAME_LINES, culture))
             width = _widest(lines, font) + 2 * CHEVRON_TIP + 2 * LABEL_PADDING + 2
             height = container_header_height(len(lines), line_height)
             role = view_role = "chevron"
         elif element.id in parents and element.id not in listed:
-            lines = tuple(font.wrap(name, CONTAINER_NAME_WIDTH, FONT_SIZE, CONTAINER_NAME_LINES, cultures.requested))
+            lines = tuple(font.wrap(name, CONTAINER_NAME_WIDTH, FONT_SIZE, CONTAINER_NAME_LINES, culture))
             width = _widest(lines, font) + 2 * LABEL_PADDING + 2
             height = container_header_height(len(lines), line_height)
             view_role = "container"
             role = {"core": "chain", None: "container"}.get(bands.get(element.id), "band")
         else:
-            measured = measure_box(name, font, culture=cultures.requested)
+            measured = measure_box(name, font, culture=culture)
             lines, width, height, role, view_role = measured.lines, measured.width, measured.height, "leaf", "leaf"
         nodes.append(LayoutNode(element.id, element.type, round(width, 2), round(height, 2), role=role,
                                 parent=parent))

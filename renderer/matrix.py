@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from layouts.graph import LayoutEdge, LayoutGraph, LayoutNode
 from layouts.matrix import ROW_INDENT, row_depth
 from renderer.culture import Cultures
-from renderer.measure import FONT_SIZE, fit_lines, shape_label
+from renderer.measure import FONT_SIZE, fit_lines, label_culture, shape_label
 from renderer.model import Diagram, Element
 from renderer.names import relation_name
 from renderer.relations import first_shape_ids, is_org_unit, is_product, matrix_rows, related
@@ -88,7 +88,7 @@ def matrix_graph(kind: MatrixKind, diagram: Diagram, cultures: Cultures, font: F
     views: dict[str, ShapeView] = {}
     for column in ordered:
         chosen, lines = fit_lines(shape_label(column, cultures), font, [_inside(w) for w in COLUMN_WIDTHS],
-                                  COLUMN_LINES, cultures.requested)
+                                  COLUMN_LINES, label_culture(column, cultures))
         nodes.append(LayoutNode(column.id, column.type, COLUMN_WIDTHS[chosen],
                                 round(len(lines) * line_height + 2 * CELL_PADDING, 2), role="column"))
         views[column.id] = ShapeView(column.id, column.id, column.type, lines, role="column")
@@ -96,7 +96,7 @@ def matrix_graph(kind: MatrixKind, diagram: Diagram, cultures: Cultures, font: F
     for row in rows:
         depth = row_depth(row.id, parent_of)
         lines = tuple(font.wrap(shape_label(row, cultures), _inside(ROW_HEADER_WIDTH - depth * ROW_INDENT),
-                                FONT_SIZE, ROW_LINES, cultures.requested))
+                                FONT_SIZE, ROW_LINES, label_culture(row, cultures)))
         nodes.append(LayoutNode(row.id, row.type, ROW_HEADER_WIDTH, row_height, role="row",
                                 parent=parent_of.get(row.id)))
         views[row.id] = ShapeView(shape_ids.get(row.id, row.id), row.id, row.type, lines, role="row")
