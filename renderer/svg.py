@@ -299,10 +299,13 @@ def _note(note: Note, text: TextStyle) -> Element:
 
 def _label(node: NodeBox, view: ShapeView, symbol: Symbol, text: TextStyle) -> Element:
     """Label lines in the node's outside label box when it has one, else inside the
-    symbol: centred, or from the top-left for containers."""
+    symbol: centred, from the top-left for containers, or from the left (centred up and
+    down) for matrix rows."""
     if node.label is not None:
         return centred_text(view.lines, node.label, text)
     area = symbol.label_area
+    if symbol.align == "left":
+        return text_block(view.lines, area.x, text.baselines(area.cy, len(view.lines)), anchor="start")
     if symbol.align == "start":
         top = area.y + len(view.lines) * text.line_height / 2
         baselines = text.baselines(top, len(view.lines))
