@@ -20,9 +20,10 @@ from layouts.graphic import CHAIN_MAX_WIDTH
 from renderer.api import lay_out, render
 from renderer.culture import ENGLISH, GERMAN, Cultures
 from renderer.detailed import detailed_graph, satellite_elements
-from renderer.measure import measure_shape
+from renderer.measure import BOX_PADDING, FONT_SIZE, measure_shape
 from renderer.model import Diagram, parse_diagram
 from renderer.relations import MATRIX_ROW_TYPES, children_of, hierarchy
+from renderer.symbols import LABEL_PADDING, symbol_for
 from renderer.text import load_font
 from tests.conftest import FIXTURES, ROOT, SHARED, load_fixture
 from tests.demo_fixtures import DIAGRAM_KEYS, demo_fixture, demo_fixtures
@@ -272,6 +273,36 @@ def test_a_long_value_chain_wraps_into_rows_of_equal_chevrons_in_reading_order(c
     assert box[core.id][3] < box[children_of(diagram, diagram.element)[2].id][1]  # the chain above support
 
 
+@pytest.mark.parametrize("culture", [GERMAN, ENGLISH])
+def test_graphic_wraps_names_to_the_final_box_and_keeps_chevron_titles_clear(culture: int) -> None:
+    """A leaf widened to fill its band shows on one line a name that fits there
+    ("Continuous improvement" was broken in a 460-wide box); a chevron's list starts a
+    padding below its name strip, however many lines the name has."""
+    diagram = parse_diagram(demo_fixture("house"))
+    cultures = Cultures(requested=culture, default=ENGLISH)
+    font = load_font()
+    graph, scene, layout = lay_out(diagram, "graphic", cultures, LayoutOptions(), font)
+    boxes = {node.id: node.box for node in layout.nodes}
+    line_height = font.line_height(FONT_SIZE)
+    leaves = [view for view in scene.shapes.values() if view.role == "leaf"]
+    assert leaves
+    for view in leaves:
+        element = diagram.lookup(view.guid)
+        assert element is not None
+        name = element.text("name", cultures)
+        area = symbol_for(view, boxes[view.guid], line_height, FONT_SIZE).label_area
+        room = area.w - 2 * (BOX_PADDING - LABEL_PADDING)
+        if font.text_width(name, FONT_SIZE) <= room:
+            assert view.lines == (name,), (name, view.lines)
+    for node in graph.nodes:
+        if node.role != "chevron":
+            continue
+        listed = [boxes[child.id] for child in graph.nodes if child.parent == node.id]
+        if listed:
+            title_bottom = boxes[node.id].y + max(n.height for n in graph.nodes if n.role == "chevron")
+            assert min(box.y for box in listed) >= title_bottom + 8, scene.shapes[node.id].lines
+
+
 def test_graphic_of_other_hierarchies_is_nested_boxes() -> None:
     root = parse(render(demo_fixture("core"), "graphic"))
     assert not [g for g in root.iter(f"{SVG}g") if g.get("class") == "node symbol-chevron"]
@@ -319,6 +350,52 @@ def test_entity_relationship_centres_the_diagram_element_and_names_relations_in_
         connectors = [p for p in root.iter(f"{SVG}path") if p.get("class") == "connector"]
         assert len(labels) == len(connectors) > 0  # one labelled edge per relation
         assert {p.get("data-source-shape-id") for p in connectors} == {diagram.id}
+
+
+def svg_texts(root: Any) -> list[str]:
+    """Every line of text drawn: a ``<text>``'s own text or each of its ``<tspan>``s."""
+    return [line or "" for t in root.iter(f"{SVG}text")
+            for line in ([span.text for span in t.iter(f"{SVG}tspan")] or [t.text])]
+
+
+@pytest.mark.parametrize(("culture", "why"), [(GERMAN, "Keine Produkte sind Input oder Output dieser Prozesse"),
+                                              (ENGLISH, "No products are input or output of these processes")])
+def test_a_matrix_without_columns_says_why(culture: int, why: str) -> None:
+    root = parse(render(demo_fixture("credit-check"), "customerMatrix", culture=culture))
+    assert not [g for g in root.iter(f"{SVG}g") if g.get("class") == "node symbol-column"]
+    assert any(text.startswith(why) for text in svg_texts(root))
+    assert not any(" \u2013 " in text for text in svg_texts(root))  # no legend of marks no cell shows
+
+
+@pytest.mark.parametrize("culture", [GERMAN, ENGLISH])
+def test_matrix_legend_marks_are_the_initials_of_their_meanings_and_match_the_cells(culture: int) -> None:
+    root = parse(render(demo_fixture("house"), "processMatrix", culture=culture))
+    legend = [text for text in svg_texts(root) if " \u2013 " in text]
+    marks = {text.split(" \u2013 ")[0]: text.split(" \u2013 ")[1] for text in legend}
+    assert len(marks) == 4 and all(meaning[0].upper() == mark for mark, meaning in marks.items()), marks
+    cells = {text for text in svg_texts(root) if text and set(text) <= set("".join(marks))}
+    assert cells and all(set(cell) <= set(marks) for cell in cells)
+
+
+def test_matrix_row_headers_show_their_indent() -> None:
+    """A sub-process's header text starts further right than its parent's."""
+    fixture = demo_fixture("house")
+    diagram = parse_diagram(fixture)
+    graph, _, _ = lay_out(diagram, "processMatrix", IN_ENGLISH, LayoutOptions(), load_font())
+    root = parse(render(fixture, "processMatrix"))
+    start_of = {}
+    for group in root.iter(f"{SVG}g"):
+        if group.get("class") == "node symbol-row":
+            text = next(group.iter(f"{SVG}text"))
+            assert text.get("text-anchor") == "start"
+            start_of["".join(text.itertext())] = float(text.get("x") or next(text.iter(f"{SVG}tspan")).get("x"))
+    names = {node.id: diagram.lookup(node.id) for node in graph.nodes if node.role == "row"}
+    indented = [node for node in graph.nodes if node.role == "row" and node.parent is not None]
+    assert indented
+    for node in indented:
+        child, parent = names[node.id], names[node.parent]
+        assert child is not None and parent is not None
+        assert start_of[child.text("name", IN_ENGLISH)] > start_of[parent.text("name", IN_ENGLISH)] + 10
 
 
 def released_with_audit(key: str) -> dict[str, Any]:
