@@ -390,10 +390,10 @@ def test_matrix_row_headers_show_their_indent() -> None:
             assert text.get("text-anchor") == "start"
             start_of["".join(text.itertext())] = float(text.get("x") or next(text.iter(f"{SVG}tspan")).get("x"))
     names = {node.id: diagram.lookup(node.id) for node in graph.nodes if node.role == "row"}
-    indented = [node for node in graph.nodes if node.role == "row" and node.parent is not None]
+    indented = [(node.id, node.parent) for node in graph.nodes if node.role == "row" and node.parent is not None]
     assert indented
-    for node in indented:
-        child, parent = names[node.id], names[node.parent]
+    for child_id, parent_id in indented:
+        child, parent = names[child_id], names[parent_id]
         assert child is not None and parent is not None
         assert start_of[child.text("name", IN_ENGLISH)] > start_of[parent.text("name", IN_ENGLISH)] + 10
 
