@@ -7,8 +7,13 @@ relation), and edges that all leave the subject, each with a label size
 dropped; an edge that does not leave the subject is refused (a drawing centred on one
 element has no place for it).
 
+An entity's ``lane``, when set, names its group (the builder: the relation it is
+reached by); a group is kept in one column where that costs the taller column at most
+``group_slack`` (a quarter) of its least height.
+
 Steps: the entities are split into a left and a right column, in their order, where
-the taller column is least tall; the subject sits between them, vertically centred.
+the taller column is least tall among the cuts between groups (any cut when those are
+all too unbalanced); the subject sits between them, vertically centred.
 Each side has one trunk beside the subject: an edge leaves the subject's side at its
 middle, runs along the trunk to its own port on the target's inner side and straight
 into it; an entity that is the target of several edges is made tall enough for one
@@ -56,6 +61,7 @@ class EntityRelationshipLayout:
     label_gap: float = 10.0
     arrow_room: float = 14.0
     port_gap: float = 6.0
+    group_slack: float = 1.25
 
     def layout(self, graph: LayoutGraph, options: LayoutOptions) -> Layout:
         if not graph.nodes:
@@ -72,7 +78,7 @@ class EntityRelationshipLayout:
         pitch = max((edge.label_height for edge in edges), default=0.0) + self.port_gap
         others = [node for node in graph.nodes if node is not subject]
         heights = [max(node.height, len(incoming.get(node.id, ())) * pitch + 2 * self.port_gap) for node in others]
-        left, right = _split(others, heights, options.node_spacing)
+        left, right = _split(others, heights, options.node_spacing, self.group_slack)
         height = max(left.height, right.height, subject.height)
         mid = options.margin + height / 2
         left_labels = _widest_label(left, incoming)
@@ -124,18 +130,29 @@ class EntityRelationshipLayout:
                          edge.key)
 
 
-def _split(nodes: Sequence[LayoutNode], heights: Sequence[float], spacing: float) -> tuple[_Column, _Column]:
+def _split(nodes: Sequence[LayoutNode], heights: Sequence[float], spacing: float,
+           group_slack: float) -> tuple[_Column, _Column]:
     """Left and right columns, the first nodes on the left, where the taller column is
-    least tall (ties: fewer on the left, so a short list stays on the right)."""
-    best = 0
-    best_height = float("inf")
-    for cut in range(len(nodes) + 1):
-        taller = max(_Column(tuple(nodes[:cut]), tuple(heights[:cut]), spacing).height,
-                     _Column(tuple(nodes[cut:]), tuple(heights[cut:]), spacing).height)
-        if taller < best_height - 1e-6:
-            best, best_height = cut, taller
-    return (_Column(tuple(nodes[:best]), tuple(heights[:best]), spacing),
-            _Column(tuple(nodes[best:]), tuple(heights[best:]), spacing))
+    least tall (ties: fewer on the left, so a short list stays on the right); cuts
+    inside a group (nodes of one ``lane``) only when every cut between groups makes
+    the taller column more than ``group_slack`` times that least height."""
+    def columns(cut: int) -> tuple[_Column, _Column]:
+        return (_Column(tuple(nodes[:cut]), tuple(heights[:cut]), spacing),
+                _Column(tuple(nodes[cut:]), tuple(heights[cut:]), spacing))
+
+    def best(cuts: Sequence[int]) -> tuple[int, float]:
+        chosen, least = cuts[0], float("inf")
+        for cut in cuts:
+            taller = max(column.height for column in columns(cut))
+            if taller < least - 1e-6:
+                chosen, least = cut, taller
+        return chosen, least
+
+    anywhere, least = best(range(len(nodes) + 1))
+    between = [cut for cut in range(len(nodes) + 1)
+               if cut in (0, len(nodes)) or nodes[cut - 1].lane is None or nodes[cut - 1].lane != nodes[cut].lane]
+    grouped, grouped_height = best(between)
+    return columns(grouped if grouped_height <= least * group_slack + 1e-6 else anywhere)
 
 
 def _widest_label(column: _Column, incoming: dict[str, list[LayoutEdge]]) -> float:

@@ -26,7 +26,8 @@ width left at its end, so frames line up.
 Guarantees: every node gets one box, its whole area (a container's header strip is its
 top ``height``), at least its size (leaves of nested boxes exactly their size); a child's
 box lies inside its parent's box, below the parent's header strip, with ``padding``
-all round (inside a chevron: clear of both arrow tips); siblings never overlap (``gap``
+all round (inside a chevron: clear of both arrow tips, and ``padding`` below the
+chain's name strip, so a two-line title never touches its first box); siblings never overlap (``gap``
 apart). Parents come before their children in ``Layout.nodes``, so overlays written in
 that order put every child above its parent. Deterministic; iterative, so deep
 hierarchies cannot exhaust the stack.
@@ -153,7 +154,7 @@ class GraphicLayout:
         list_width = max((node.width + depth * self.indent for node, depth in listed), default=0.0)
         list_height = sum(node.height for node, _ in listed) + self.gap * max(len(listed) - 1, 0)
         body = 2 * CHEVRON_TIP + 2 * self.padding
-        height = header + (list_height + self.padding if listed else self.padding)
+        height = header + (list_height + 2 * self.padding if listed else self.padding)
         return max(chevron.width, list_width + body), height
 
     def _chain_rows(self, widths: list[float], limit: float) -> list[list[int]]:
@@ -181,7 +182,7 @@ class GraphicLayout:
                inner: float, boxes: dict[str, Box]) -> float:
         """The chevrons in ``rows`` from (x, y), the longest row filling ``inner`` and the
         others widened alike, each chevron listing what lies under it below the chain's
-        name strip ``header``, so the lists of a row start level; returns the bottom of
+        name strip ``header`` and ``padding``, so the lists of a row start level; returns the bottom of
         the last row."""
         if not chevrons:
             return y
@@ -196,7 +197,7 @@ class GraphicLayout:
                 boxes[chevron.id] = box
                 body_x = box.x + CHEVRON_TIP + self.padding
                 body_w = box.w - 2 * (CHEVRON_TIP + self.padding)
-                top = box.y + header
+                top = box.y + header + self.padding
                 for node, depth in lists[chevron.id]:
                     boxes[node.id] = Box(round(body_x + depth * self.indent, 2), round(top, 2),
                                          round(body_w - depth * self.indent, 2), node.height)

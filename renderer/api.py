@@ -19,7 +19,7 @@ from renderer.culture import DEFAULT_CULTURE, Cultures
 from renderer.detailed import detailed_graph
 from renderer.entity_relationship import entity_graph
 from renderer.flow import fit_lane_names, flow_graph, swimlane_graph
-from renderer.graphic import graphic_graph
+from renderer.graphic import fit_leaf_names, graphic_graph
 from renderer.matrix import customer_matrix_graph, process_matrix_graph
 from renderer.model import Diagram, parse_diagram
 from renderer.scene import Scene
@@ -81,14 +81,16 @@ def _collector_paused() -> Iterator[None]:
 def lay_out(diagram: Diagram, layout_key: str, cultures: Cultures, options: LayoutOptions,
             font: FontMetrics) -> tuple[LayoutGraph, Scene, Layout]:
     """The graph the ``layout_key`` builder made of ``diagram``, the scene with the text
-    fitted to the drawn layout (lane names to their lanes' final length), and the layout."""
+    fitted to the drawn layout (lane names to their lanes' final length, graphic leaves'
+    names to their final boxes), and the layout."""
     strategy = _strategy(layout_key)
     graph, scene = BUILDERS[layout_key](diagram, cultures, font, layout_key)
     try:
         layout = strategy.layout(graph, options)
     except LayoutError as error:
         raise RenderInputError(str(error)) from error
-    return graph, fit_lane_names(scene, layout, diagram, cultures, font, options.edge_spacing), layout
+    scene = fit_lane_names(scene, layout, diagram, cultures, font, options.edge_spacing)
+    return graph, fit_leaf_names(scene, layout, diagram, cultures, font), layout
 
 
 def _strategy(layout_key: str) -> LayoutStrategy:

@@ -34,8 +34,13 @@ class Cultures:
     def pick(self, values: Mapping[int, Text]) -> Text | None:
         """The value of `values` (culture id → text) this render shows; empty text counts
         as missing. "The first value there is" is the first in the mapping's order."""
+        culture = self.source(values)
+        return None if culture is None else values[culture]
+
+    def source(self, values: Mapping[int, Text]) -> int | None:
+        """The culture whose value of `values` `pick` shows (None: no value at all): the
+        language a text is written in, which its hyphenation follows."""
         for culture in (self.requested, LANGUAGE_NEUTRAL, self.default):
-            value = values.get(culture)
-            if value not in (None, ""):
-                return value
-        return next((value for value in values.values() if value not in (None, "")), None)
+            if values.get(culture) not in (None, ""):
+                return culture
+        return next((culture for culture, value in values.items() if value not in (None, "")), None)

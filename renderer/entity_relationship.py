@@ -4,26 +4,36 @@ in the middle, the elements related to it and to its shapes around it.
 Expects a parsed ``Diagram``. Guarantees: the first node is the diagram element (role
 ``subject``, node id and shape id its id); then one entity per element that the
 diagram element or one of its shapes relates to and the diagram holds (not the
-diagram element itself), each once, in reading order: by relation (the configuration's
-order of related contexts, a context it does not know after them in name order), then
-by first mention. One edge per relation (context, element), from the subject, keyed
+diagram element itself, and nothing technical: the server's bookkeeping relations
+``TECHNICAL_CONTEXTS``, who created, changed or released an element, and elements of
+``TECHNICAL_TYPES`` such as access tokens), each once, in reading order: by relation
+(the configuration's order of related contexts, a context it does not know after them
+in name order), then by first mention; an entity's ``lane`` names its relation group
+(the context it is first reached by), which the layout keeps in one column. One edge
+per relation (context, element), from the subject, keyed
 ``rel:<context>:<element id>`` and labelled with the context's display name in the
 render's culture (``renderer.names``), its label size reserved on the edge; edges in
 the entities' order. An entity's shape id is its first shape's id where it is a shape of
 the diagram, else its id; it lists its name (at most two lines), «its type's display
-name» and, when the element carries them, "version · state".
+name» and, when the element carries them, "version · state" with the state's display
+name (``renderer.names.state_name``; the state of unversioned elements is not shown).
 """
 from __future__ import annotations
 
 from layouts.graph import LayoutEdge, LayoutGraph, LayoutNode
 from renderer.culture import Cultures
-from renderer.measure import BOX_PADDING, FONT_SIZE, shape_label
+from renderer.measure import BOX_PADDING, FONT_SIZE, label_culture, shape_label
 from renderer.model import Diagram, Element
-from renderer.names import RELATION_NAMES, relation_name, type_name
+from renderer.names import RELATION_NAMES, relation_name, state_name, type_name
 from renderer.relations import first_shape_ids, related
 from renderer.scene import Scene, ShapeView
 from renderer.text import FontMetrics
 
+#: Relations the server keeps for itself (``repository/catalog.py`` ``SERVER_RELATED``):
+#: who created, changed or released an element is no part of what a process touches.
+TECHNICAL_CONTEXTS = frozenset(("createdBy", "changedBy", "relBy", "releaseHistory"))
+#: Element types of the service's own machinery, never an entity of a business view.
+TECHNICAL_TYPES = frozenset(("authToken", "configCulture"))
 ENTITY_WIDTH = 170.0
 NAME_LINES = 2
 EDGE_LABEL_PADDING = 4.0
@@ -35,8 +45,10 @@ def entity_graph(diagram: Diagram, cultures: Cultures, font: FontMetrics, layout
     subject = diagram.element
     relations = _relations(diagram)
     entities: dict[str, Element] = {subject.id: subject}
-    for _, target in relations:
+    group_of: dict[str, str] = {}
+    for context, target in relations:
         entities.setdefault(target.id, target)
+        group_of.setdefault(target.id, context)
     shape_ids = first_shape_ids(diagram)
     line_height = font.line_height(FONT_SIZE)
     nodes: list[LayoutNode] = []
@@ -45,7 +57,8 @@ def entity_graph(diagram: Diagram, cultures: Cultures, font: FontMetrics, layout
         lines = entity_lines(element, cultures, font)
         role = "subject" if element is subject else "entity"
         nodes.append(LayoutNode(element.id, element.type, ENTITY_WIDTH,
-                                round(len(lines) * line_height + 2 * BOX_PADDING, 2), role=role))
+                                round(len(lines) * line_height + 2 * BOX_PADDING, 2),
+                                lane=group_of.get(element.id), role=role))
         views[element.id] = ShapeView(shape_ids.get(element.id, element.id), element.id, element.type, lines,
                                       role=role)
     edges: list[LayoutEdge] = []
@@ -68,7 +81,8 @@ def _relations(diagram: Diagram) -> list[tuple[str, Element]]:
     found: dict[tuple[str, str], tuple[str, Element]] = {}
     for source in (diagram.element, *(shape.element for shape in diagram.shapes)):
         for context, target in related(diagram, source):
-            if target.id != diagram.element.id:
+            if target.id != diagram.element.id and context not in TECHNICAL_CONTEXTS and \
+                    target.type not in TECHNICAL_TYPES:
                 found.setdefault((context, target.id), (context, target))
     mention = {pair: index for index, pair in enumerate(found)}
     by_relation = sorted(found, key=lambda pair: (_CONTEXT_RANK.get(pair[0], len(_CONTEXT_RANK)), pair[0],
@@ -83,10 +97,10 @@ def _relations(diagram: Diagram) -> list[tuple[str, Element]]:
 def entity_lines(element: Element, cultures: Cultures, font: FontMetrics) -> tuple[str, ...]:
     """Name (wrapped, at most two lines), «type», and "version · state" if present."""
     inner = ENTITY_WIDTH - 2 * BOX_PADDING
-    name = font.wrap(shape_label(element, cultures), inner, FONT_SIZE, NAME_LINES, cultures.requested)
+    name = font.wrap(shape_label(element, cultures), inner, FONT_SIZE, NAME_LINES, label_culture(element, cultures))
     details = " \u00b7 ".join(part for part in (
         f"v{element.text('version', cultures)}" if element.text("version", cultures) else "",
-        element.text("state1", cultures) or element.text("state", cultures),
+        state_name(element.text("state1", cultures) or element.text("state", cultures), cultures),
     ) if part)
     extra = (font.ellipsize(details, inner, FONT_SIZE),) if details else ()
     caption = font.ellipsize(f"\u00ab{type_name(element.type, cultures)}\u00bb", inner, FONT_SIZE)

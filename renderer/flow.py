@@ -11,7 +11,7 @@ from layouts.geometry import Layout
 from layouts.graph import LaneSpec, LayoutEdge, LayoutGraph, LayoutNode
 from layouts.steps.lanes import UNASSIGNED_LANE
 from renderer.culture import Cultures
-from renderer.measure import FONT_SIZE, fit_lines, measure_shape, shape_label
+from renderer.measure import FONT_SIZE, fit_lines, label_culture, measure_shape, shape_label
 from renderer.model import Diagram, Shape
 from renderer.names import UNASSIGNED_NAMES
 from renderer.scene import LaneView, Scene, ShapeView
@@ -36,7 +36,7 @@ def flow_graph(diagram: Diagram, cultures: Cultures, font: FontMetrics,
     views: dict[str, ShapeView] = {}
     for shape in diagram.shapes:
         measured = measure_shape(shape.element.type, shape_label(shape.element, cultures), font,
-                                 cultures.requested)
+                                 label_culture(shape.element, cultures))
         nodes.append(LayoutNode(shape.shape_id, shape.element.type, measured.width, measured.height,
                                 measured.label_width, measured.label_height))
         views[shape.shape_id] = ShapeView(shape.shape_id, shape.element.id, shape.element.type,
@@ -68,7 +68,7 @@ def swimlane_graph(diagram: Diagram, cultures: Cultures, font: FontMetrics,
     lanes: list[LaneSpec] = []
     lane_views: dict[str, LaneView] = {}
     for lane_id, name in lane_names.items():
-        _, lines = fit_lines(name, font, LANE_NAME_WIDTHS, LANE_NAME_LINES, cultures.requested)
+        _, lines = fit_lines(name, font, LANE_NAME_WIDTHS, LANE_NAME_LINES, lane_culture(diagram, lane_id, cultures))
         width = max((font.text_width(line, FONT_SIZE) for line in lines), default=0.0)
         lanes.append(LaneSpec(lane_id, round(width, 2), round(max(len(lines), 1) * line_height, 2)))
         lane_views[lane_id] = LaneView(lane_id, lines or ("",))
@@ -84,6 +84,12 @@ def lane_name(diagram: Diagram, lane_id: str, cultures: Cultures) -> str:
     if unit is None:
         return cultures.pick(UNASSIGNED_NAMES) or ""
     return unit.text("name", cultures) or lane_id
+
+
+def lane_culture(diagram: Diagram, lane_id: str, cultures: Cultures) -> int:
+    """The culture ``lane_name`` is written in, which its hyphenation follows."""
+    unit = diagram.lookup(lane_id)
+    return cultures.requested if unit is None else label_culture(unit, cultures)
 
 
 def fit_lane_names(scene: Scene, layout: Layout, diagram: Diagram, cultures: Cultures, font: FontMetrics,
@@ -106,7 +112,7 @@ def fit_lane_names(scene: Scene, layout: Layout, diagram: Diagram, cultures: Cul
         # the allowances: the layout rounds coordinates, and the builder widths, to 0.01
         max_lines = max(len(built.lines), int((across - 2 * padding + ROUNDING) / line_height))
         _, lines = fit_lines(lane_name(diagram, band.id, cultures), font, (along - 2 * padding + ROUNDING,),
-                             max_lines, cultures.requested)
+                             max_lines, lane_culture(diagram, band.id, cultures))
         lanes[band.id] = LaneView(band.id, lines or ("",))
     return replace(scene, lanes=lanes)
 

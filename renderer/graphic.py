@@ -16,18 +16,22 @@ element with children is a ``container`` and any other element a ``leaf``. Conta
 bands and the chain get the least width of their name and the height of their header
 strip (the strip ``renderer.symbols`` draws for that many lines); a chevron the width of
 its name beside the arrow tips and the height of that strip; leaves are measured like a
-task.
+task, and after layout (``fit_leaf_names``) their names are wrapped again to the box
+they were given: a leaf widened to fill its row shows its name on fewer lines.
 """
 from __future__ import annotations
 
+from dataclasses import replace
+
+from layouts.geometry import Layout
 from layouts.graph import LayoutGraph, LayoutNode
 from layouts.graphic import CHEVRON_TIP
 from renderer.culture import Cultures
-from renderer.measure import FONT_SIZE, measure_box, shape_label
+from renderer.measure import BOX_PADDING, FONT_SIZE, fit_lines, label_culture, measure_box, shape_label
 from renderer.model import Diagram, Element
 from renderer.relations import children_of, first_shape_ids, hierarchy
 from renderer.scene import Scene, ShapeView
-from renderer.symbols import LABEL_PADDING, container_header_height
+from renderer.symbols import LABEL_PADDING, container_header_height, symbol_for
 from renderer.text import FontMetrics
 
 CONTAINER_NAME_WIDTH = 260.0
@@ -56,20 +60,20 @@ def graphic_graph(diagram: Diagram, cultures: Cultures, font: FontMetrics,
     nodes: list[LayoutNode] = []
     views: dict[str, ShapeView] = {}
     for element, parent in members:
-        name = shape_label(element, cultures)
+        name, culture = shape_label(element, cultures), label_culture(element, cultures)
         if element.id in chevrons:
-            lines = tuple(font.wrap(name, CHEVRON_NAME_WIDTH, FONT_SIZE, CONTAINER_NAME_LINES, cultures.requested))
+            lines = tuple(font.wrap(name, CHEVRON_NAME_WIDTH, FONT_SIZE, CONTAINER_NAME_LINES, culture))
             width = _widest(lines, font) + 2 * CHEVRON_TIP + 2 * LABEL_PADDING + 2
             height = container_header_height(len(lines), line_height)
             role = view_role = "chevron"
         elif element.id in parents and element.id not in listed:
-            lines = tuple(font.wrap(name, CONTAINER_NAME_WIDTH, FONT_SIZE, CONTAINER_NAME_LINES, cultures.requested))
+            lines = tuple(font.wrap(name, CONTAINER_NAME_WIDTH, FONT_SIZE, CONTAINER_NAME_LINES, culture))
             width = _widest(lines, font) + 2 * LABEL_PADDING + 2
             height = container_header_height(len(lines), line_height)
             view_role = "container"
             role = {"core": "chain", None: "container"}.get(bands.get(element.id), "band")
         else:
-            measured = measure_box(name, font, culture=cultures.requested)
+            measured = measure_box(name, font, culture=culture)
             lines, width, height, role, view_role = measured.lines, measured.width, measured.height, "leaf", "leaf"
         nodes.append(LayoutNode(element.id, element.type, round(width, 2), round(height, 2), role=role,
                                 parent=parent))
@@ -113,3 +117,23 @@ def _under(members: list[tuple[Element, str | None]], roots: set[str]) -> set[st
 
 def _widest(lines: tuple[str, ...], font: FontMetrics) -> float:
     return max((font.text_width(line, FONT_SIZE) for line in lines), default=0.0)
+
+
+def fit_leaf_names(scene: Scene, layout: Layout, diagram: Diagram, cultures: Cultures,
+                   font: FontMetrics) -> Scene:
+    """``scene`` with every leaf's name wrapped again (``fit_lines``) to the label area
+    of the box the layout drew, in at most as many lines as that box holds (never fewer
+    than the builder's wrap has: the box was made for those); any other scene as it is."""
+    line_height = font.line_height(FONT_SIZE)
+    shapes = dict(scene.shapes)
+    for node in layout.nodes:
+        view = shapes.get(node.id)
+        element = diagram.element if node.id == diagram.id else diagram.lookup(node.id)
+        if view is None or view.role != "leaf" or element is None:
+            continue
+        area = symbol_for(view, node.box, line_height, FONT_SIZE).label_area
+        room = area.w - 2 * (BOX_PADDING - LABEL_PADDING)  # the air ``measure_box`` keeps
+        max_lines = max(len(view.lines), int(area.h / line_height))
+        _, lines = fit_lines(shape_label(element, cultures), font, (room,), max_lines, label_culture(element, cultures))
+        shapes[node.id] = replace(view, lines=lines)
+    return replace(scene, shapes=shapes)

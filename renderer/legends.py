@@ -15,7 +15,9 @@ LEGEND_SAMPLE_WIDTH = 40.0
 
 
 def legend_lines(scene: Scene) -> list[str]:
-    return [clean_text(f"{mark} \u2013 {meaning}") for mark, meaning in scene.legend]
+    """One line per legend entry: "mark – meaning", or the meaning alone for an entry
+    without a mark (a note such as why a matrix has no columns)."""
+    return [clean_text(f"{mark} \u2013 {meaning}" if mark else meaning) for mark, meaning in scene.legend]
 
 
 def legend_origin(layout: Layout) -> Point:

@@ -8,7 +8,9 @@ elements linked to a row through the matrix's contexts that are of its kind (org
 products), each once, by name then id, never a row element; ``Scene.cell_marks`` maps
 (row element id, column element id) to the marks of the contexts that link them, in
 the legend's order; ``Scene.legend`` explains every mark with the context's display
-name in the render's culture (``renderer.names``). Header texts are wrapped (a column
+name in the render's culture (``renderer.names``), marks being that name's initial in
+the culture (E/R/C/I, A/V/W/I); a matrix without rows or without columns has instead
+one legend line, without a mark, saying so and why. Header texts are wrapped (a column
 grows up to ``COLUMN_WIDTHS[-1]`` before a word breaks) and ellipsized only when they
 cannot fit; every row has the same height, so hundreds of rows stay readable.
 """
@@ -20,8 +22,8 @@ from dataclasses import dataclass
 
 from layouts.graph import LayoutEdge, LayoutGraph, LayoutNode
 from layouts.matrix import ROW_INDENT, row_depth
-from renderer.culture import Cultures
-from renderer.measure import FONT_SIZE, fit_lines, shape_label
+from renderer.culture import ENGLISH, GERMAN, Cultures
+from renderer.measure import FONT_SIZE, fit_lines, label_culture, shape_label
 from renderer.model import Diagram, Element
 from renderer.names import relation_name
 from renderer.relations import first_shape_ids, is_org_unit, is_product, matrix_rows, related
@@ -40,20 +42,35 @@ CELL_PADDING = 5.0
 @dataclass(frozen=True, slots=True)
 class MatrixKind:
     """Which columns a matrix has and how a cell shows each linking context:
-    ``marks`` is (context, mark) in legend order; ``joiner`` separates the
-    marks of one cell."""
+    ``marks`` is (context, culture id → mark) in legend order, each mark the initial
+    of the context's display name in that culture so that legend and cells agree;
+    ``joiner`` separates the marks of one cell; ``no_columns`` says in each culture
+    why a matrix whose rows link to nothing of its kind has no columns."""
 
     is_column: Callable[[Element], bool]
-    marks: tuple[tuple[str, str], ...]
+    marks: tuple[tuple[str, dict[int, str]], ...]
     joiner: str
+    no_columns: dict[int, str]
+
+
+def _marks(german: str, english: str) -> dict[int, str]:
+    return {GERMAN: german, ENGLISH: english}
 
 
 PROCESS = MatrixKind(is_org_unit, (
-    ("executedBy", "E"), ("responsible", "R"), ("contributes", "C"), ("informed", "I"),
-), "")
+    ("executedBy", _marks("A", "E")), ("responsible", _marks("V", "R")),
+    ("contributes", _marks("W", "C")), ("informed", _marks("I", "I")),
+), "", _marks("Keine Organisationseinheit führt diese Prozesse aus, verantwortet sie, wirkt mit oder wird "
+              "informiert: die Matrix hat keine Spalten.",
+              "No org unit executes, is responsible for, contributes to or is informed of these processes: "
+              "the matrix has no columns."))
 CUSTOMER = MatrixKind(is_product, (
-    ("hasInput", "In"), ("hasOutput", "Out"),
-), "/")
+    ("hasInput", _marks("In", "In")), ("hasOutput", _marks("Out", "Out")),
+), "/", _marks("Keine Produkte sind Input oder Output dieser Prozesse: die Matrix hat keine Spalten.",
+               "No products are input or output of these processes: the matrix has no columns."))
+#: What a matrix of a diagram without tasks or sub-processes says instead of rows.
+NO_ROWS = _marks("Dieses Diagramm enthält keine Aufgaben oder Teilprozesse: die Matrix hat keine Zeilen.",
+                 "This diagram holds no tasks or sub-processes: the matrix has no rows.")
 
 
 def process_matrix_graph(diagram: Diagram, cultures: Cultures, font: FontMetrics,
@@ -73,7 +90,7 @@ def matrix_graph(kind: MatrixKind, diagram: Diagram, cultures: Cultures, font: F
     rows, parent_of = ordered_rows(diagram, matrix_rows(diagram))
     row_ids = {row.id for row in rows}
     contexts = [context for context, _ in kind.marks]
-    mark_of = dict(kind.marks)
+    mark_of = {context: cultures.pick(marks) or "" for context, marks in kind.marks}
     columns: dict[str, Element] = {}
     linked: dict[tuple[str, str], list[str]] = {}
     for row in rows:
@@ -88,7 +105,7 @@ def matrix_graph(kind: MatrixKind, diagram: Diagram, cultures: Cultures, font: F
     views: dict[str, ShapeView] = {}
     for column in ordered:
         chosen, lines = fit_lines(shape_label(column, cultures), font, [_inside(w) for w in COLUMN_WIDTHS],
-                                  COLUMN_LINES, cultures.requested)
+                                  COLUMN_LINES, label_culture(column, cultures))
         nodes.append(LayoutNode(column.id, column.type, COLUMN_WIDTHS[chosen],
                                 round(len(lines) * line_height + 2 * CELL_PADDING, 2), role="column"))
         views[column.id] = ShapeView(column.id, column.id, column.type, lines, role="column")
@@ -96,12 +113,16 @@ def matrix_graph(kind: MatrixKind, diagram: Diagram, cultures: Cultures, font: F
     for row in rows:
         depth = row_depth(row.id, parent_of)
         lines = tuple(font.wrap(shape_label(row, cultures), _inside(ROW_HEADER_WIDTH - depth * ROW_INDENT),
-                                FONT_SIZE, ROW_LINES, cultures.requested))
+                                FONT_SIZE, ROW_LINES, label_culture(row, cultures)))
         nodes.append(LayoutNode(row.id, row.type, ROW_HEADER_WIDTH, row_height, role="row",
                                 parent=parent_of.get(row.id)))
         views[row.id] = ShapeView(shape_ids.get(row.id, row.id), row.id, row.type, lines, role="row")
     marks = {key: kind.joiner.join(mark_of[c] for c in contexts if c in found) for key, found in linked.items()}
-    legend = tuple((mark, relation_name(context, cultures)) for context, mark in kind.marks)
+    legend = tuple((mark_of[context], relation_name(context, cultures)) for context in contexts)
+    if not rows:
+        legend = (("", cultures.pick(NO_ROWS) or ""),)
+    elif not columns:
+        legend = (("", cultures.pick(kind.no_columns) or ""),)
     scene = Scene(diagram.id, layout_key, views, cell_marks=marks, legend=legend, font_size=FONT_SIZE)
     return LayoutGraph(tuple(nodes), tuple(LayoutEdge(row, column) for row, column in linked)), scene
 

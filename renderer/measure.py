@@ -115,3 +115,9 @@ def fit_lines(text: str, font: FontMetrics, widths: Sequence[float], max_lines: 
 
 def shape_label(element: Element, cultures: Cultures) -> str:
     return element.text("name", cultures)
+
+
+def label_culture(element: Element, cultures: Cultures) -> int:
+    """The culture ``shape_label``'s text is written in: its lines are hyphenated by
+    that culture's dictionary, a German name as German in an English drawing too."""
+    return element.text_culture("name", cultures)

@@ -21,7 +21,7 @@ from renderer.contract import (
     culture_id,
     shape_links,
 )
-from renderer.culture import Cultures
+from renderer.culture import LANGUAGE_NEUTRAL, Cultures
 
 #: Element types of the seed; anything else is rejected.
 KNOWN_TYPES = frozenset((
@@ -50,6 +50,12 @@ class Element:
         so no text can break the drawing."""
         value = cultures.pick(self.attributes.get(attribute) or {})
         return "" if value is None else " ".join(_CONTROL.sub(" ", str(value)).split())
+
+    def text_culture(self, attribute: str, cultures: Cultures) -> int:
+        """The culture `text` shows `attribute` in: the requested one when it has no
+        value, and the render's language for a language-neutral value."""
+        culture = cultures.source(self.attributes.get(attribute) or {})
+        return cultures.requested if culture in (None, LANGUAGE_NEUTRAL) else culture
 
 
 @dataclass(frozen=True, slots=True)

@@ -20,7 +20,8 @@ from __future__ import annotations
 
 from renderer.culture import ENGLISH, GERMAN, Cultures
 
-__all__ = ["RELATION_NAMES", "TYPE_NAMES", "UNASSIGNED_NAMES", "relation_name", "type_name"]
+__all__ = ["RELATION_NAMES", "STATE_NAMES", "TYPE_NAMES", "UNASSIGNED_NAMES", "relation_name", "state_name",
+           "type_name"]
 
 
 def _names(german: str, english: str) -> dict[int, str]:
@@ -81,6 +82,21 @@ RELATION_NAMES: dict[str, dict[int, str]] = {
     "releaseHistory": _names("Freigabehistorie", "release history"),
 }
 
+#: Release state (the server's ``state1``, ``repository/release.py``) → culture id →
+#: display name. ``show``, the state of every unversioned element, says nothing to a
+#: reader and has no name: it is not drawn.
+STATE_NAMES: dict[str, dict[int, str]] = {
+    "inProcess": _names("in Bearbeitung", "in process"),
+    "inReview": _names("in Prüfung", "in review"),
+    "readyForQa": _names("bereit zur Qualitätssicherung", "ready for QA"),
+    "readyForRelease": _names("bereit zur Freigabe", "ready for release"),
+    "released": _names("freigegeben", "released"),
+    "requestToExpire": _names("Ablauf beantragt", "expiry requested"),
+    "expired": _names("abgelaufen", "expired"),
+}
+#: States a drawing leaves out: they hold for every element of their kind.
+UNSHOWN_STATES = frozenset(("show",))
+
 #: The lane of tasks without an org unit (docs/contract.md, "Layout keys"); English
 #: first, so a render whose cultures have no translation shows it.
 UNASSIGNED_NAMES: dict[int, str] = {ENGLISH: "Unassigned", GERMAN: "Nicht zugeordnet"}
@@ -89,6 +105,14 @@ UNASSIGNED_NAMES: dict[int, str] = {ENGLISH: "Unassigned", GERMAN: "Nicht zugeor
 def type_name(type_key: str, cultures: Cultures) -> str:
     """The display name of an element type in the render's culture, else the key."""
     return cultures.pick(TYPE_NAMES.get(type_key, {})) or type_key
+
+
+def state_name(state: str, cultures: Cultures) -> str:
+    """The display name of a release state in the render's culture, else the state
+    itself; empty for a state that is not drawn (``UNSHOWN_STATES``)."""
+    if state in UNSHOWN_STATES:
+        return ""
+    return cultures.pick(STATE_NAMES.get(state, {})) or state
 
 
 def relation_name(context: str, cultures: Cultures) -> str:

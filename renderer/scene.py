@@ -35,7 +35,9 @@ class Scene:
     ``cell_marks`` maps (row id, column id) to the text of a matrix cell; ``legend`` lists
     (mark, meaning) pairs drawn under a matrix; ``symbol_legend`` lists (view role,
     meaning) pairs: each symbol a drawing uses for more than its type (``detailed``'s
-    satellites), to be drawn small beside its meaning under the drawing."""
+    satellites), to be drawn small beside its meaning under the drawing;
+    ``associations`` holds the keys of edges drawn as undirected associations (a dotted
+    line without an arrowhead: a task and its org unit, IT system or document)."""
 
     diagram_id: str
     layout_key: str
@@ -46,3 +48,4 @@ class Scene:
     legend: tuple[tuple[str, str], ...] = ()
     font_size: float = 12.0
     symbol_legend: tuple[tuple[str, str], ...] = ()
+    associations: frozenset[str] = frozenset()

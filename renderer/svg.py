@@ -51,6 +51,8 @@ __all__ = ["ARROW_MARKER_ID", "finished_document", "path_data", "svg_root", "wri
 ARROW_MARKER_ID = "arrow"
 EDGE_COLOR = "#4a5568"
 EDGE_WIDTH = 1.2
+#: The dash pattern of an undirected association (BPMN draws associations dotted).
+ASSOCIATION_DASHES = "3 3"
 NOTE_SCALE = 0.75
 LANE_COLORS = ("#ffffff", "#f8f9fb")
 #: Font subsets kept for documents drawn again (a few kilobytes each).
@@ -77,7 +79,7 @@ def write_svg(layout: Layout, scene: Scene, font: FontMetrics | None = None) -> 
         _lanes(layout.lanes, scene, text),
         _cells(layout.cells, scene, text),
         _nodes("containers", containers, views, text),
-        _connectors(layout.edges, views),
+        _connectors(layout.edges, views, scene.associations),
         _edge_labels(layout.edges, scene, text),
         _nodes("nodes", others, views, text),
         matrix_legend(layout, legend, text),
@@ -250,15 +252,20 @@ def path_data(points: Sequence[Point]) -> str:
     return " ".join(commands)
 
 
-def _connectors(routes: Sequence[EdgeRoute], views: dict[str, ShapeView]) -> Element:
+def _connectors(routes: Sequence[EdgeRoute], views: dict[str, ShapeView], associations: frozenset[str]) -> Element:
     """One ``path.connector`` per route; its ends are named by the shape ids of the
-    nodes it joins, the same ids the overlays carry."""
+    nodes it joins, the same ids the overlays carry. A route whose key is one of
+    ``associations`` is an undirected association: dotted, no arrowhead, class
+    ``connector association``."""
     group = group_element("edges")
     for route in routes:
+        association = bool(route.key) and route.key in associations
+        ending = {"stroke-dasharray": ASSOCIATION_DASHES} if association else \
+            {"marker-end": f"url(#{ARROW_MARKER_ID})"}
         group.add(Element("path", {
-            "d": path_data(route.points), "class": "connector", "fill": "none",
-            "stroke": EDGE_COLOR, "stroke-width": fmt(EDGE_WIDTH),
-            "stroke-linejoin": "round", "marker-end": f"url(#{ARROW_MARKER_ID})",
+            "d": path_data(route.points), "class": "connector association" if association else "connector",
+            "fill": "none", "stroke": EDGE_COLOR, "stroke-width": fmt(EDGE_WIDTH), "stroke-linejoin": "round",
+            **ending,
             "data-source-shape-id": clean_text(views[route.source].shape_id),
             "data-target-shape-id": clean_text(views[route.target].shape_id),
         }))
@@ -292,10 +299,13 @@ def _note(note: Note, text: TextStyle) -> Element:
 
 def _label(node: NodeBox, view: ShapeView, symbol: Symbol, text: TextStyle) -> Element:
     """Label lines in the node's outside label box when it has one, else inside the
-    symbol: centred, or from the top-left for containers."""
+    symbol: centred, from the top-left for containers, or from the left (centred up and
+    down) for matrix rows."""
     if node.label is not None:
         return centred_text(view.lines, node.label, text)
     area = symbol.label_area
+    if symbol.align == "left":
+        return text_block(view.lines, area.x, text.baselines(area.cy, len(view.lines)), anchor="start")
     if symbol.align == "start":
         top = area.y + len(view.lines) * text.line_height / 2
         baselines = text.baselines(top, len(view.lines))

@@ -94,8 +94,9 @@ class Note:
 class Symbol:
     """``kind`` names the symbol (it becomes the CSS class ``symbol-<kind>``, so it is
     always one of our own words, never user data). ``label_area`` is where the label
-    lines go when the node has no outside label box; ``align`` is ``middle`` (centred)
-    or ``start`` (top-left, for containers)."""
+    lines go when the node has no outside label box; ``align`` is ``middle`` (centred),
+    ``start`` (top-left, for containers) or ``left`` (left, centred up and down: matrix
+    row headers, whose indent shows only so)."""
 
     kind: str
     parts: tuple[Part, ...]
@@ -325,7 +326,7 @@ _BY_ROLE: dict[str, Callable[[Box], Symbol]] = {
     "subject": lambda box: _rounded("subject", box, _SUBJECT),
     "satellite": lambda box: _rounded("satellite", box, _SATELLITE),
     **SATELLITE_SYMBOLS,
-    "row": lambda box: Symbol("row", (Rect(box, _HEADER),), _inset(box, LABEL_PADDING)),
+    "row": lambda box: Symbol("row", (Rect(box, _HEADER),), _inset(box, LABEL_PADDING), align="left"),
     "column": lambda box: Symbol("column", (Rect(box, _HEADER),), _inset(box, LABEL_PADDING)),
 }
 

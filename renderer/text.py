@@ -29,6 +29,8 @@ MIN_FRAGMENT = 3
 BREAK_AFTER = "-/"
 #: The hyphenation dictionary of each culture; any other culture hyphenates as English.
 DICTIONARIES = {GERMAN: "de_DE", ENGLISH: "en_US"}
+#: Vowels (and umlauts) of German: an s after one of these is rarely a linking s.
+GERMAN_VOWELS = frozenset("aeiouyäöü")
 
 
 def default_font_path() -> Path:
@@ -79,19 +81,24 @@ class FontMetrics:
         """Word wrap to ``max_width``; only a word longer than a line breaks, at a
         hyphenation point of ``culture``'s dictionary (``hyphenation_points``); the last line is
         ellipsized when the text needs more than ``max_lines`` lines, and a fragment
-        that fits no line even so is cut with an ellipsis. Every line fits."""
-        lines, _ = self._wrap(text, max_width, size, max_lines, culture)
-        return lines
+        that fits no line even so is cut with an ellipsis. Every line fits. A word
+        breaks at a compound boundary (``compound_points``) where one fits the line,
+        unless only the dictionary's last fitting point shows the whole text."""
+        lines, whole = self._wrap(text, max_width, size, max_lines, culture, compounds=True)
+        return lines if whole else self._wrap(text, max_width, size, max_lines, culture, compounds=False)[0]
 
     def wrap_whole(self, text: str, max_width: float, size: float, max_lines: int,
                    culture: int = ENGLISH) -> list[str] | None:
         """``wrap``'s lines when they show all of ``text`` (no ellipsis), else None: what
         a box that may grow asks before it settles for an ellipsis."""
-        lines, whole = self._wrap(text, max_width, size, max_lines, culture)
-        return lines if whole else None
+        for compounds in (True, False):
+            lines, whole = self._wrap(text, max_width, size, max_lines, culture, compounds)
+            if whole:
+                return lines
+        return None
 
     def _wrap(self, text: str, max_width: float, size: float, max_lines: int,
-              culture: int) -> tuple[list[str], bool]:
+              culture: int, compounds: bool) -> tuple[list[str], bool]:
         lines: list[str] = []
         current = ""
         whole = True
@@ -108,7 +115,7 @@ class FontMetrics:
                     current = ""
                     continue
                 room = max_width - self.text_width(f"{current} ", size) if current else max_width
-                point = self._break_point(word, start, room, size, culture)
+                point = self._break_point(word, start, room, size, culture, compounds)
                 if point is not None:
                     head = word[start:point[0]] + (HYPHEN if point[1] else "")
                     lines.append(f"{current} {head}" if current else head)
@@ -129,15 +136,19 @@ class FontMetrics:
         return lines, whole
 
     def _break_point(self, word: str, start: int, room: float, size: float,
-                     culture: int) -> tuple[int, bool] | None:
+                     culture: int, compounds: bool) -> tuple[int, bool] | None:
         """The last hyphenation point of ``word`` after ``start`` whose head from
         ``start`` (with its hyphen) fits ``room`` and keeps ``MIN_FRAGMENT`` letters,
-        as (index, hyphen added); None when there is none."""
-        for point, added in reversed(hyphenation_points(word, culture)):
-            head = word[start:point]
-            if point > start and _letters(head) >= MIN_FRAGMENT and \
-                    self.text_width(head + (HYPHEN if added else ""), size) <= room:
-                return point, added
+        as (index, hyphen added), the last such compound boundary first when
+        ``compounds``; None when there is none."""
+        tiers = (compound_points(word, culture), hyphenation_points(word, culture)) if compounds else \
+            (hyphenation_points(word, culture),)
+        for points in tiers:
+            for point, added in reversed(points):
+                head = word[start:point]
+                if point > start and _letters(head) >= MIN_FRAGMENT and \
+                        self.text_width(head + (HYPHEN if added else ""), size) <= room:
+                    return point, added
         return None
 
 
@@ -201,6 +212,22 @@ def hyphenation_points(word: str, culture: int) -> tuple[tuple[int, bool], ...]:
         start = index + 1
     return tuple((point, added) for point, added in sorted(points.items())
                  if _letters(word[:point]) >= MIN_FRAGMENT and _letters(word[point:]) >= MIN_FRAGMENT)
+
+
+@functools.lru_cache(maxsize=4096)
+def compound_points(word: str, culture: int) -> tuple[tuple[int, bool], ...]:
+    """The points of ``hyphenation_points`` that lie between the parts of a compound,
+    where a reader expects a long word to break: after the word's own hyphen or slash,
+    and in German after a linking s that follows a consonant ("Qualitäts-management",
+    "Bewerbungs-eingang", "Geschäfts-führung"; the dictionary alone would as soon give
+    "Qualitätsmanage-ment"). Without a lexicon the other linking forms (-en-, -er-) are
+    not told from syllables, so those compounds break at the dictionary's points."""
+    return tuple((point, added) for point, added in hyphenation_points(word, culture)
+                 if not added or (culture == GERMAN and _linking_s(word[:point])))
+
+
+def _linking_s(head: str) -> bool:
+    return len(head) >= 2 and head[-1] == "s" and head[-2].isalpha() and head[-2].lower() not in GERMAN_VOWELS
 
 
 @functools.lru_cache(maxsize=4)

@@ -15,15 +15,18 @@ import pytest
 from lxml import etree
 from pytest_regressions.file_regression import FileRegressionFixture
 
+from layouts.base import LayoutOptions
 from layouts.graphic import CHAIN_MAX_WIDTH
-from renderer.api import render
+from renderer.api import lay_out, render
 from renderer.culture import ENGLISH, GERMAN, Cultures
-from renderer.detailed import detailed_graph
+from renderer.detailed import detailed_graph, satellite_elements
+from renderer.measure import BOX_PADDING, FONT_SIZE, measure_shape
 from renderer.model import Diagram, parse_diagram
-from renderer.relations import children_of, hierarchy
+from renderer.relations import MATRIX_ROW_TYPES, children_of, hierarchy
+from renderer.symbols import LABEL_PADDING, symbol_for
 from renderer.text import load_font
 from tests.conftest import FIXTURES, ROOT, SHARED, load_fixture
-from tests.demo_fixtures import demo_fixture, demo_fixtures
+from tests.demo_fixtures import DIAGRAM_KEYS, demo_fixture, demo_fixtures
 from tests.renderer.test_golden import same_svg
 
 IN_ENGLISH = Cultures(requested=ENGLISH, default=ENGLISH)
@@ -123,6 +126,62 @@ def test_detailed_draws_a_symbol_per_satellite_kind_and_names_them_for_a_legend(
                                    ("satellite-system", "IT-System"), ("satellite-document", "Dokument"))
 
 
+@pytest.mark.parametrize("culture", [GERMAN, ENGLISH])
+@pytest.mark.parametrize("key", DIAGRAM_KEYS)
+def test_detailed_joins_org_units_systems_and_documents_without_arrows(key: str, culture: int) -> None:
+    """An org unit, IT system or document is associated with its task (no arrowhead: an
+    arrow from the task would read as its output); inputs point into the task, outputs
+    out of it."""
+    fixture = demo_fixture(key)
+    diagram = parse_diagram(fixture)
+    root = parse(render(fixture, "detailed", culture))
+    groups = {f"{shape.shape_id}:{element.id}": group for shape in diagram.shapes
+              if shape.element.type in MATRIX_ROW_TYPES for group, element in satellite_elements(diagram, shape)}
+    drawn = 0
+    for path in root.iter(f"{SVG}path"):
+        ends = path.get("data-source-shape-id"), path.get("data-target-shape-id")
+        satellite = next((end for end in ends if end in groups), None)
+        if satellite is None:
+            continue
+        drawn += 1
+        group = groups[satellite]
+        if group in ("orgUnit", "system", "document"):
+            assert path.get("marker-end") is None and path.get("class") == "connector association", satellite
+        else:
+            assert path.get("marker-end") is not None
+            assert (ends[0] == satellite) == (group == "input"), satellite  # inputs in, outputs out
+    assert drawn == len(groups) > 0
+
+
+def test_a_satellite_grows_to_its_name_before_cutting_it() -> None:
+    """A long org-unit name takes a wider satellite instead of an ellipsis."""
+    fixture = demo_fixture("credit-check")
+    unit = next(e for e in fixture["elements"] if e["type"] == "orgUnit")
+    unit["attributes"]["name"] = {"1031": "Bewerbungseingang - Sachbearbeitung Personalgewinnung",
+                                  "1033": "Application intake - clerical processing of recruiting"}
+    for culture in (GERMAN, ENGLISH):
+        root = parse(render(fixture, "detailed", culture))
+        satellites = [g for g in root.iter(f"{SVG}g") if g.get("class") == "node symbol-org-unit"]
+        texts = ["".join(g.itertext()) for g in satellites]
+        assert satellites and not any("\u2026" in text for text in texts)
+        lines = [line for g in satellites for text in g.iter(f"{SVG}text")
+                 for line in ([t.text for t in text.iter(f"{SVG}tspan")] or [text.text]) if line]
+        assert not any(line.endswith("-") and not line.endswith(" -") for line in lines), lines  # no word broken
+
+
+def test_a_german_name_drawn_as_fallback_in_english_is_hyphenated_as_german() -> None:
+    """A name the fixture holds in 1031 only is German text in a 1033 drawing too."""
+    word = "Wareneingangsprüfungsprotokollierungsverfahrensanweisungsentwurf"
+    font = load_font()
+    german, english = (measure_shape("task", word, font, culture).lines for culture in (GERMAN, ENGLISH))
+    assert german != english
+    fixture = demo_fixture("credit-check")
+    task = next(e["element"] for e in fixture["values"] if e["element"]["type"] == "task")
+    task["attributes"]["name"] = {"1031": word}
+    _, scene = detailed_graph(parse_diagram(fixture), IN_ENGLISH, font, "detailed")
+    assert scene.shapes[task["id"]].lines == german
+
+
 def path_end(d: str) -> tuple[float, float]:
     """The last point of a path of absolute ``M``/``L``/``H``/``V`` commands."""
     tokens = d.split()
@@ -214,6 +273,36 @@ def test_a_long_value_chain_wraps_into_rows_of_equal_chevrons_in_reading_order(c
     assert box[core.id][3] < box[children_of(diagram, diagram.element)[2].id][1]  # the chain above support
 
 
+@pytest.mark.parametrize("culture", [GERMAN, ENGLISH])
+def test_graphic_wraps_names_to_the_final_box_and_keeps_chevron_titles_clear(culture: int) -> None:
+    """A leaf widened to fill its band shows on one line a name that fits there
+    ("Continuous improvement" was broken in a 460-wide box); a chevron's list starts a
+    padding below its name strip, however many lines the name has."""
+    diagram = parse_diagram(demo_fixture("house"))
+    cultures = Cultures(requested=culture, default=ENGLISH)
+    font = load_font()
+    graph, scene, layout = lay_out(diagram, "graphic", cultures, LayoutOptions(), font)
+    boxes = {node.id: node.box for node in layout.nodes}
+    line_height = font.line_height(FONT_SIZE)
+    leaves = [view for view in scene.shapes.values() if view.role == "leaf"]
+    assert leaves
+    for view in leaves:
+        element = diagram.lookup(view.guid)
+        assert element is not None
+        name = element.text("name", cultures)
+        area = symbol_for(view, boxes[view.guid], line_height, FONT_SIZE).label_area
+        room = area.w - 2 * (BOX_PADDING - LABEL_PADDING)
+        if font.text_width(name, FONT_SIZE) <= room:
+            assert view.lines == (name,), (name, view.lines)
+    for node in graph.nodes:
+        if node.role != "chevron":
+            continue
+        listed = [boxes[child.id] for child in graph.nodes if child.parent == node.id]
+        if listed:
+            title_bottom = boxes[node.id].y + max(n.height for n in graph.nodes if n.role == "chevron")
+            assert min(box.y for box in listed) >= title_bottom + 8, scene.shapes[node.id].lines
+
+
 def test_graphic_of_other_hierarchies_is_nested_boxes() -> None:
     root = parse(render(demo_fixture("core"), "graphic"))
     assert not [g for g in root.iter(f"{SVG}g") if g.get("class") == "node symbol-chevron"]
@@ -261,6 +350,95 @@ def test_entity_relationship_centres_the_diagram_element_and_names_relations_in_
         connectors = [p for p in root.iter(f"{SVG}path") if p.get("class") == "connector"]
         assert len(labels) == len(connectors) > 0  # one labelled edge per relation
         assert {p.get("data-source-shape-id") for p in connectors} == {diagram.id}
+
+
+def svg_texts(root: Any) -> list[str]:
+    """Every line of text drawn: a ``<text>``'s own text or each of its ``<tspan>``s."""
+    return [line or "" for t in root.iter(f"{SVG}text")
+            for line in ([span.text for span in t.iter(f"{SVG}tspan")] or [t.text])]
+
+
+@pytest.mark.parametrize(("culture", "why"), [(GERMAN, "Keine Produkte sind Input oder Output dieser Prozesse"),
+                                              (ENGLISH, "No products are input or output of these processes")])
+def test_a_matrix_without_columns_says_why(culture: int, why: str) -> None:
+    root = parse(render(demo_fixture("credit-check"), "customerMatrix", culture=culture))
+    assert not [g for g in root.iter(f"{SVG}g") if g.get("class") == "node symbol-column"]
+    assert any(text.startswith(why) for text in svg_texts(root))
+    assert not any(" \u2013 " in text for text in svg_texts(root))  # no legend of marks no cell shows
+
+
+@pytest.mark.parametrize("culture", [GERMAN, ENGLISH])
+def test_matrix_legend_marks_are_the_initials_of_their_meanings_and_match_the_cells(culture: int) -> None:
+    root = parse(render(demo_fixture("house"), "processMatrix", culture=culture))
+    legend = [text for text in svg_texts(root) if " \u2013 " in text]
+    marks = {text.split(" \u2013 ")[0]: text.split(" \u2013 ")[1] for text in legend}
+    assert len(marks) == 4 and all(meaning[0].upper() == mark for mark, meaning in marks.items()), marks
+    cells = {text for text in svg_texts(root) if text and set(text) <= set("".join(marks))}
+    assert cells and all(set(cell) <= set(marks) for cell in cells)
+
+
+def test_matrix_row_headers_show_their_indent() -> None:
+    """A sub-process's header text starts further right than its parent's."""
+    fixture = demo_fixture("house")
+    diagram = parse_diagram(fixture)
+    graph, _, _ = lay_out(diagram, "processMatrix", IN_ENGLISH, LayoutOptions(), load_font())
+    root = parse(render(fixture, "processMatrix"))
+    start_of = {}
+    for group in root.iter(f"{SVG}g"):
+        if group.get("class") == "node symbol-row":
+            text = next(group.iter(f"{SVG}text"))
+            assert text.get("text-anchor") == "start"
+            start_of["".join(text.itertext())] = float(text.get("x") or next(text.iter(f"{SVG}tspan")).get("x"))
+    names = {node.id: diagram.lookup(node.id) for node in graph.nodes if node.role == "row"}
+    indented = [(node.id, node.parent) for node in graph.nodes if node.role == "row" and node.parent is not None]
+    assert indented
+    for child_id, parent_id in indented:
+        child, parent = names[child_id], names[parent_id]
+        assert child is not None and parent is not None
+        assert start_of[child.text("name", IN_ENGLISH)] > start_of[parent.text("name", IN_ENGLISH)] + 10
+
+
+def released_with_audit(key: str) -> dict[str, Any]:
+    """The demo diagram ``key`` as the service exports it for a render: states and
+    versions on its elements, who created and changed them, the loader's access token."""
+    fixture = demo_fixture(key)
+    token = {"id": "token-1", "type": "authToken", "facetName": "users", "related": {}, "children": [],
+             "attributes": {"name": {"127": "demo loader"}}}
+    fixture["elements"].append(token)
+    for element in fixture["elements"]:
+        element["attributes"]["state1"] = {"127": "released" if element["type"] == "user" else "show"}
+    fixture["elements"][0]["attributes"] |= {"version": {"127": "1.0"}, "state1": {"127": "inProcess"}}
+    fixture["diagram"]["related"] |= {"createdBy": [{"id": "token-1"}], "changedBy": [{"id": "token-1"}],
+                                      "relBy": [{"id": fixture["elements"][0]["id"]}]}
+    return fixture
+
+
+@pytest.mark.parametrize(("culture", "states"), [(GERMAN, ("in Bearbeitung", "freigegeben")),
+                                                 (ENGLISH, ("in process", "released"))])
+def test_entity_relationship_shows_state_names_and_leaves_technical_entities_out(culture: int,
+                                                                                  states: tuple[str, ...]) -> None:
+    fixture = released_with_audit("credit-check")
+    root = parse(render(fixture, "entityRelationship", culture=culture))
+    texts = " | ".join("".join(t.itertext()) for t in root.iter(f"{SVG}text"))
+    assert all(state in texts for state in states), texts
+    assert not any(raw in texts for raw in ("inProcess", "released»", "show", "v1.0 \u00b7 released")), texts
+    assert "token-1" not in {r.get("data-guid") for r in root[-1]}  # the access token is no entity
+    labels = {"".join(g.itertext()) for g in root.iter(f"{SVG}g") if g.get("class") == "edge-label"}
+    assert not labels & {"created by", "changed by", "released by", "erstellt von", "geändert von",
+                         "freigegeben von"}
+
+
+@pytest.mark.parametrize("key", DIAGRAM_KEYS)
+def test_entity_relationship_keeps_each_relation_group_in_one_column(key: str) -> None:
+    diagram = parse_diagram(demo_fixture(key))
+    graph, _, layout = lay_out(diagram, "entityRelationship", IN_ENGLISH, LayoutOptions(), load_font())
+    subject = layout.nodes[0].box
+    side = {node.id: node.box.cx < subject.cx for node in layout.nodes[1:]}
+    sides_of_group: dict[str, set[bool]] = {}
+    for node in graph.nodes[1:]:
+        assert node.lane is not None
+        sides_of_group.setdefault(node.lane, set()).add(side[node.id])
+    assert all(len(sides) == 1 for sides in sides_of_group.values()), sides_of_group
 
 
 @pytest.mark.parametrize("key,name", [(k, n) for k, names in GOLDEN_CASES.items() for n in names])

@@ -5,7 +5,7 @@ import pytest
 
 from renderer.culture import ENGLISH, GERMAN
 from renderer.measure import BOX_WIDTHS, measure_shape
-from renderer.text import ELLIPSIS, FONT_FAMILY, MIN_FRAGMENT, hyphenation_points, load_font
+from renderer.text import ELLIPSIS, FONT_FAMILY, MIN_FRAGMENT, compound_points, hyphenation_points, load_font
 
 SIZE = 12.0
 
@@ -30,8 +30,34 @@ def test_wrap_keeps_every_line_within_the_width() -> None:
 def test_long_words_break_at_hyphenation_points_with_a_hyphen() -> None:
     font = load_font()
     lines = font.wrap("Geschäftsführungsentscheidung", 80, SIZE, 4, GERMAN)
-    assert lines == ["Geschäftsfüh-", "rungsentschei-", "dung"]
+    assert lines == ["Geschäfts-", "führungs-", "entscheidung"]
     assert all(font.text_width(line, SIZE) <= 80 for line in lines)
+
+
+@pytest.mark.parametrize(("word", "width", "lines"), [
+    ("Qualitätsmanagement", 100, ["Qualitäts-", "management"]),  # not "Qualitätsmanage-", "ment"
+    ("Bewerbungseingang", 80, ["Bewerbungs-", "eingang"]),
+    ("Wareneingangsprüfung", 110, ["Wareneingangs-", "prüfung"]),
+])
+def test_german_compounds_break_between_their_parts(word: str, width: float, lines: list[str]) -> None:
+    font = load_font()
+    assert font.text_width(word, SIZE) > width  # the word must break
+    assert font.wrap(word, width, SIZE, 3, GERMAN) == lines
+
+
+def test_a_compound_break_gives_way_when_only_the_dictionary_shows_the_whole_text() -> None:
+    font = load_font()
+    width = font.text_width("Qualitätsmanage-", SIZE) + 1
+    # at the compound boundary "Qualitäts-" / "management" / "Nord" would need a third line
+    assert font.wrap("Qualitätsmanagement Nord", width, SIZE, 3, GERMAN) == ["Qualitäts-", "management", "Nord"]
+    assert font.wrap("Qualitätsmanagement Nord", width, SIZE, 2, GERMAN) == ["Qualitätsmanage-", "ment Nord"]
+    assert font.wrap_whole("Qualitätsmanagement Nord", width, SIZE, 2, GERMAN) == ["Qualitätsmanage-", "ment Nord"]
+
+
+def test_only_german_linking_s_and_own_hyphens_count_as_compound_boundaries() -> None:
+    assert compound_points("Kostenstelle", GERMAN) == ()  # an s after a vowel: "Kos-ten"
+    assert compound_points("Qualitätsmanagement", ENGLISH) == ()
+    assert compound_points("Ein-/Ausgang", GERMAN) == ((4, False), (5, False))
 
 
 @pytest.mark.parametrize(("word", "culture", "pieces"), [
