@@ -19,8 +19,9 @@ Read from the DI alone, plane by plane (a figure never mixes coordinates of two 
 - the *main path* of a process is its longest chain of sequence flows (back edges, found
   depth first in document order, left out) from a node no sequence flow enters, a
   default flow counting ``DEFAULT_BONUS`` flows more (the happy path as the layered
-  layouts choose it, ``layouts/steps/main_path.py``); boundary events start no main path. Its flows between two nodes of one lane *off the line*
-  are those whose route bends;
+  layouts choose it, ``layouts/steps/main_path.py``); boundary events start no main
+  path. Its flows between two nodes of one lane *off the line* are those whose route
+  bends;
 - an annotation *overflows* when its text, wrapped at its box's width less
   ``ANNOTATION_PADDING`` on each side (``renderer.text.FontMetrics``, ``FONT_SIZE``), is
   taller than its box less that padding.
