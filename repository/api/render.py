@@ -32,19 +32,19 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from flask import Response, current_app, g, request
+from flask import Response, current_app, g
 
 from renderer.contract import MAX_SHAPES
 from repository import catalog
 from repository.api import parameters
-from repository.api.common import TenantRequest, names_current, not_modified
+from repository.api.common import TenantRequest, cached_answer
 from repository.api.endpoint import Answer, Resource
 from repository.api.routes import TENANT
 from repository.errors import InvalidInput, TooLarge
 from repository.fixtures import diagram_fixture
 from repository.http_contract import DRAWING_HEADERS, RENDER_BLUEPRINT
 from repository.input_rules import parse_culture_id
-from repository.render_cache import DrawnState, RenderCache, content_key, pool_key, render_key
+from repository.render_cache import DrawnState, content_key, pool_key, render_key
 from repository.render_pool import (
     RenderJob,
     Work,
@@ -82,24 +82,13 @@ def render_diagram(req: TenantRequest, diagram_id: str, culture_id: str,
     tenant = req.store.tenant  # its stored ids, as maintenance names the pool
     key = render_key(tenant.collection_id, tenant.storage_id, drawn, layout_key, culture,
                      default_culture=tenant.default_culture)
-    etag = key.rpartition(":")[2]
-    if names_current(etag):
-        return not_modified(etag)
-    cache: RenderCache = current_app.extensions["elrepo.render_cache"]
-    svg = cache.get(key)
-    outcome = "hit"
-    if svg is None:
+
+    def draw() -> bytes:
         job, fixture = read_drawing(req, "render", key, drawn, diagram_fixture)
-        svg = render_fixture(job, fixture, layout_key, culture,
-                             tenant.default_culture).encode("utf-8")
-        cache.put(key, svg)
-        outcome = "miss"
-    if request.if_none_match.star_tag:  # "any current picture": known only once drawn
-        return not_modified(etag)
-    response = Response(svg, mimetype="image/svg+xml")
-    response.set_etag(etag)
-    response.headers["X-Render-Cache"] = outcome
-    return response
+        return render_fixture(job, fixture, layout_key, culture,
+                              tenant.default_culture).encode("utf-8")
+    return cached_answer(key, current_app.extensions["elrepo.render_cache"], draw,
+                         "image/svg+xml", "X-Render-Cache")
 
 
 def render_fixture(job: RenderJob, fixture: dict[str, object], layout_key: str,
