@@ -7,6 +7,7 @@ commits its one transaction only when it answers below 400.
 from __future__ import annotations
 
 import logging
+import weakref
 from dataclasses import replace
 from typing import Any
 
@@ -23,6 +24,7 @@ from repository.http_contract import MAX_BODY_BYTES, RENDER_BLUEPRINT, RENDER_PA
 from repository.json_provider import OrjsonProvider
 from repository.listing_cache import make_listing_cache
 from repository.render_cache import DEFAULT_NAMESPACE, make_render_cache
+from repository.render_pool import RenderPool
 from repository.render_refusals import make_timed_out_renders
 from repository.settings import Settings
 from repository.store.db import RETRY_AFTER_SECONDS, create_schema, make_engine, session_factory
@@ -46,8 +48,9 @@ def create_app(config: dict[str, Any] | None = None, settings: Settings | None =
     arguments of sqlalchemy.create_engine), RENDER_CACHE_NAMESPACE or RENDER_CACHE, a
     ready `RenderCache` (tests); the listing cache lives beside it (LISTING_CACHE, a
     ready one), and the listing milestones (LISTING_POSITIONS, a ready
-    `ListingPositions`; repository/store/positions.py). The render deadline is
-    `config["RENDER_TIMEOUT"]` from then on (repository/render_pool.py)."""
+    `ListingPositions`; repository/store/positions.py). The app owns its render pool
+    (repository/render_pool.py; RENDER_POOL, a ready one its giver stops), whose
+    deadline is `config["RENDER_TIMEOUT"]` from then on."""
     app = Flask(__name__)
     app.config.update(MAX_CONTENT_LENGTH=MAX_BODY_BYTES)
     app.config.update(config or {})
@@ -76,6 +79,7 @@ def create_app(config: dict[str, Any] | None = None, settings: Settings | None =
         cache_url, namespace, app.config.get("RUN_DIRECTORY"))
     app.extensions["elrepo.listing_positions"] = app.config.get("LISTING_POSITIONS",
                                                                 ListingPositions())
+    app.extensions["elrepo.render_pool"] = _render_pool(app)
     app.url_map.strict_slashes = False
     # A `//` in a path is a plain 404: merging it would answer a redirect whose Location
     # is built from the Host header (docs/contract.md, "Limits and robustness").
@@ -86,6 +90,18 @@ def create_app(config: dict[str, Any] | None = None, settings: Settings | None =
     _register_error_handlers(app)
     register_front_door(app, settings.service_token)
     return app
+
+
+def _render_pool(app: Flask) -> RenderPool:
+    """RENDER_POOL, a ready pool its giver stops (tests share one), else the app's own,
+    whose render processes stop when the app is collected or the interpreter exits
+    (they leave by themselves once their worker's ends close, but only once loaded)."""
+    given: RenderPool | None = app.config.get("RENDER_POOL")
+    if given is not None:
+        return given
+    pool = RenderPool()
+    weakref.finalize(app, pool.close)
+    return pool
 
 
 def _register_blueprints(app: Flask) -> None:

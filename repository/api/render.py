@@ -14,7 +14,7 @@ exactly the bytes a fresh render would; `X-Render-Cache` says which.
 The key names everything the picture depends on (data, layout, culture, tenant and
 engine), so its digest is the answer's strong `ETag`: a client naming it in
 `If-None-Match` gets 304 without any render or cache lookup. Renders run in this
-worker's render processes under a deadline (repository/render_pool.py): past it 503
+app's render processes under a deadline (repository/render_pool.py): past it 503
 with `Retry-After`, and the worker lives on; every render of the same content is then
 refused for a while by every worker (`render_cache.content_key`,
 repository/render_refusals.py), and each tenant takes its fair share of the processes.
@@ -47,10 +47,10 @@ from repository.input_rules import parse_culture_id
 from repository.render_cache import DrawnState, content_key, pool_key, render_key
 from repository.render_pool import (
     RenderJob,
+    RenderPool,
     Work,
     refuse_if_timed_out,
     render_timeout,
-    shared_pool,
 )
 from repository.render_refusals import ContentKeys, TimedOutRenders
 from repository.store import Store
@@ -95,7 +95,7 @@ def render_fixture(job: RenderJob, fixture: dict[str, object], layout_key: str,
                    culture: int, default_culture: int) -> str:
     """The engine's SVG, drawn in a render process of this worker within the deadline;
     its input errors (unknown or unfinished layouts included) → 400."""
-    return shared_pool().render(job, fixture, layout_key, culture,
+    return render_pool().render(job, fixture, layout_key, culture,
                                 render_timeout(current_app.config),
                                 default_culture=default_culture, timed_out=timed_out_renders())
 
@@ -130,6 +130,12 @@ def read_drawing(req: TenantRequest, work: Work, key: str, drawn: DrawnState,
     if db is not None:
         db.close()
     return RenderJob(key, content, pool_id(tenant)), fixture
+
+
+def render_pool() -> RenderPool:
+    """The app's render processes (repository/app.py makes them)."""
+    pool: RenderPool = current_app.extensions["elrepo.render_pool"]
+    return pool
 
 
 def timed_out_renders() -> TimedOutRenders:
