@@ -1,7 +1,8 @@
-"""The Flask application factory: configuration, database, blueprints, error envelopes.
+"""The Flask application factory: configuration, database, caches, render pool,
+blueprints, error envelopes.
 
 Every response that is not a success carries the contract's error envelope; a request
-commits its one transaction only when it answers below 400.
+commits its one transaction only when it answers below 400 (repository/api/session.py).
 """
 
 from __future__ import annotations
@@ -12,12 +13,13 @@ from dataclasses import replace
 from typing import Any
 
 import sqlalchemy.exc
-from flask import Flask, Response, g, jsonify, request
+from flask import Flask, Response, jsonify, request
 from werkzeug.exceptions import HTTPException, MethodNotAllowed
 
 from repository.api import openapi_doc
 from repository.api.common import refuse_invalid_text
 from repository.api.registry import RESOURCES
+from repository.api.session import register_session_life
 from repository.errors import RepositoryError, ServiceUnavailable, TooManyRequests
 from repository.front_door import register_front_door
 from repository.http_contract import MAX_BODY_BYTES, RENDER_BLUEPRINT, RENDER_PATH_PART, error_body
@@ -86,7 +88,7 @@ def create_app(config: dict[str, Any] | None = None, settings: Settings | None =
     app.url_map.merge_slashes = False
     _register_blueprints(app)
     app.before_request(refuse_invalid_text)
-    _register_transactions(app)
+    register_session_life(app, error_response)
     _register_error_handlers(app)
     register_front_door(app, settings.service_token)
     return app
@@ -109,53 +111,6 @@ def _register_blueprints(app: Flask) -> None:
         app.register_blueprint(resource.blueprint)
     app.register_blueprint(openapi_doc.blueprint)
     register_viewer(app)
-
-
-def _register_transactions(app: Flask) -> None:
-    @app.after_request
-    def finish_transaction(response: Response) -> Response:
-        db = g.pop("db_session", None)
-        if db is None:
-            return response
-        if not db.info["writes"]:  # closing ends the read; a commit would only cost time
-            db.close()
-            return response
-        try:
-            if response.status_code < 400:
-                db.commit()
-            else:
-                db.rollback()
-        except ServiceUnavailable as unavailable:  # busy, past its deadline, or lost
-            _log.warning("commit failed: %s", unavailable.message)
-            db.rollback()
-            response = _commit_unconfirmed(unavailable.retry_after)
-        except Exception:  # a failed commit must not report success
-            _log.exception("commit failed")
-            db.rollback()
-            response = error_response(500, "critical", "The change could not be saved; "
-                                      "nothing was written", ["commit failed"])
-        finally:
-            db.close()
-        return response
-
-    @app.teardown_request
-    def close_session(_error: BaseException | None) -> None:
-        db = g.pop("db_session", None)
-        if db is not None:
-            db.rollback()
-            db.close()
-
-
-def _commit_unconfirmed(retry_after: int) -> Response:
-    """503 for a commit the database refused or did not answer: a connection lost during
-    COMMIT may have saved the change, so the answer says so rather than "nothing was
-    written"; a retry with the same Idempotency-Key is safe either way."""
-    response = error_response(
-        503, "critical", "The change could not be saved, or the database was lost before it "
-        "confirmed the save: read the element back, or send the request again with the "
-        "same Idempotency-Key")
-    response.headers["Retry-After"] = str(retry_after)
-    return response
 
 
 def error_response(status: int, result_type: str, message: str,

@@ -1,7 +1,8 @@
 """What every endpoint shares: what a tenant's request works with (`TenantRequest`, built
 by the prelude in repository/api/endpoint.py), the checks of api-version and facet,
-query-parameter parsing (by the objects of repository/api/parameters.py), the request's
-session, and the response envelopes."""
+query-parameter parsing (by the objects of repository/api/parameters.py), conditional
+GET over a cache (`cached_answer`), and the response envelopes. The request's session is
+repository/api/session.py's."""
 
 from __future__ import annotations
 
@@ -10,8 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from flask import Response, current_app, g, request
-from sqlalchemy.orm import Session
+from flask import Response, current_app, request
 
 from repository import auth, catalog
 from repository.api import parameters
@@ -24,23 +24,12 @@ from repository.listing_cache import listing_key
 from repository.render_cache import RenderCache
 from repository.serialize import DEFAULT_RESOURCES, RESOURCES, Shaping
 from repository.store import PageRequest, Store
-from repository.store.db import open_session
 from repository.store.filters import compile_filter
 
 _ENTITY_TAG = r'(?:W/)?"[\x21\x23-\x7e]*"'
 _ENTITY_TAGS = re.compile(rf"{_ENTITY_TAG}(?:[ \t]*,[ \t]*{_ENTITY_TAG})*")
 _REVISION_TAG = re.compile(r'(W/)?"([0-9]{1,18})"')
 Parsed = TypeVar("Parsed")
-
-
-def session(write: bool | None = None) -> Session:
-    """The request's session: one transaction, committed only if the request succeeds.
-    Writes are expected from every method but GET, unless the caller says otherwise."""
-    if "db_session" not in g:
-        if write is None:
-            write = request.method not in ("GET", "HEAD", "OPTIONS")
-        g.db_session = open_session(current_app.extensions["elrepo.sessions"], write=write)
-    return g.db_session  # type: ignore[no-any-return]
 
 
 @dataclass(frozen=True, slots=True)

@@ -32,7 +32,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from flask import Response, current_app, g
+from flask import Response, current_app
 
 from renderer.contract import MAX_SHAPES
 from repository import catalog
@@ -40,6 +40,7 @@ from repository.api import parameters
 from repository.api.common import TenantRequest, cached_answer
 from repository.api.endpoint import Answer, Resource
 from repository.api.routes import TENANT
+from repository.api.session import end_request_session
 from repository.errors import InvalidInput, TooLarge
 from repository.fixtures import diagram_fixture
 from repository.http_contract import DRAWING_HEADERS, RENDER_BLUEPRINT
@@ -126,9 +127,7 @@ def read_drawing(req: TenantRequest, work: Work, key: str, drawn: DrawnState,
     fixture = build(req.store, diagram)
     content = content_key(tenant.collection_id, tenant.storage_id, work, fixture)
     content_keys.put(drawn_key, content)
-    db = g.pop("db_session", None)
-    if db is not None:
-        db.close()
+    end_request_session()
     return RenderJob(key, content, pool_id(tenant)), fixture
 
 
