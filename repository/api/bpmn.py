@@ -55,7 +55,7 @@ def export_bpmn(req: TenantRequest, diagram_id: str, culture_id: str,
         raise InvalidInput(f"Unknown BPMN layout key {layout_key!r}; BPMN layout keys: "
                            f"{', '.join(BPMN_LAYOUT_KEYS)}")
     tenant = req.store.tenant
-    drawn = DrawnState(diagram_id, req.store.newest_version_pk(diagram_id), req.store.content_generation())
+    drawn = DrawnState(diagram_id, req.store.reads.newest_version_pk(diagram_id), req.store.reads.content_generation())
     # Names the export (not a render: "bpmn:" keys no render layout) for requests to
     # share one under way.
     key = render_key(tenant.collection_id, tenant.storage_id, drawn, f"bpmn:{layout_key}", culture,

@@ -111,7 +111,7 @@ def cached_listing(req: TenantRequest, build: Callable[[], dict[str, Any]]) -> R
     `$pageSelectionKey`)."""
     tenant = req.store.tenant
     key = listing_key(tenant.collection_id, tenant.storage_id, tenant.default_culture,
-                      req.store.content_generation(), request.path,
+                      req.store.reads.content_generation(), request.path,
                       request.args.items(multi=True))
     return cached_answer(key, current_app.extensions["elrepo.listing_cache"],
                          lambda: json_body(build()), "application/json", "X-Listing-Cache")

@@ -78,8 +78,8 @@ def render_diagram(req: TenantRequest, diagram_id: str, culture_id: str,
     if layout_key not in catalog.LAYOUT_KEYS:
         raise InvalidInput(f"Unknown layout key {layout_key!r}; layout keys: "
                            f"{', '.join(catalog.LAYOUT_KEYS)}")
-    drawn = DrawnState(diagram_id, req.store.newest_version_pk(diagram_id),
-                       req.store.content_generation())
+    drawn = DrawnState(diagram_id, req.store.reads.newest_version_pk(diagram_id),
+                       req.store.reads.content_generation())
     tenant = req.store.tenant  # its stored ids, as maintenance names the pool
     key = render_key(tenant.collection_id, tenant.storage_id, drawn, layout_key, culture,
                      default_culture=tenant.default_culture)
@@ -119,8 +119,8 @@ def read_drawing(req: TenantRequest, work: Work, key: str, drawn: DrawnState,
     known = content_keys.get(drawn_key)
     if known is not None:
         refuse_if_timed_out(work, timed_out_renders(), known, render_timeout(current_app.config))
-    diagram = req.store.element(drawn.diagram_id)
-    shapes = req.store.shape_count(diagram)
+    diagram = req.store.reads.element(drawn.diagram_id)
+    shapes = req.store.reads.shape_count(diagram)
     if shapes > MAX_SHAPES:
         raise TooLarge(f"Diagram {diagram.id!r} holds {shapes:,} shapes; a drawing holds at "
                        f"most {MAX_SHAPES:,}")
