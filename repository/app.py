@@ -1,28 +1,32 @@
-"""The Flask application factory: configuration, database, blueprints, error envelopes.
+"""The Flask application factory: configuration, database, caches, render pool,
+blueprints, error envelopes.
 
 Every response that is not a success carries the contract's error envelope; a request
-commits its one transaction only when it answers below 400.
+commits its one transaction only when it answers below 400 (repository/api/session.py).
 """
 
 from __future__ import annotations
 
 import logging
+import weakref
 from dataclasses import replace
 from typing import Any
 
 import sqlalchemy.exc
-from flask import Flask, Response, g, jsonify, request
+from flask import Flask, Response, jsonify, request
 from werkzeug.exceptions import HTTPException, MethodNotAllowed
 
 from repository.api import openapi_doc
 from repository.api.common import refuse_invalid_text
 from repository.api.registry import RESOURCES
+from repository.api.session import register_session_life
 from repository.errors import RepositoryError, ServiceUnavailable, TooManyRequests
 from repository.front_door import register_front_door
 from repository.http_contract import MAX_BODY_BYTES, RENDER_BLUEPRINT, RENDER_PATH_PART, error_body
 from repository.json_provider import OrjsonProvider
 from repository.listing_cache import make_listing_cache
 from repository.render_cache import DEFAULT_NAMESPACE, make_render_cache
+from repository.render_pool import RenderPool
 from repository.render_refusals import make_timed_out_renders
 from repository.settings import Settings
 from repository.store.db import RETRY_AFTER_SECONDS, create_schema, make_engine, session_factory
@@ -46,8 +50,9 @@ def create_app(config: dict[str, Any] | None = None, settings: Settings | None =
     arguments of sqlalchemy.create_engine), RENDER_CACHE_NAMESPACE or RENDER_CACHE, a
     ready `RenderCache` (tests); the listing cache lives beside it (LISTING_CACHE, a
     ready one), and the listing milestones (LISTING_POSITIONS, a ready
-    `ListingPositions`; repository/store/positions.py). The render deadline is
-    `config["RENDER_TIMEOUT"]` from then on (repository/render_pool.py)."""
+    `ListingPositions`; repository/store/positions.py). The app owns its render pool
+    (repository/render_pool.py; RENDER_POOL, a ready one its giver stops), whose
+    deadline is `config["RENDER_TIMEOUT"]` from then on."""
     app = Flask(__name__)
     app.config.update(MAX_CONTENT_LENGTH=MAX_BODY_BYTES)
     app.config.update(config or {})
@@ -76,16 +81,29 @@ def create_app(config: dict[str, Any] | None = None, settings: Settings | None =
         cache_url, namespace, app.config.get("RUN_DIRECTORY"))
     app.extensions["elrepo.listing_positions"] = app.config.get("LISTING_POSITIONS",
                                                                 ListingPositions())
+    app.extensions["elrepo.render_pool"] = _render_pool(app)
     app.url_map.strict_slashes = False
     # A `//` in a path is a plain 404: merging it would answer a redirect whose Location
     # is built from the Host header (docs/contract.md, "Limits and robustness").
     app.url_map.merge_slashes = False
     _register_blueprints(app)
     app.before_request(refuse_invalid_text)
-    _register_transactions(app)
+    register_session_life(app, error_response)
     _register_error_handlers(app)
     register_front_door(app, settings.service_token)
     return app
+
+
+def _render_pool(app: Flask) -> RenderPool:
+    """RENDER_POOL, a ready pool its giver stops (tests share one), else the app's own,
+    whose render processes stop when the app is collected or the interpreter exits
+    (they leave by themselves once their worker's ends close, but only once loaded)."""
+    given: RenderPool | None = app.config.get("RENDER_POOL")
+    if given is not None:
+        return given
+    pool = RenderPool()
+    weakref.finalize(app, pool.close)
+    return pool
 
 
 def _register_blueprints(app: Flask) -> None:
@@ -93,53 +111,6 @@ def _register_blueprints(app: Flask) -> None:
         app.register_blueprint(resource.blueprint)
     app.register_blueprint(openapi_doc.blueprint)
     register_viewer(app)
-
-
-def _register_transactions(app: Flask) -> None:
-    @app.after_request
-    def finish_transaction(response: Response) -> Response:
-        db = g.pop("db_session", None)
-        if db is None:
-            return response
-        if not db.info["writes"]:  # closing ends the read; a commit would only cost time
-            db.close()
-            return response
-        try:
-            if response.status_code < 400:
-                db.commit()
-            else:
-                db.rollback()
-        except ServiceUnavailable as unavailable:  # busy, past its deadline, or lost
-            _log.warning("commit failed: %s", unavailable.message)
-            db.rollback()
-            response = _commit_unconfirmed(unavailable.retry_after)
-        except Exception:  # a failed commit must not report success
-            _log.exception("commit failed")
-            db.rollback()
-            response = error_response(500, "critical", "The change could not be saved; "
-                                      "nothing was written", ["commit failed"])
-        finally:
-            db.close()
-        return response
-
-    @app.teardown_request
-    def close_session(_error: BaseException | None) -> None:
-        db = g.pop("db_session", None)
-        if db is not None:
-            db.rollback()
-            db.close()
-
-
-def _commit_unconfirmed(retry_after: int) -> Response:
-    """503 for a commit the database refused or did not answer: a connection lost during
-    COMMIT may have saved the change, so the answer says so rather than "nothing was
-    written"; a retry with the same Idempotency-Key is safe either way."""
-    response = error_response(
-        503, "critical", "The change could not be saved, or the database was lost before it "
-        "confirmed the save: read the element back, or send the request again with the "
-        "same Idempotency-Key")
-    response.headers["Retry-After"] = str(retry_after)
-    return response
 
 
 def error_response(status: int, result_type: str, message: str,

@@ -95,7 +95,7 @@ def create_token(session: Session, tenant: Tenant, role: str, name: str | None =
     label = name or f"{role} token"
     check_text(label, "A token name")  # it becomes an element's name, drawn and exported
     token = secrets.token_urlsafe(32)
-    actor = Store(session, tenant).create("automation", ElementInput(
+    actor = Store(session, tenant).writes.create("automation", ElementInput(
         id=None, version_id=None, type="authToken", facet="automation",
         attributes={"name": {127: label}, "role": {127: role}},
         related=None, children=None, content=None), actor_pk=None)

@@ -31,22 +31,22 @@ def load_demo(session: Session, collection: str = DEMO_COLLECTION,
         elements = demo_tenant()
     tenant = create_tenant(session, collection, storage)
     store = Store(session, tenant)
-    loader = store.create("automation", _actor_input(), actor_pk=None)
+    loader = store.writes.create("automation", _actor_input(), actor_pk=None)
     parsed = [(raw, parse_element(_without_extras(raw), raw.get("id", "?"))) for raw in elements]
     # Related references only name earlier elements; children and content may name later
     # ones, so they are set once everything exists.
     for _, data in parsed:
-        store.create(data.facet or "", _attributes_and_related(data), loader.pk,
-                     element_id=data.id)
+        store.writes.create(data.facet or "", _attributes_and_related(data), loader.pk,
+                            element_id=data.id)
     for raw, data in parsed:
-        element = store.element(data.id or "")
+        element = store.reads.element(data.id or "")
         if data.children:
-            store.update(element, _only_children(data), loader.pk)
+            store.writes.update(element, _only_children(data), loader.pk)
         if raw.get("content"):
             items = parse_content_body({"values": raw["content"]})
-            store.append_content(element, items, loader.pk)
+            store.writes.append_content(element, items, loader.pk)
     for raw, data in parsed:
-        _release(store, store.element(data.id or ""), int(raw.get("release") or 0),
+        _release(store, store.reads.element(data.id or ""), int(raw.get("release") or 0),
                  bool(raw.get("pending_change")), loader.pk)
     return tenant
 
@@ -66,10 +66,10 @@ def _release(store: Store, element: Element, times: int, pending_change: bool,
     """Release `times` times, revising in between; optionally leave a revision open."""
     for revision in range(times):
         if revision > 0:
-            store.update(element, _revision_input(revision), actor_pk)
-        store.transition(element, _RELEASE, actor_pk)
+            store.writes.update(element, _revision_input(revision), actor_pk)
+        store.releases.transition(element, _RELEASE, actor_pk)
     if pending_change and times > 0:
-        store.update(element, _revision_input(times), actor_pk)
+        store.writes.update(element, _revision_input(times), actor_pk)
 
 
 def _revision_input(number: int) -> ElementInput:

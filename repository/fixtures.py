@@ -27,13 +27,13 @@ MAX_NESTING = 10
 
 
 def diagram_fixture(store: Store, diagram: Element) -> dict[str, Any]:
-    shapes = store.shapes(store.current_version(diagram))
+    shapes = store.reads.shapes(store.reads.current_version(diagram))
     descendants = _descendants(store, diagram)
-    shape_elements = store.elements_by_pk(s.element_pk for s in shapes)
+    shape_elements = store.reads.elements_by_pk(s.element_pk for s in shapes)
     described = {diagram.pk: diagram, **shape_elements, **{e.pk: e for e in descendants}}
     details = _Details(store, list(described.values()))
     referenced_pks = [pk for e in described.values() for pk in details.link_targets(e)]
-    referenced = store.elements_by_pk(referenced_pks)
+    referenced = store.reads.elements_by_pk(referenced_pks)
     details.load([e for pk, e in referenced.items() if pk not in described])
 
     index_of = {s.shape_id: i for i, s in enumerate(shapes)}
@@ -83,8 +83,8 @@ def nested_fixture(store: Store, diagram: Element, max_depth: int | None = None,
                          if value["element"]["type"] == "subProcess" and value["element"]["id"] not in path]
         inner: dict[str, Any] = {}
         for element_id in dict.fromkeys(sub_processes):
-            sub_process = store.element(element_id)
-            if not store.shapes(store.current_version(sub_process)):
+            sub_process = store.reads.element(element_id)
+            if not store.reads.shapes(store.reads.current_version(sub_process)):
                 continue
             if len(path) > max_depth:
                 raise InvalidInput(f"sub-processes with content nest more than {max_depth} deep in "
@@ -105,11 +105,11 @@ def _descendants(store: Store, root: Element) -> list[Element]:
     order: list[Element] = []
     frontier = [root]
     while frontier and len(order) < MAX_DESCENDANTS:
-        children = store.child_pks([current_version_pk(e) for e in frontier])
+        children = store.reads.child_pks([current_version_pk(e) for e in frontier])
         fresh = list(dict.fromkeys(pk for e in frontier for pk in children[current_version_pk(e)]
                                    if pk not in seen))
         seen.update(fresh)
-        loaded = store.elements_by_pk(fresh)
+        loaded = store.reads.elements_by_pk(fresh)
         frontier = [loaded[pk] for pk in fresh]
         order.extend(frontier)
     return order
@@ -128,12 +128,12 @@ class _Details:
 
     def load(self, elements: list[Element]) -> None:
         version_pks = [current_version_pk(e) for e in elements]
-        self.attributes.update(self.store.attributes(version_pks))
-        self.links.update(self.store.links(version_pks))
-        children = self.store.child_pks(version_pks)
+        self.attributes.update(self.store.reads.attributes(version_pks))
+        self.links.update(self.store.reads.links(version_pks))
+        children = self.store.reads.child_pks(version_pks)
         targets = {link.target_pk for v in version_pks for ls in self.links[v].values()
                    for link in ls} | {pk for pks in children.values() for pk in pks}
-        self.ids.update({pk: e.id for pk, e in self.store.elements_by_pk(targets).items()})
+        self.ids.update({pk: e.id for pk, e in self.store.reads.elements_by_pk(targets).items()})
         for element in elements:
             self.children[element.pk] = [self.ids[pk] for pk in children[current_version_pk(element)]]
 

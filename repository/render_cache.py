@@ -35,13 +35,13 @@ import logging
 import re
 import threading
 import time
-from collections import OrderedDict
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
 from renderer.culture import DEFAULT_CULTURE
 from renderer.identity import engine_version
+from repository.lru import Lru
 from repository.settings import REDIS_URL_ENV
 
 if TYPE_CHECKING:
@@ -144,57 +144,35 @@ def _pool_prefix(pool: str) -> str:
 
 class MemoryRenderCache:
     """A least-recently-used cache bounded by the SVG bytes it holds (keys are not
-    counted), safe to share between the threads of one process."""
+    counted; repository/lru.py), safe to share between the threads of one process."""
 
     def __init__(self, max_bytes: int = DEFAULT_MEMORY_BYTES) -> None:
-        if max_bytes < 0:
-            raise ValueError("max_bytes must not be negative")
-        self.max_bytes = max_bytes
-        self._entries: OrderedDict[str, bytes] = OrderedDict()
-        self._bytes = 0
-        self._lock = threading.Lock()
+        self._entries: Lru[str, bytes] = Lru(max_bytes, len)
+
+    @property
+    def max_bytes(self) -> int:
+        return self._entries.budget
 
     @property
     def total_bytes(self) -> int:
-        return self._bytes
+        return self._entries.weight
 
     def __len__(self) -> int:
         return len(self._entries)
 
     def get(self, key: str) -> bytes | None:
-        with self._lock:
-            svg = self._entries.get(key)
-            if svg is not None:
-                self._entries.move_to_end(key)
-            return svg
+        return self._entries.get(key)
 
     def put(self, key: str, svg: bytes) -> None:
         """Stores and evicts the least recently used entries until the bound holds; an
         SVG larger than the whole bound is not stored (it would evict everything)."""
-        if len(svg) > self.max_bytes:
-            return
-        with self._lock:
-            old = self._entries.pop(key, None)
-            if old is not None:
-                self._bytes -= len(old)
-            self._entries[key] = svg
-            self._bytes += len(svg)
-            while self._bytes > self.max_bytes:
-                _, evicted = self._entries.popitem(last=False)
-                self._bytes -= len(evicted)
+        self._entries.put(key, svg)
 
     def clear(self, pool: str | None = None) -> int:
-        with self._lock:
-            if pool is None:
-                dropped = len(self._entries)
-                self._entries.clear()
-                self._bytes = 0
-                return dropped
-            prefix = _pool_prefix(pool)
-            keys = [key for key in self._entries if key.startswith(prefix)]
-            for key in keys:
-                self._bytes -= len(self._entries.pop(key))
-            return len(keys)
+        if pool is None:
+            return self._entries.clear()
+        prefix = _pool_prefix(pool)
+        return self._entries.drop_where(lambda key: key.startswith(prefix))
 
 
 class RedisRenderCache:

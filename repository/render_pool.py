@@ -3,9 +3,10 @@ request worker down (docs/contract.md, "Limits and robustness"). BPMN exports (a
 layout written as XML, `interchange.diagram_to_bpmn`) run the same way, in the same
 processes, under the same deadline and refusals: a render in all but its output.
 
-Each request worker (a gunicorn worker, or a test process) has one `RenderPool` of a few
-render processes, made after gunicorn's fork on first use: render processes are never
-shared between workers. One deadline covers a render request from end to end: waiting
+Each app has one `RenderPool` of a few render processes (repository/app.py makes it and
+stops its processes when the app goes, or at exit), and each request worker (a gunicorn
+worker) makes its app after gunicorn's fork; the processes start on first use: render
+processes are never shared between workers. One deadline covers a render request from end to end: waiting
 for a free render process, for its start-up if it is still loading the engine, and for
 the SVG. Past it the answer is a 503 with `Retry-After` (`RenderBusy` when the render
 never began, `RenderTimedOut` when it ran too long) and no request thread waits longer.
@@ -45,7 +46,6 @@ their worker's end of the socket closes, should the worker be killed.
 
 from __future__ import annotations
 
-import atexit
 import contextlib
 import itertools
 import math
@@ -77,7 +77,6 @@ __all__ = [
     "Work",
     "refuse_if_timed_out",
     "render_timeout",
-    "shared_pool",
 ]
 
 #: Concurrent renders per request worker: with the default two gunicorn workers, at most
@@ -479,26 +478,6 @@ def _bpmn_answer(fixture: Any, layout_key: str, culture: int,
         return ("output", diagram_to_bpmn(fixture, layout_key, culture, default_culture))
     except BpmnError as error:
         return ("input", str(error))
-
-
-_pools: dict[int, RenderPool] = {}
-_pools_lock = threading.Lock()
-
-
-def shared_pool() -> RenderPool:
-    """This process's pool, made on first use. Keyed by process id: a process forked from
-    one that rendered (gunicorn's workers from a preloading master, say) makes its own
-    instead of using render processes that are not its children."""
-    pid = os.getpid()
-    with _pools_lock:
-        pool = _pools.get(pid)
-        if pool is None:
-            _pools.clear()
-            pool = _pools[pid] = RenderPool()
-            # Render processes leave by themselves when this process's ends close, but
-            # only once loaded; at exit they are stopped at once.
-            atexit.register(pool.close)
-        return pool
 
 
 if __name__ == "__main__":

@@ -32,14 +32,13 @@ import contextlib
 import json
 import logging
 import sqlite3
-import threading
 import time
-from collections import OrderedDict
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
+from repository.lru import Lru
 from repository.render_cache import DEFAULT_NAMESPACE, RedisRenderCache
 
 __all__ = [
@@ -98,25 +97,14 @@ class MemoryTimedOutRenders:
 
     def __init__(self, max_keys: int = MAX_REMEMBERED,
                  seconds: float = REFUSAL_SECONDS) -> None:
-        self.max_keys = max_keys
         self.seconds = seconds
-        self._entries: OrderedDict[str, TimedOut] = OrderedDict()
-        self._lock = threading.Lock()
+        self._entries: Lru[str, TimedOut] = Lru(max_keys)
 
     def recall(self, key: str) -> TimedOut | None:
-        with self._lock:
-            entry = self._entries.get(key)
-            if entry is not None and entry.seconds_left() <= 0:
-                del self._entries[key]
-                return None
-            return entry
+        return self._entries.get(key, fresh=lambda entry: entry.seconds_left() > 0)
 
     def remember(self, key: str, ran: float, deadline: float) -> None:
-        with self._lock:
-            self._entries[key] = TimedOut(ran, deadline, time.time() + self.seconds)
-            self._entries.move_to_end(key)
-            while len(self._entries) > self.max_keys:
-                self._entries.popitem(last=False)
+        self._entries.put(key, TimedOut(ran, deadline, time.time() + self.seconds))
 
 
 class FileTimedOutRenders:
@@ -208,26 +196,17 @@ class RedisTimedOutRenders:
 
 class ContentKeys:
     """The content key of each recently drawn state, by a key naming that state; least
-    recently used forgotten first. Safe to share between the threads of one process."""
+    recently used forgotten first (repository/lru.py). Safe to share between the
+    threads of one process."""
 
     def __init__(self, max_keys: int = MAX_CONTENT_KEYS) -> None:
-        self.max_keys = max_keys
-        self._keys: OrderedDict[str, str] = OrderedDict()
-        self._lock = threading.Lock()
+        self._keys: Lru[str, str] = Lru(max_keys)
 
     def get(self, drawn: str) -> str | None:
-        with self._lock:
-            content = self._keys.get(drawn)
-            if content is not None:
-                self._keys.move_to_end(drawn)
-            return content
+        return self._keys.get(drawn)
 
     def put(self, drawn: str, content: str) -> None:
-        with self._lock:
-            self._keys[drawn] = content
-            self._keys.move_to_end(drawn)
-            while len(self._keys) > self.max_keys:
-                self._keys.popitem(last=False)
+        self._keys.put(drawn, content)
 
 
 def make_timed_out_renders(redis_url: str | None, namespace: str = DEFAULT_NAMESPACE,

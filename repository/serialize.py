@@ -99,7 +99,7 @@ class Serializer:
         """Full elements; a None version means the element's newest version."""
         wants = self.shaping.resources
         self._versions.update((v.pk, v) for _, v in pairs if v is not None)
-        root_paths = (self.store.root_paths([e.pk for e, _ in pairs])
+        root_paths = (self.store.reads.root_paths([e.pk for e, _ in pairs])
                       if "rootPath" in wants else {})
         # The path references name their newest versions: loaded with the page's own.
         self._preload_versions([e.current_version_pk for e, v in pairs if v is None]
@@ -108,11 +108,11 @@ class Serializer:
         resolved: list[tuple[ElementLike, VersionLike]] = [
             (e, v or self._version_of(e)) for e, v in pairs]
         version_pks = [v.pk for _, v in resolved]
-        attributes = self.store.attributes(version_pks) if "attributes" in wants else {}
+        attributes = self.store.reads.attributes(version_pks) if "attributes" in wants else {}
         need_links = bool({"related", "stereotype"} & wants)
-        links = self.store.links(version_pks) if need_links else {}
-        children = self.store.child_pks(version_pks) if "children" in wants else {}
-        shapes = self.store.shapes_of(version_pks) if "content" in wants else {}
+        links = self.store.reads.links(version_pks) if need_links else {}
+        children = self.store.reads.child_pks(version_pks) if "children" in wants else {}
+        shapes = self.store.reads.shapes_of(version_pks) if "content" in wants else {}
         refs = self._references(links, children, shapes)
         expanded = self._expansions(links)
         return [self._element(e, v, attributes.get(v.pk, {}), links.get(v.pk, {}),
@@ -148,7 +148,7 @@ class Serializer:
     def related_values(self, element: ElementLike, version: VersionLike,
                        contexts: Sequence[str]) -> dict[str, list[dict[str, Any]]]:
         """Related get: the named contexts, expanded when `$expandRelated` names them."""
-        links = self.store.links([version.pk])
+        links = self.store.reads.links([version.pk])
         refs = self._references(links, {}, {})
         expanded = self._expansions(links)
         mine = links[version.pk]
@@ -217,7 +217,7 @@ class Serializer:
                for ls in per_context.values() for link in ls}
         pks.update(pk for cs in children.values() for pk in cs)
         pks.update(s.element_pk for ss in shapes.values() for s in ss)
-        elements = self.store.element_refs(pks)
+        elements = self.store.reads.element_refs(pks)
         self._preload_versions([e.current_version_pk for e in elements.values()]
                                + [link.target_version_pk for per_context in links.values()
                                   for ls in per_context.values() for link in ls])
@@ -227,7 +227,7 @@ class Serializer:
         """Load the versions a response will name in one query (not one per element)."""
         wanted = {pk for pk in version_pks if pk is not None} - set(self._versions)
         if wanted:
-            self._versions.update(self.store.version_refs(wanted))
+            self._versions.update(self.store.reads.version_refs(wanted))
 
     def _version(self, pk: int) -> VersionLike:
         if pk not in self._versions:
@@ -241,10 +241,10 @@ class Serializer:
                    for link in ls}
         if not targets:
             return {}
-        elements = self.store.element_refs(targets)
+        elements = self.store.reads.element_refs(targets)
         version_pks = [e.current_version_pk for e in elements.values() if e.current_version_pk]
-        attributes = self.store.attributes(version_pks)
-        nested_links = self.store.links(version_pks)
+        attributes = self.store.reads.attributes(version_pks)
+        nested_links = self.store.reads.links(version_pks)
         nested_refs = self._references(nested_links, {}, {})
         result = {}
         for pk, element in elements.items():

@@ -52,7 +52,7 @@ def _exported() -> dict[str, dict[str, Any]]:
         with Session(engine) as session:
             store = Store(session, load_demo(session))
             demo_ids = frozenset(element["id"] for element in demo_tenant())
-            return {key: _stable(diagram_fixture(store, store.element(demo_id(f"process:{key}"))), demo_ids)
+            return {key: _stable(diagram_fixture(store, store.reads.element(demo_id(f"process:{key}"))), demo_ids)
                     for key in (*DIAGRAM_KEYS, *HIERARCHY_KEYS)}
     finally:
         engine.dispose()

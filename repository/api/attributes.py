@@ -19,7 +19,7 @@ ATTRIBUTES = ELEMENT + "/attributes"
 def _attributes(req: TenantRequest, facet: catalog.Facet,
                 element_id: str) -> dict[str, dict[str, Any]]:
     _, version = matching_element(req, element_id, facet.name)
-    stored = req.store.attributes([version.pk])[version.pk]
+    stored = req.store.reads.attributes([version.pk])[version.pk]
     return {name: {str(c): v for c, v in per_culture.items()}
             for name, per_culture in stored.items()}
 

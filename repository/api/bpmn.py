@@ -25,6 +25,7 @@ from repository.api.endpoint import Answer, Resource
 from repository.api.render import (
     add_security_headers,
     read_drawing,
+    render_pool,
     timed_out_renders,
 )
 from repository.api.routes import TENANT
@@ -33,7 +34,7 @@ from repository.fixtures import nested_fixture
 from repository.http_contract import DRAWING_HEADERS
 from repository.input_rules import parse_culture_id
 from repository.render_cache import DrawnState, render_key
-from repository.render_pool import render_timeout, shared_pool
+from repository.render_pool import render_timeout
 
 resource = Resource("bpmn", __name__, error_schema="RenderError")
 BPMN_MEDIA_TYPE = "application/xml"
@@ -54,14 +55,14 @@ def export_bpmn(req: TenantRequest, diagram_id: str, culture_id: str,
         raise InvalidInput(f"Unknown BPMN layout key {layout_key!r}; BPMN layout keys: "
                            f"{', '.join(BPMN_LAYOUT_KEYS)}")
     tenant = req.store.tenant
-    drawn = DrawnState(diagram_id, req.store.newest_version_pk(diagram_id), req.store.content_generation())
+    drawn = DrawnState(diagram_id, req.store.reads.newest_version_pk(diagram_id), req.store.reads.content_generation())
     # Names the export (not a render: "bpmn:" keys no render layout) for requests to
     # share one under way.
     key = render_key(tenant.collection_id, tenant.storage_id, drawn, f"bpmn:{layout_key}", culture,
                      default_culture=tenant.default_culture)
     job, fixture = read_drawing(req, "BPMN export", key, drawn, nested_fixture)
     try:
-        xml = shared_pool().export_bpmn(job, fixture, layout_key, culture,
+        xml = render_pool().export_bpmn(job, fixture, layout_key, culture,
                                         render_timeout(current_app.config),
                                         default_culture=tenant.default_culture,
                                         timed_out=timed_out_renders())

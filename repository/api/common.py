@@ -1,7 +1,8 @@
 """What every endpoint shares: what a tenant's request works with (`TenantRequest`, built
 by the prelude in repository/api/endpoint.py), the checks of api-version and facet,
-query-parameter parsing (by the objects of repository/api/parameters.py), the request's
-session, and the response envelopes."""
+query-parameter parsing (by the objects of repository/api/parameters.py), conditional
+GET over a cache (`cached_answer`), and the response envelopes. The request's session is
+repository/api/session.py's."""
 
 from __future__ import annotations
 
@@ -10,8 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from flask import Response, current_app, g, request
-from sqlalchemy.orm import Session
+from flask import Response, current_app, request
 
 from repository import auth, catalog
 from repository.api import parameters
@@ -21,26 +21,15 @@ from repository.http_contract import REVALIDATE
 from repository.input_rules import check_text, load_json, parse_integer
 from repository.json_provider import json_body
 from repository.listing_cache import listing_key
+from repository.render_cache import RenderCache
 from repository.serialize import DEFAULT_RESOURCES, RESOURCES, Shaping
 from repository.store import PageRequest, Store
-from repository.store.db import open_session
 from repository.store.filters import compile_filter
 
 _ENTITY_TAG = r'(?:W/)?"[\x21\x23-\x7e]*"'
 _ENTITY_TAGS = re.compile(rf"{_ENTITY_TAG}(?:[ \t]*,[ \t]*{_ENTITY_TAG})*")
 _REVISION_TAG = re.compile(r'(W/)?"([0-9]{1,18})"')
 Parsed = TypeVar("Parsed")
-#: Answers with an ETag: a client keeps them but asks again each time (a cheap 304).
-
-
-def session(write: bool | None = None) -> Session:
-    """The request's session: one transaction, committed only if the request succeeds.
-    Writes are expected from every method but GET, unless the caller says otherwise."""
-    if "db_session" not in g:
-        if write is None:
-            write = request.method not in ("GET", "HEAD", "OPTIONS")
-        g.db_session = open_session(current_app.extensions["elrepo.sessions"], write=write)
-    return g.db_session  # type: ignore[no-any-return]
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,41 +105,50 @@ def refuse_invalid_text() -> None:
 
 
 def cached_listing(req: TenantRequest, build: Callable[[], dict[str, Any]]) -> Response:
-    """The answer of this listing request from the listing cache
-    (repository/listing_cache.py), else `build()`'s, kept there; 304 when If-None-Match
-    names it, or is `*` and there is an answer (`build` may refuse: an unknown
-    `$pageSelectionKey`). Called once every check passed and the query was parsed, so a
-    refusal never depends on the cache."""
+    """The answer of this listing request (`cached_answer`) from the listing cache
+    (repository/listing_cache.py). Called once every check passed and the query was
+    parsed, so a refusal never depends on the cache (`build` may refuse: an unknown
+    `$pageSelectionKey`)."""
     tenant = req.store.tenant
     key = listing_key(tenant.collection_id, tenant.storage_id, tenant.default_culture,
-                      req.store.content_generation(), request.path,
+                      req.store.reads.content_generation(), request.path,
                       request.args.items(multi=True))
+    return cached_answer(key, current_app.extensions["elrepo.listing_cache"],
+                         lambda: json_body(build()), "application/json", "X-Listing-Cache")
+
+
+def cached_answer(key: str, cache: RenderCache, build: Callable[[], bytes], mimetype: str,
+                  outcome_header: str) -> Response:
+    """The answer a cache `key` names (a `pool_key`, whose digest is its strong ETag): 304
+    when If-None-Match names it, without a lookup; else the cached bytes, or `build()`'s,
+    kept; 304 still when If-None-Match is `*`, known once there is an answer (`build` may
+    refuse). An answer says in `outcome_header` whether it was a hit or a miss, and that
+    a client keeps it but asks again each time (a cheap 304)."""
     etag = key.rpartition(":")[2]
-    if names_current(etag):
-        return not_modified(etag)
-    cache = current_app.extensions["elrepo.listing_cache"]
+    if _names_current(etag):
+        return _not_modified(etag)
     body = cache.get(key)
     outcome = "hit"
     if body is None:
-        body = json_body(build())
+        body = build()
         cache.put(key, body)
         outcome = "miss"
     if request.if_none_match.star_tag:  # "any current answer": known once there is one
-        return not_modified(etag)
-    response = Response(body, mimetype="application/json")
+        return _not_modified(etag)
+    response = Response(body, mimetype=mimetype)
     response.set_etag(etag)
     response.headers["Cache-Control"] = REVALIDATE
-    response.headers["X-Listing-Cache"] = outcome
+    response.headers[outcome_header] = outcome
     return response
 
 
-def names_current(etag: str) -> bool:
+def _names_current(etag: str) -> bool:
     """Whether If-None-Match names `etag` (weak comparison, RFC 9110 13.1.2)."""
     conditions = request.if_none_match
     return conditions.is_strong(etag) or conditions.is_weak(etag)
 
 
-def not_modified(etag: str) -> Response:
+def _not_modified(etag: str) -> Response:
     response = Response(status=304)
     response.set_etag(etag)
     return response

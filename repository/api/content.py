@@ -27,13 +27,13 @@ DIAGRAM_VIEW = "diagram"
                    body=Body(parse_content_body, "ContentBody"), view=DIAGRAM_VIEW)
 def create_content(req: TenantRequest, facet: catalog.Facet, element_id: str,
                    body: Callable[[], list[ContentItem]]) -> Response | dict[str, Any]:
-    diagram = req.store.element(element_id, facet.name)
+    diagram = req.store.reads.element(element_id, facet.name)
     items = body()
     expected = if_match()  # a malformed header is a 400 even when a retry would replay
 
     def create() -> dict[str, Any]:
         if any(item.type is not None and item.element_id is None for item in items):
             req.caller.require(auth.NEW)
-        created = req.store.append_content(diagram, items, req.actor_pk, expected)
+        created = req.store.writes.append_content(diagram, items, req.actor_pk, expected)
         return {"values": [{"id": shape_id, "index": index} for shape_id, index in created]}
     return idempotent(req, items, create)

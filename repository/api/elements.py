@@ -56,7 +56,7 @@ def list_elements(req: TenantRequest, facet: catalog.Facet, view: str) -> Respon
     asked = shaping()
 
     def build() -> dict[str, Any]:
-        rows = req.store.page(listing) if key is None else req.store.page_holding(listing, key)
+        rows = req.store.reads.page(listing) if key is None else req.store.reads.page_holding(listing, key)
         return elements_envelope(serializer(req, asked).elements([(e, e.version) for e in rows]))
     return cached_listing(req, build)
 
@@ -96,11 +96,11 @@ def _update(req: TenantRequest, facet: catalog.Facet, inputs: list[ElementInput]
         req.caller.require(auth.NEW)
     # New elements cannot be named by the others (their ids are made now), so they are
     # all created first; every write is in bulk.
-    created = iter(req.store.create_all(new_inputs, req.actor_pk))
-    existing = req.store.elements_by_id([data.id for data in inputs if data.id is not None],
-                                        facet.name)
-    req.store.update_many([(existing[data.id], data) for data in inputs if data.id is not None],
-                          req.actor_pk, expected)
+    created = iter(req.store.writes.create_all(new_inputs, req.actor_pk))
+    existing = req.store.reads.elements_by_id([data.id for data in inputs if data.id is not None],
+                                              facet.name)
+    req.store.writes.update_many([(existing[data.id], data) for data in inputs if data.id is not None],
+                                 req.actor_pk, expected)
     changed = [existing[data.id] if data.id is not None else next(created) for data in inputs]
     return elements_envelope(serializer(req, Shaping()).elements([(e, None) for e in changed]))
 
@@ -112,7 +112,7 @@ def _update(req: TenantRequest, facet: catalog.Facet, inputs: list[ElementInput]
 def list_children(req: TenantRequest, facet: catalog.Facet, view: str,
                   element_id: str) -> dict[str, Any]:
     _, version = matching_element(req, element_id, facet.name, apply_filter=False)
-    children = req.store.children(version)
+    children = req.store.reads.children(version)
     return elements_envelope(serializer(req, shaping()).elements([(c, None) for c in children]))
 
 
@@ -121,7 +121,7 @@ def list_children(req: TenantRequest, facet: catalog.Facet, view: str,
 def list_versions(req: TenantRequest, facet: catalog.Facet, view: str,
                   element_id: str) -> dict[str, Any]:
     element, _ = matching_element(req, element_id, facet.name, apply_filter=False)
-    versions = req.store.versions_matching(element, request.args.get("$filter"))
+    versions = req.store.reads.versions_matching(element, request.args.get("$filter"))
     asked = shaping()
     if parameters.RESOURCES.name not in request.args:
         asked = asked.selected_resources()  # every version's content only when asked for

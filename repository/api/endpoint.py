@@ -34,7 +34,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from flask import Blueprint, current_app, g, request
+from flask import Blueprint, current_app, request
 from flask.typing import ResponseReturnValue
 from sqlalchemy.orm import Session
 
@@ -44,16 +44,15 @@ from repository.api.common import (
     check_api_version,
     check_facet,
     checked_body,
-    session,
 )
 from repository.api.parameters import PATH, Parameter
+from repository.api.session import READ_METHODS, end_request_session, request_session
 from repository.front_door import SERVICE_TOKEN_GUARD
 from repository.store import Store
 
 View = TypeVar("View", bound=Callable[..., ResponseReturnValue])
 SERVICE_TOKEN_HEADER = "service-auth-token"
 _RULE_VARIABLE = re.compile(r"<([^<>]+)>")
-_READ_METHODS = ("GET", "HEAD", "OPTIONS")  # what `common.session` opens read-only
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,7 +96,7 @@ class Declaration:
         return _RULE_VARIABLE.sub(lambda m: "{" + _path_parameter(rule, m[1]).name + "}", rule)
 
     def writes_on(self, method: str) -> bool:
-        return self.writes if self.writes is not None else method not in _READ_METHODS
+        return self.writes if self.writes is not None else method not in READ_METHODS
 
 
 def _path_parameter(rule: str, variable: str) -> Parameter:
@@ -170,14 +169,14 @@ def _tenant_request(declaration: Declaration, path: dict[str, Any]) -> TenantReq
     checked `catalog.Facet` in for its name, and the parsed body (if one is declared)."""
     check_api_version(declaration.api_version)
     collection_id, storage_id = path.pop("collection_id"), path.pop("storage_id")
-    caller, tenant = auth.authorise(session(write=False), request.headers.get("Authorization"),
+    caller, tenant = auth.authorise(request_session(write=False), request.headers.get("Authorization"),
                                     collection_id, storage_id, declaration.permission)
     if "facet" in path:
         path["facet"] = check_facet(path["facet"], path.get("view", declaration.view))
     if declaration.body is not None:
         # A body may take long to arrive: no pooled connection, no open transaction
         # waits for it (the checks' read session ends here).
-        _end_checks_session()
+        end_request_session()
         path["body"] = checked_body(declaration.body.parse)
     store = Store(_endpoint_session(declaration), tenant,
                   current_app.extensions["elrepo.listing_positions"])
@@ -195,13 +194,4 @@ def _endpoint_session(declaration: Declaration) -> Session:
     """The session the endpoint works in. A writing request ends the read session its
     checks used and opens its write session only now, so the write lock is taken once
     the head passed every check and the body is in."""
-    writes = declaration.writes_on(request.method)
-    if writes and "db_session" in g and not g.db_session.info["writes"]:
-        _end_checks_session()
-    return session(write=writes)
-
-
-def _end_checks_session() -> None:
-    checks_session = g.pop("db_session", None)
-    if checks_session is not None:
-        checks_session.close()
+    return request_session(write=declaration.writes_on(request.method))

@@ -48,7 +48,7 @@ def idempotent(req: TenantRequest, parsed: object,
                            "visible ASCII characters, no spaces")
     fingerprint = hashlib.sha256(
         f"{request.method} {request.full_path}\n{parsed!r}".encode()).hexdigest()
-    stored = req.store.claim_idempotency_key(req.actor_pk, key, fingerprint)
+    stored = req.store.writes.claim_idempotency_key(req.actor_pk, key, fingerprint)
     if stored is not None:
         if stored.fingerprint != fingerprint:
             raise KeyReused(f"This {parameters.IDEMPOTENCY_KEY.name} was used for another "
@@ -58,5 +58,5 @@ def idempotent(req: TenantRequest, parsed: object,
         replay.headers[REPLAYED_HEADER] = "true"
         return replay
     body = json_body(create()).decode()
-    req.store.remember_answer(req.actor_pk, key, 200, body)
+    req.store.writes.remember_answer(req.actor_pk, key, 200, body)
     return Response(body, 200, mimetype="application/json")

@@ -22,8 +22,8 @@ def element_info(req: TenantRequest, facet: catalog.Facet, view: str,
     store = req.store
     can_edit = auth.EDIT in req.caller.permissions
     can_create = auth.NEW in req.caller.permissions
-    root_path = store.root_path(element)
-    shape_ids = store.shape_ids_of(element)
+    root_path = store.reads.root_path(element)
+    shape_ids = store.reads.shape_ids_of(element)
     parent = root_path[0] if root_path else None
     hierarchical = view in catalog.HIERARCHICAL_VIEWS
     read_only = "None" if can_edit else "All"
@@ -35,7 +35,7 @@ def element_info(req: TenantRequest, facet: catalog.Facet, view: str,
         "entityTypeName": element.type,
         "facetTypeName": element.facet,
         "facetViewKey": view,
-        "hasDiagram": store.has_content(element),
+        "hasDiagram": store.reads.has_content(element),
         "hasEditPermission": can_edit,
         "insertableDynamicTypes": {},
         "isCurrentCopyable": can_create,
@@ -44,7 +44,7 @@ def element_info(req: TenantRequest, facet: catalog.Facet, view: str,
         "isCurrentRemovable": auth.DELETE in req.caller.permissions,
         "isReadOnly": not can_edit,
         "isReadOnlyCollection": not can_edit,
-        "name": store.name_of(element, store.tenant.default_culture),
+        "name": store.reads.name_of(element, store.tenant.default_culture),
         "permissions": req.caller.ordered_permissions(),
         "readOnlyCollectionContext": read_only,
         "readOnlyContext": read_only,

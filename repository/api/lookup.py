@@ -13,9 +13,9 @@ from repository.store.models import Element, ElementVersion
 def matching_element(req: TenantRequest, element_id: str, facet: str,
                      apply_filter: bool = True) -> tuple[Element, ElementVersion]:
     """The element (or version) of the path; with `$filter`, 404 unless it matches."""
-    element, version = req.store.resolve(element_id, facet)
+    element, version = req.store.reads.resolve(element_id, facet)
     raw_filter = request.args.get("$filter") if apply_filter else None
-    if raw_filter is not None and not req.store.element_matches(element, raw_filter):
+    if raw_filter is not None and not req.store.reads.element_matches(element, raw_filter):
         raise NotFound(f"Element {element_id!r} does not match $filter")
     return element, version
 

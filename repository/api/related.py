@@ -22,7 +22,7 @@ resource = Resource("related", __name__)
 def get_related(req: TenantRequest, facet: catalog.Facet, view: str, element_id: str,
                 related_id: str) -> dict[str, Any]:
     element, version = matching_element(req, element_id, facet.name)
-    present = req.store.links([version.pk])[version.pk]
+    present = req.store.reads.links([version.pk])[version.pk]
     known_type = catalog.TYPES.get(element.type)
     offered = set(present) | catalog.SERVER_RELATED | set(known_type.related if known_type else ())
     if related_id not in offered:

@@ -24,8 +24,8 @@ resource = Resource("release", __name__)
                    summary="List transitions allowed now", api_version="1.0",
                    answer="Transitions", writes=False)
 def list_transitions(req: TenantRequest, element_id: str) -> dict[str, Any]:
-    element = req.store.element(element_id)
-    state = req.store.current_version(element).state if element.versioned else None
+    element = req.store.reads.element(element_id)
+    state = req.store.reads.current_version(element).state if element.versioned else None
     values = [{"transitionId": t.transition_id, "sourceState": t.source,
                "targetState": t.target}
               for t in release.allowed(state, req.caller.permissions)]
@@ -47,7 +47,7 @@ def change_state(req: TenantRequest, element_id: str, transition_id: str) -> dic
         transition = release.find(transition_id)
     except release.UnknownTransition:
         raise NotFound(f"Transition {transition_id!r} not found") from None
-    element = req.store.element(element_id)
+    element = req.store.reads.element(element_id)
     req.caller.require(transition.permission)
-    req.store.transition(element, transition, req.actor_pk)
+    req.store.releases.transition(element, transition, req.actor_pk)
     return elements_envelope(serializer(req, Shaping()).elements([(element, None)]))

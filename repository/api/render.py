@@ -14,7 +14,7 @@ exactly the bytes a fresh render would; `X-Render-Cache` says which.
 The key names everything the picture depends on (data, layout, culture, tenant and
 engine), so its digest is the answer's strong `ETag`: a client naming it in
 `If-None-Match` gets 304 without any render or cache lookup. Renders run in this
-worker's render processes under a deadline (repository/render_pool.py): past it 503
+app's render processes under a deadline (repository/render_pool.py): past it 503
 with `Retry-After`, and the worker lives on; every render of the same content is then
 refused for a while by every worker (`render_cache.content_key`,
 repository/render_refusals.py), and each tenant takes its fair share of the processes.
@@ -32,25 +32,26 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from flask import Response, current_app, g, request
+from flask import Response, current_app
 
 from renderer.contract import MAX_SHAPES
 from repository import catalog
 from repository.api import parameters
-from repository.api.common import TenantRequest, names_current, not_modified
+from repository.api.common import TenantRequest, cached_answer
 from repository.api.endpoint import Answer, Resource
 from repository.api.routes import TENANT
+from repository.api.session import end_request_session
 from repository.errors import InvalidInput, TooLarge
 from repository.fixtures import diagram_fixture
 from repository.http_contract import DRAWING_HEADERS, RENDER_BLUEPRINT
 from repository.input_rules import parse_culture_id
-from repository.render_cache import DrawnState, RenderCache, content_key, pool_key, render_key
+from repository.render_cache import DrawnState, content_key, pool_key, render_key
 from repository.render_pool import (
     RenderJob,
+    RenderPool,
     Work,
     refuse_if_timed_out,
     render_timeout,
-    shared_pool,
 )
 from repository.render_refusals import ContentKeys, TimedOutRenders
 from repository.store import Store
@@ -77,36 +78,25 @@ def render_diagram(req: TenantRequest, diagram_id: str, culture_id: str,
     if layout_key not in catalog.LAYOUT_KEYS:
         raise InvalidInput(f"Unknown layout key {layout_key!r}; layout keys: "
                            f"{', '.join(catalog.LAYOUT_KEYS)}")
-    drawn = DrawnState(diagram_id, req.store.newest_version_pk(diagram_id),
-                       req.store.content_generation())
+    drawn = DrawnState(diagram_id, req.store.reads.newest_version_pk(diagram_id),
+                       req.store.reads.content_generation())
     tenant = req.store.tenant  # its stored ids, as maintenance names the pool
     key = render_key(tenant.collection_id, tenant.storage_id, drawn, layout_key, culture,
                      default_culture=tenant.default_culture)
-    etag = key.rpartition(":")[2]
-    if names_current(etag):
-        return not_modified(etag)
-    cache: RenderCache = current_app.extensions["elrepo.render_cache"]
-    svg = cache.get(key)
-    outcome = "hit"
-    if svg is None:
+
+    def draw() -> bytes:
         job, fixture = read_drawing(req, "render", key, drawn, diagram_fixture)
-        svg = render_fixture(job, fixture, layout_key, culture,
-                             tenant.default_culture).encode("utf-8")
-        cache.put(key, svg)
-        outcome = "miss"
-    if request.if_none_match.star_tag:  # "any current picture": known only once drawn
-        return not_modified(etag)
-    response = Response(svg, mimetype="image/svg+xml")
-    response.set_etag(etag)
-    response.headers["X-Render-Cache"] = outcome
-    return response
+        return render_fixture(job, fixture, layout_key, culture,
+                              tenant.default_culture).encode("utf-8")
+    return cached_answer(key, current_app.extensions["elrepo.render_cache"], draw,
+                         "image/svg+xml", "X-Render-Cache")
 
 
 def render_fixture(job: RenderJob, fixture: dict[str, object], layout_key: str,
                    culture: int, default_culture: int) -> str:
     """The engine's SVG, drawn in a render process of this worker within the deadline;
     its input errors (unknown or unfinished layouts included) → 400."""
-    return shared_pool().render(job, fixture, layout_key, culture,
+    return render_pool().render(job, fixture, layout_key, culture,
                                 render_timeout(current_app.config),
                                 default_culture=default_culture, timed_out=timed_out_renders())
 
@@ -129,18 +119,22 @@ def read_drawing(req: TenantRequest, work: Work, key: str, drawn: DrawnState,
     known = content_keys.get(drawn_key)
     if known is not None:
         refuse_if_timed_out(work, timed_out_renders(), known, render_timeout(current_app.config))
-    diagram = req.store.element(drawn.diagram_id)
-    shapes = req.store.shape_count(diagram)
+    diagram = req.store.reads.element(drawn.diagram_id)
+    shapes = req.store.reads.shape_count(diagram)
     if shapes > MAX_SHAPES:
         raise TooLarge(f"Diagram {diagram.id!r} holds {shapes:,} shapes; a drawing holds at "
                        f"most {MAX_SHAPES:,}")
     fixture = build(req.store, diagram)
     content = content_key(tenant.collection_id, tenant.storage_id, work, fixture)
     content_keys.put(drawn_key, content)
-    db = g.pop("db_session", None)
-    if db is not None:
-        db.close()
+    end_request_session()
     return RenderJob(key, content, pool_id(tenant)), fixture
+
+
+def render_pool() -> RenderPool:
+    """The app's render processes (repository/app.py makes them)."""
+    pool: RenderPool = current_app.extensions["elrepo.render_pool"]
+    return pool
 
 
 def timed_out_renders() -> TimedOutRenders:

@@ -19,7 +19,7 @@ resource = Resource("reporting", __name__)
 @resource.endpoint("GET", FACET + "/reporting", summary="Reporting of a facet",
                    api_version="4.0", answer="ElementValues", parameters=parameters.PAGING)
 def report_facet(req: TenantRequest, facet: catalog.Facet) -> dict[str, Any]:
-    elements = req.store.page(page_request(facet.name, "reporting"))
+    elements = req.store.reads.page(page_request(facet.name, "reporting"))
     report = Serializer(req.store, shaping(), reporting_uri(req.base))
     return values_envelope(report.elements([(e, None) for e in elements]))
 

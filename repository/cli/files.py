@@ -208,7 +208,7 @@ def _export(args: argparse.Namespace) -> int:
         jobs = [
             ExportJob(_export_name(store, diagram, culture), key, fixture, culture,
                       default_culture=tenant.default_culture)
-            for diagram in store.diagrams() for fixture in [fixture_of(store, diagram)] for key in layouts
+            for diagram in store.reads.diagrams() for fixture in [fixture_of(store, diagram)] for key in layouts
         ]
     if args.format == "bpmn":
         return _export_bpmn(jobs, args.output)
@@ -260,4 +260,4 @@ def _failure_line(name: str, layout_key: str, culture: int, fmt: str, reason: st
 
 
 def _export_name(store: Store, diagram: Element, culture: int) -> str:
-    return f"{store.name_of(diagram, culture) or diagram.type}-{diagram.id[:8]}"
+    return f"{store.reads.name_of(diagram, culture) or diagram.type}-{diagram.id[:8]}"

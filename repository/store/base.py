@@ -1,24 +1,26 @@
-"""What every part of `Store` stands on: the session and tenant, id → pk lookups and the
-bulk inserts."""
+"""What every part of `Store` works over (`StoreContext`): the session and tenant, the
+plain-row statements, id → pk lookups and the bulk inserts."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any, cast
 
-from sqlalchemy import Table, insert, select
+from sqlalchemy import Result, Table, insert, select
 from sqlalchemy.orm import Session
 
 from repository.errors import InvalidInput
+from repository.store import batch
 from repository.store.batch import chunked_rows
 from repository.store.db import qualified_name, refusing_when_busy
 from repository.store.models import Base, Element, Tenant
+from repository.store.plain import KEYS, AnyRow, AnySelect, Prepared
 from repository.store.positions import ListingPositions
 
 if TYPE_CHECKING:
     import psycopg
 
-# Rows from which PostgreSQL gets COPY instead of INSERT (`StoreBase._insert`).
+# Rows from which PostgreSQL gets COPY instead of INSERT (`StoreContext.insert`).
 COPY_FROM = 100
 
 
@@ -39,9 +41,11 @@ def current_version_pk(element: Element) -> int:
     return element.current_version_pk
 
 
-class StoreBase:
-    """Element operations within one tenant. The store never commits: the caller owns
-    the transaction (one per request)."""
+class StoreContext:
+    """What every part of `Store` works over: one tenant in one session, the listing
+    milestones of the process, and the statements every part runs through them (plain
+    rows, id → pk lookups, bulk inserts). The store never commits: the caller owns the
+    transaction (one per request)."""
 
     def __init__(self, session: Session, tenant: Tenant,
                  positions: ListingPositions | None = None) -> None:
@@ -51,16 +55,39 @@ class StoreBase:
         self.tenant = tenant
         self.positions = positions if positions is not None else ListingPositions()
 
-    def _pks_by_id(self, ids: Iterable[str]) -> dict[str, int]:
+    def rows(self, query: AnySelect, **parameters: Any) -> Result[*tuple[Any, ...]]:
+        """`query`'s rows straight from the session's connection, after what the session's
+        own execute does first: flushing pending changes (a write answers with what it
+        wrote)."""
+        self.session.flush()
+        return self.session.connection().execute(query, parameters)
+
+    def rows_of(self, query: AnySelect, keys: Iterable[Any]) -> list[AnyRow]:
+        """The rows of a `keyed` query (repository/store/plain.py) for these keys (each
+        asked once), at most batch.IN_CHUNK per statement (backends cap the parameters of
+        one)."""
+        wanted = list(dict.fromkeys(keys))
+        chunk = batch.IN_CHUNK
+        return [row for start in range(0, len(wanted), chunk)
+                for row in self.rows(query, **{KEYS: wanted[start:start + chunk]}).all()]
+
+    def load(self, prepared: Prepared, keys: Iterable[int]) -> dict[int, Any]:
+        """Each key's folded rows (a key without rows folds an empty list), in key order."""
+        rows_of: dict[int, list[AnyRow]] = {key: [] for key in keys}
+        for row in self.rows_of(prepared.query, rows_of):
+            rows_of[row[0]].append(row)
+        return {key: prepared.fold(rows) for key, rows in rows_of.items()}
+
+    def pks_by_id(self, ids: Iterable[str]) -> dict[str, int]:
         """Pks of the tenant's elements with these ids (the ones that exist)."""
         query = select(Element.id, Element.pk).where(Element.tenant_pk == self.tenant.pk)
         return {element_id: pk
                 for element_id, pk in chunked_rows(self.session, query, Element.id, ids)}
 
-    def _existing_pks(self, ids: Sequence[str], where: str) -> list[int]:
-        return pks_of(self._pks_by_id(ids), ids, where)
+    def existing_pks(self, ids: Sequence[str], where: str) -> list[int]:
+        return pks_of(self.pks_by_id(ids), ids, where)
 
-    def _insert(self, model: type[Base], rows: list[dict[str, Any]]) -> None:
+    def insert(self, model: type[Base], rows: list[dict[str, Any]]) -> None:
         """Rows that all have the same keys, nothing loaded back: PostgreSQL's COPY for
         many (half the CPU of an executemany, on both ends), else one executemany. Core,
         not the ORM's bulk insert: the rows are complete, and per-row ORM work costs more
@@ -80,8 +107,8 @@ class StoreBase:
             for row in rows:
                 copy.write_row([row[column] for column in columns])
 
-    def _insert_returning_pks(self, model: type[Base], rows: list[dict[str, Any]],
-                              key: str) -> list[int]:
+    def insert_returning_pks(self, model: type[Base], rows: list[dict[str, Any]],
+                             key: str) -> list[int]:
         """One bulk INSERT (multi-row VALUES batches) answering the new pks in row order,
         matched through `key`, a column unique among the rows (asking the database to
         keep the order would make SQLite insert row by row)."""

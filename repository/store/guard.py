@@ -16,16 +16,18 @@ from contextlib import contextmanager
 from sqlalchemy import select
 
 from repository import protected
+from repository.store.base import StoreContext
 from repository.store.batch import chunked_rows
 from repository.store.models import Element, RelatedLink, Token
-from repository.store.versions import Versions
 
 
-class Guard(Versions):
-    """`_refuse_protected_creates` and `_refuse_protected_changes`, for the write methods;
+class Guard:
+    """`refuse_protected_creates` and `refuse_protected_changes`, for the write parts;
     `acting_as_service` for the writes the service makes on its own behalf."""
 
-    _as_service = False
+    def __init__(self, context: StoreContext) -> None:
+        self.context = context
+        self._as_service = False
 
     @contextmanager
     def acting_as_service(self) -> Iterator[None]:
@@ -37,13 +39,13 @@ class Guard(Versions):
         finally:
             self._as_service = before
 
-    def _refuse_protected_creates(self, facets: Iterable[str], actor_pk: int | None) -> None:
+    def refuse_protected_creates(self, facets: Iterable[str], actor_pk: int | None) -> None:
         """403 unless the actor may create elements in the service facet, if one is asked."""
         if protected.SERVICE_FACET in facets:
             self._require_authority(actor_pk, f"An element of facet {protected.SERVICE_FACET!r}")
 
-    def _refuse_protected_changes(self, elements: Sequence[Element],
-                                  actor_pk: int | None) -> None:
+    def refuse_protected_changes(self, elements: Sequence[Element],
+                                 actor_pk: int | None) -> None:
         """403 unless the actor may change protected elements, if one of these is."""
         if self._as_service or actor_pk is None:
             return
@@ -60,14 +62,14 @@ class Guard(Versions):
             return []
         query = select(RelatedLink.target_pk).where(
             RelatedLink.context.in_(sorted(protected.AUDIT_CONTEXTS))).distinct()
-        named = {pk for (pk,) in chunked_rows(self.session, query, RelatedLink.target_pk,
+        named = {pk for (pk,) in chunked_rows(self.context.session, query, RelatedLink.target_pk,
                                               [element.pk for element in elements])}
         return [element for element in elements if element.pk in named]
 
     def _require_authority(self, actor_pk: int | None, what: str) -> None:
         if self._as_service or actor_pk is None:
             return
-        roles = frozenset(self.session.scalars(select(Token.role).where(
-            Token.tenant_pk == self.tenant.pk, Token.element_pk == actor_pk)))
+        roles = frozenset(self.context.session.scalars(select(Token.role).where(
+            Token.tenant_pk == self.context.tenant.pk, Token.element_pk == actor_pk)))
         if not protected.may_write_protected(roles):
             raise protected.refusal(what, ", ".join(sorted(roles)) or "none")

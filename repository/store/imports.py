@@ -39,10 +39,10 @@ def upsert_elements(store: Store, inputs: Sequence[tuple[str, ElementInput]],
     if None in ids:
         raise ValueError("every imported element needs its id")
     found = existing_elements(store, [element_id for element_id in ids if element_id is not None])
-    created = store.create_all([(facet, data) for facet, data in inputs if data.id not in found], actor_pk)
+    created = store.writes.create_all([(facet, data) for facet, data in inputs if data.id not in found], actor_pk)
     updated = [(found[data.id], data) for _, data in inputs if data.id in found]
-    stored = store.attributes([current_version_pk(element) for element, _ in updated]) if owned else {}
-    store.update_many([(element, replace(data, id=None, facet=None, attributes=_replacing(
+    stored = store.reads.attributes([current_version_pk(element) for element, _ in updated]) if owned else {}
+    store.writes.update_many([(element, replace(data, id=None, facet=None, attributes=_replacing(
         stored.get(current_version_pk(element), {}), data.attributes, owned))) for element, data in updated],
         actor_pk)
     return {**found, **{element.id: element for element in created}}
@@ -59,7 +59,7 @@ def _replacing(stored: AttributeMap, given: AttributeMap, owned: Collection[str]
 def set_content(store: Store, diagram: Element, items: Sequence[ContentItem], actor_pk: int | None) -> None:
     """The diagram shows exactly `items` (elements by id, predecessors by index): its old
     shapes dropped, the new ones appended as content create does."""
-    if store.shapes(store.current_version(diagram)):
-        store.update(diagram, ElementInput(id=None, version_id=None, type=None, facet=None, attributes={},
-                                           related=None, children=None, content=[]), actor_pk)
-    store.append_content(diagram, items, actor_pk)
+    if store.reads.shapes(store.reads.current_version(diagram)):
+        store.writes.update(diagram, ElementInput(id=None, version_id=None, type=None, facet=None, attributes={},
+                                                  related=None, children=None, content=[]), actor_pk)
+    store.writes.append_content(diagram, items, actor_pk)

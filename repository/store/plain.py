@@ -9,14 +9,13 @@ work and coercing every key of an `in_` list anew cost more than the statements 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from typing import Any, NamedTuple
 
-from sqlalchemy import Result, Row, Select, bindparam, select
+from sqlalchemy import Row, Select, bindparam, select
 from sqlalchemy.orm import InstrumentedAttribute
 
 from repository.store import batch
-from repository.store.base import StoreBase
 from repository.store.models import Element, ElementVersion, Shape
 
 KEYS = "keys"
@@ -105,29 +104,3 @@ SHAPES = Prepared(keyed(select(Shape.version_pk, Shape.shape_id, Shape.element_p
                         Shape.version_pk), _fold_shapes)
 ELEMENT_REFS = keyed(select(*ELEMENT_REF_COLUMNS), Element.pk)
 VERSION_REFS = keyed(select(*VERSION_REF_COLUMNS), ElementVersion.pk)
-
-
-class PlainReads(StoreBase):
-    """The store's reads of plain rows; nothing here writes."""
-
-    def _rows(self, query: AnySelect, **parameters: Any) -> Result[*tuple[Any, ...]]:
-        """`query`'s rows straight from the session's connection, after what the session's
-        own execute does first: flushing pending changes (a write answers with what it
-        wrote)."""
-        self.session.flush()
-        return self.session.connection().execute(query, parameters)
-
-    def _rows_of(self, query: AnySelect, keys: Iterable[Any]) -> list[AnyRow]:
-        """The rows of a `keyed` query for these keys (each asked once), at most
-        batch.IN_CHUNK per statement (backends cap the parameters of one)."""
-        wanted = list(dict.fromkeys(keys))
-        return [row for start in range(0, len(wanted), batch.IN_CHUNK)
-                for row in self._rows(query, **{KEYS: wanted[start:start + batch.IN_CHUNK]})
-                .all()]
-
-    def _load(self, prepared: Prepared, keys: Iterable[int]) -> dict[int, Any]:
-        """Each key's folded rows (a key without rows folds an empty list), in key order."""
-        rows_of: dict[int, list[AnyRow]] = {key: [] for key in keys}
-        for row in self._rows_of(prepared.query, rows_of):
-            rows_of[row[0]].append(row)
-        return {key: prepared.fold(rows) for key, rows in rows_of.items()}

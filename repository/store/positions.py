@@ -16,9 +16,9 @@ caller rebuilds or counts the plain way), so a stale milestone never shifts a pa
 from __future__ import annotations
 
 import bisect
-import threading
-from collections import OrderedDict
 from dataclasses import dataclass
+
+from repository.lru import Lru
 
 __all__ = ["KEPT_LISTINGS", "SPACING", "ListingKey", "ListingPositions", "Milestones"]
 
@@ -56,30 +56,19 @@ class Milestones:
 
 
 class ListingPositions:
-    """A process's milestones per listing, for every request of the app (thread-safe).
-    Only the newest generation seen for a listing is kept."""
+    """A process's milestones per listing, for every request of the app (thread-safe;
+    repository/lru.py). Only the newest generation seen for a listing is kept."""
 
     def __init__(self, spacing: int = SPACING, kept: int = KEPT_LISTINGS) -> None:
         if spacing < 1:
             raise ValueError("milestone spacing must be at least 1")
         self.spacing = spacing
-        self._kept = kept
-        self._milestones: OrderedDict[ListingKey, Milestones] = OrderedDict()
-        self._lock = threading.Lock()
+        self._milestones: Lru[ListingKey, Milestones] = Lru(kept)
 
     def get(self, listing: ListingKey) -> Milestones | None:
-        with self._lock:
-            found = self._milestones.get(listing)
-            if found is not None:
-                self._milestones.move_to_end(listing)
-            return found
+        return self._milestones.get(listing)
 
     def put(self, listing: ListingKey, milestones: Milestones) -> None:
-        with self._lock:
-            held = self._milestones.get(listing)
-            if held is not None and held.generation > milestones.generation:
-                return  # a request that read before a write must not replace newer ones
-            self._milestones[listing] = milestones
-            self._milestones.move_to_end(listing)
-            while len(self._milestones) > self._kept:
-                self._milestones.popitem(last=False)
+        # A request that read before a write must not replace newer milestones.
+        self._milestones.put(listing, milestones,
+                             keeps=lambda held: held.generation > milestones.generation)

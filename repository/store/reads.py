@@ -25,7 +25,7 @@ from sqlalchemy.orm import InstrumentedAttribute, aliased
 
 from repository.errors import NotFound
 from repository.store import batch, plain
-from repository.store.base import current_version_pk
+from repository.store.base import StoreContext, current_version_pk
 from repository.store.filters import ONE_ELEMENT, SMALL_TENANT, VERSIONS, compile_filter, for_tenant
 from repository.store.generation import content_generation, generation_column
 from repository.store.models import AttributeValue, Child, Element, ElementVersion, Shape
@@ -34,7 +34,6 @@ from repository.store.plain import (
     AnySelect,
     ElementRef,
     ListedElement,
-    PlainReads,
     ShapeRow,
     VersionRef,
 )
@@ -116,8 +115,11 @@ _NEWEST_VERSION = select(Element.current_version_pk).where(
     Element.tenant_pk == bindparam(_TENANT), Element.id == bindparam(_ELEMENT_ID))
 
 
-class Reads(PlainReads):
+class Reads:
     """Everything the store reads; nothing here writes."""
+
+    def __init__(self, context: StoreContext) -> None:
+        self.context = context
 
     # Whether the tenant has more than filters.SMALL_TENANT elements: read once per store
     # (a request), when its first `$filter` is used.
@@ -131,8 +133,8 @@ class Reads(PlainReads):
     def newest_version_pk(self, element_id: str) -> int:
         """The pk of the element's newest version, or 404: half of a render cache key,
         read as one plain row (a cache hit needs nothing else of the element)."""
-        version_pk = self._rows(_NEWEST_VERSION, **{_TENANT: self.tenant.pk,
-                                                    _ELEMENT_ID: element_id}).scalar()
+        version_pk = self.context.rows(_NEWEST_VERSION, **{_TENANT: self.context.tenant.pk,
+                                                           _ELEMENT_ID: element_id}).scalar()
         if version_pk is None:
             raise NotFound(f"Element {element_id!r} not found")
         return int(version_pk)
@@ -141,9 +143,9 @@ class Reads(PlainReads):
                        facet: str | None = None) -> dict[str, Element]:
         """The tenant's elements of these ids; 404 for the first one missing (or in
         another facet)."""
-        query = select(Element).where(Element.tenant_pk == self.tenant.pk)
+        query = select(Element).where(Element.tenant_pk == self.context.tenant.pk)
         found = {element.id: element for (element,)
-                 in batch.chunked_rows(self.session, query, Element.id, element_ids)}
+                 in batch.chunked_rows(self.context.session, query, Element.id, element_ids)}
         for element_id in element_ids:
             element = found.get(element_id)
             if element is None or (facet is not None and element.facet != facet):
@@ -153,18 +155,18 @@ class Reads(PlainReads):
 
     def elements_by_pk(self, pks: Iterable[int]) -> dict[int, Element]:
         return {element.pk: element for (element,)
-                in batch.chunked_rows(self.session, select(Element), Element.pk, pks)}
+                in batch.chunked_rows(self.context.session, select(Element), Element.pk, pks)}
 
     def resolve(self, element_or_version_id: str, facet: str) -> tuple[Element, ElementVersion]:
         """An element id (its newest version) or a version id (that version)."""
-        element = self.session.scalar(select(Element).where(
-            Element.tenant_pk == self.tenant.pk, Element.id == element_or_version_id))
+        element = self.context.session.scalar(select(Element).where(
+            Element.tenant_pk == self.context.tenant.pk, Element.id == element_or_version_id))
         if element is not None and element.facet == facet:
             return element, self.current_version(element)
-        row = self.session.execute(
+        row = self.context.session.execute(
             select(Element, ElementVersion)
             .join(ElementVersion, ElementVersion.element_pk == Element.pk)
-            .where(Element.tenant_pk == self.tenant.pk, Element.versioned.is_(True),
+            .where(Element.tenant_pk == self.context.tenant.pk, Element.versioned.is_(True),
                    ElementVersion.version_id == element_or_version_id, Element.facet == facet)
         ).first()
         if row is None:
@@ -174,13 +176,13 @@ class Reads(PlainReads):
     def element_matches(self, element: Element, filter_text: str) -> bool:
         """Whether the element's newest version matches a `$filter` (400 if invalid)."""
         condition = compile_filter(filter_text, ONE_ELEMENT)
-        return bool(self.session.scalar(select(exists(
+        return bool(self.context.session.scalar(select(exists(
             select(Element.pk).where(Element.pk == element.pk, condition)))))
 
     def users_with_role_flag(self, flag: str) -> list[Element]:
-        return list(self.session.scalars(
+        return list(self.context.session.scalars(
             select(Element).where(
-                Element.tenant_pk == self.tenant.pk, Element.type == "user",
+                Element.tenant_pk == self.context.tenant.pk, Element.type == "user",
                 exists(select(AttributeValue.pk).where(
                     AttributeValue.version_pk == Element.current_version_pk,
                     AttributeValue.name == flag, AttributeValue.value_text == "true")))
@@ -188,18 +190,18 @@ class Reads(PlainReads):
 
     def content_generation(self) -> int:
         """The tenant's content generation (repository/store/generation.py)."""
-        return content_generation(self.session, self.tenant.pk)
+        return content_generation(self.context.session, self.context.tenant.pk)
 
     # ---- versions ------------------------------------------------------------------
 
     def current_version(self, element: Element) -> ElementVersion:
-        version = self.session.get(ElementVersion, element.current_version_pk)
+        version = self.context.session.get(ElementVersion, element.current_version_pk)
         assert version is not None, "every element has a current version"
         return version
 
     def versions(self, element: Element) -> list[ElementVersion]:
         """The element's versions, oldest first."""
-        return list(self.session.scalars(_versions_of(element)))
+        return list(self.context.session.scalars(_versions_of(element)))
 
     def versions_matching(self, element: Element,
                           filter_text: str | None) -> list[ElementVersion]:
@@ -209,20 +211,20 @@ class Reads(PlainReads):
         if filter_text is not None:
             query = query.join(Element, Element.pk == ElementVersion.element_pk).where(
                 compile_filter(filter_text, VERSIONS))
-        return list(self.session.scalars(query)) if element.versioned else []
+        return list(self.context.session.scalars(query)) if element.versioned else []
 
     def versions_by_pk(self, pks: Iterable[int | None]) -> dict[int, ElementVersion]:
         return {version.pk: version for (version,) in batch.chunked_rows(
-            self.session, select(ElementVersion), ElementVersion.pk, pks)}
+            self.context.session, select(ElementVersion), ElementVersion.pk, pks)}
 
     def version_refs(self, pks: Iterable[int | None]) -> dict[int, VersionRef]:
         """`versions_by_pk` as plain rows: what a response names of a version, without
         the cost of mapped objects (a page names hundreds)."""
-        return {row.pk: VersionRef(*row) for row in self._rows_of(plain.VERSION_REFS, pks)}
+        return {row.pk: VersionRef(*row) for row in self.context.rows_of(plain.VERSION_REFS, pks)}
 
     def element_refs(self, pks: Iterable[int]) -> dict[int, ElementRef]:
         """`elements_by_pk` as plain rows (see `version_refs`)."""
-        return {row.pk: ElementRef(*row) for row in self._rows_of(plain.ELEMENT_REFS, pks)}
+        return {row.pk: ElementRef(*row) for row in self.context.rows_of(plain.ELEMENT_REFS, pks)}
 
     # ---- listing pages -------------------------------------------------------------
 
@@ -230,7 +232,7 @@ class Reads(PlainReads):
         """Page `request.page` of the listing, in listing order. Without a `$filter`, the
         view's statement is the one built at import, given the tenant and facet."""
         offset = (request.page - 1) * request.page_size
-        if request.condition is None and offset >= self.positions.spacing:
+        if request.condition is None and offset >= self.context.positions.spacing:
             from_milestone = self._page_from_milestone(request, offset)
             if from_milestone is not None:
                 return from_milestone
@@ -239,8 +241,8 @@ class Reads(PlainReads):
             query = _page_query(self._view_condition(request))
         else:
             query = _PAGES.get(request.view, _PAGES[_LIST])
-            parameters.update({_TENANT: self.tenant.pk, _FACET: request.facet})
-        return [ListedElement(*row) for row in self._rows(query, **parameters).all()]
+            parameters.update({_TENANT: self.context.tenant.pk, _FACET: request.facet})
+        return [ListedElement(*row) for row in self.context.rows(query, **parameters).all()]
 
     def page_holding(self, request: PageRequest, element_id: str) -> list[ListedElement]:
         """The page of `request`'s listing that holds the element (404 if none): the same
@@ -254,8 +256,8 @@ class Reads(PlainReads):
         alone; whether the view and `$filter` list it shows in the forward read, which
         starts with it if they do (each statement evaluates a `$filter` anew)."""
         condition = self._view_condition(request)
-        key = self._rows(select(*_LISTING_ORDER).where(
-            Element.tenant_pk == self.tenant.pk, Element.facet == request.facet,
+        key = self.context.rows(select(*_LISTING_ORDER).where(
+            Element.tenant_pk == self.context.tenant.pk, Element.facet == request.facet,
             Element.id == element_id)).first()
         rest = [] if key is None else self._listed(
             and_(condition, _LISTING_KEY >= tuple_(*key)), _LISTING_ORDER, request.page_size)
@@ -265,7 +267,7 @@ class Reads(PlainReads):
         if request.condition is None:
             position = self._position_from_milestone(request, condition, (key[0], key[1]))
         if position is None:
-            position = self._rows(select(_count_before(condition, key, request))).scalar_one()
+            position = self.context.rows(select(_count_before(condition, key, request))).scalar_one()
         earlier = position % request.page_size
         head = self._listed(and_(condition, _LISTING_KEY < tuple_(*key)),
                             tuple(column.desc() for column in _LISTING_ORDER), earlier)
@@ -283,7 +285,7 @@ class Reads(PlainReads):
         def page_after(milestones: Milestones) -> Statement:
             position, key = milestones.at_or_before(offset)
             return (_page_query(and_(condition, _LISTING_KEY >= tuple_(*key)))
-                    .add_columns(generation_column(self.tenant.pk)),
+                    .add_columns(generation_column(self.context.tenant.pk)),
                     {_LIMIT: request.page_size, _OFFSET: offset - position})
 
         rows = self._with_milestones(request, page_after)
@@ -296,11 +298,11 @@ class Reads(PlainReads):
         def count_from(milestones: Milestones) -> Statement:
             found = milestones.before(key)
             if found is None:  # the first element
-                return select(literal(0), generation_column(self.tenant.pk)), {}
+                return select(literal(0), generation_column(self.context.tenant.pk)), {}
             position, milestone = found
             return select(position + _count(condition, _LISTING_KEY >= tuple_(*milestone),
                                             _LISTING_KEY < tuple_(*key)),
-                          generation_column(self.tenant.pk)), {}
+                          generation_column(self.context.tenant.pk)), {}
 
         rows = self._with_milestones(request, count_from)
         return None if rows is None else int(rows[0][0])
@@ -310,19 +312,19 @@ class Reads(PlainReads):
         """The rows of `statement(milestones)` (its last column the tenant's generation)
         if they were read in the milestones' generation: the kept ones, else ones read
         now. None for an empty answer or a write that came in between, twice."""
-        listing = _listing_key(self.tenant.pk, request)
-        milestones = self.positions.get(listing)
+        listing = _listing_key(self.context.tenant.pk, request)
+        milestones = self.context.positions.get(listing)
         for _ in range(2):
             if milestones is None:
                 milestones = self._read_milestones(request)
                 if milestones is None:
                     return None
-                if self.session.info.get("writes") is False:
+                if self.context.session.info.get("writes") is False:
                     # Kept for other requests only when read outside a write: a write's
                     # transaction may roll back, and its generation be another write's next.
-                    self.positions.put(listing, milestones)
+                    self.context.positions.put(listing, milestones)
             query, parameters = statement(milestones)
-            rows = self._rows(query, **parameters).all()
+            rows = self.context.rows(query, **parameters).all()
             if rows and rows[0][-1] == milestones.generation:
                 return list(rows)
             if rows:
@@ -337,7 +339,7 @@ class Reads(PlainReads):
         element `SPACING` further on in the listing index (an OFFSET in the index alone,
         the cheapest pass over it on SQLite: a window function numbering every element
         took three times as long; on PostgreSQL both cost the same)."""
-        spacing = self.positions.spacing
+        spacing = self.context.positions.spacing
         view = self._view_condition(request)
         first = (select(Element.pk.label("pk"), literal(0).label("position"))
                  .where(view).order_by(*_LISTING_ORDER).limit(1).subquery())
@@ -353,9 +355,9 @@ class Reads(PlainReads):
             .join(at, at.pk == milestones.c.pk)
             .join(following, following.pk == next_pk))
         found = aliased(Element)
-        rows = sorted(self._rows(
+        rows = sorted(self.context.rows(
             select(milestones.c.position, found.sort_name, found.id,
-                   generation_column(self.tenant.pk))
+                   generation_column(self.context.tenant.pk))
             .join(found, found.pk == milestones.c.pk)).all())  # a few rows: sorted here
         if not rows:
             return None
@@ -366,16 +368,16 @@ class Reads(PlainReads):
         if limit == 0:
             return []
         query = _LISTED.where(condition).order_by(*order).limit(limit)
-        return [ListedElement(*row) for row in self._rows(query).all()]
+        return [ListedElement(*row) for row in self.context.rows(query).all()]
 
     def diagrams(self) -> list[Element]:
         """Every element whose newest version has content, in listing order."""
-        return list(self.session.scalars(
-            select(Element).where(Element.tenant_pk == self.tenant.pk, with_content())
+        return list(self.context.session.scalars(
+            select(Element).where(Element.tenant_pk == self.context.tenant.pk, with_content())
             .order_by(Element.sort_name, Element.id)))
 
     def _view_condition(self, request: PageRequest) -> ColumnElement[bool]:
-        condition = _in_view(request.view, self.tenant.pk, request.facet)
+        condition = _in_view(request.view, self.context.tenant.pk, request.facet)
         if request.condition is None:
             return condition
         return and_(condition, self._for_tenant(request.condition))
@@ -383,23 +385,23 @@ class Reads(PlainReads):
     def _for_tenant(self, condition: ColumnElement[bool]) -> ColumnElement[bool]:
         """A `$filter` condition limited to the tenant (repository/store/filters.py)."""
         if self._large_tenant is None:
-            first = (select(Element.current_version_pk).where(Element.tenant_pk == self.tenant.pk)
+            first = (select(Element.current_version_pk).where(Element.tenant_pk == self.context.tenant.pk)
                      .limit(SMALL_TENANT + 1).subquery())
-            counted = self.session.scalar(select(func.count()).select_from(first)) or 0
+            counted = self.context.session.scalar(select(func.count()).select_from(first)) or 0
             self._large_tenant = counted > SMALL_TENANT
-        return for_tenant(condition, self.tenant.pk, large=self._large_tenant)
+        return for_tenant(condition, self.context.tenant.pk, large=self._large_tenant)
 
     # ---- hierarchy -----------------------------------------------------------------
 
     def children(self, version: ElementVersion) -> list[Element]:
         """The version's children, in order."""
-        return list(self.session.scalars(
+        return list(self.context.session.scalars(
             select(Element).join(Child, Child.child_pk == Element.pk)
             .where(Child.version_pk == version.pk).order_by(Child.position)))
 
     def child_pks(self, version_pks: Sequence[int]) -> dict[int, list[int]]:
         """The ordered child element pks of each version."""
-        return self._load(plain.CHILDREN, version_pks)
+        return self.context.load(plain.CHILDREN, version_pks)
 
     def root_path(self, element: Element) -> list[Element]:
         """Parents from the nearest up to the root (the seed's example order)."""
@@ -419,7 +421,7 @@ class Reads(PlainReads):
         # parents); the walk below then stops at the repeat.
         up = start.union(select(start.c.parent_pk, _first_parent(start.c.parent_pk))
                          .where(start.c.parent_pk.is_not(None)))
-        parent_of = {pk: parent for pk, parent in self.session.execute(
+        parent_of = {pk: parent for pk, parent in self.context.session.execute(
             select(up.c.pk, Element).select_from(up)
             .outerjoin(Element, Element.pk == up.c.parent_pk))}
         paths: dict[int, list[Element]] = {}
@@ -443,22 +445,22 @@ class Reads(PlainReads):
 
     def shapes_of(self, version_pks: Sequence[int]) -> dict[int, list[ShapeRow]]:
         """The ordered shapes of each version."""
-        return self._load(plain.SHAPES, version_pks)
+        return self.context.load(plain.SHAPES, version_pks)
 
     def shape_count(self, element: Element) -> int:
         """How many shapes the element's newest version holds, counted in the index: what
         a render checks before it reads them (content stored before the limits held)."""
-        return int(self.session.scalar(select(func.count()).select_from(Shape).where(
+        return int(self.context.session.scalar(select(func.count()).select_from(Shape).where(
             Shape.version_pk == element.current_version_pk)) or 0)
 
     def has_content(self, element: Element) -> bool:
         """Whether the element's newest version has shapes."""
-        return bool(self.session.scalar(select(exists(
+        return bool(self.context.session.scalar(select(exists(
             select(Shape.pk).where(Shape.version_pk == element.current_version_pk)))))
 
     def shape_ids_of(self, element: Element) -> list[str]:
         """Shape ids through which the element appears in the newest version of a diagram."""
-        return list(self.session.scalars(
+        return list(self.context.session.scalars(
             select(Shape.shape_id)
             .join(Element, and_(Element.pk == Shape.diagram_pk,
                                 Element.current_version_pk == Shape.version_pk))
@@ -468,21 +470,21 @@ class Reads(PlainReads):
 
     def attributes(self, version_pks: Sequence[int]) -> dict[int, AttributeMap]:
         """Each version's attributes by name and culture."""
-        return self._load(plain.ATTRIBUTES, version_pks)
+        return self.context.load(plain.ATTRIBUTES, version_pks)
 
     def links(self, version_pks: Sequence[int]) -> dict[int, dict[str, list[Link]]]:
         """Each version's related links by context, in order."""
-        return self._load(plain.LINKS, version_pks)
+        return self.context.load(plain.LINKS, version_pks)
 
     def name_of(self, element: Element, culture: int) -> str:
         """The element's name in `culture` (with the label fallbacks)."""
         version_pk = current_version_pk(element)
-        return label(self._names_of([version_pk])[version_pk], culture,
-                     self.tenant.default_culture)
+        return label(self.names_of([version_pk])[version_pk], culture,
+                     self.context.tenant.default_culture)
 
-    def _names_of(self, version_pks: Sequence[int]) -> dict[int, dict[int, Any]]:
+    def names_of(self, version_pks: Sequence[int]) -> dict[int, dict[int, Any]]:
         """The `name` values of each version, by culture."""
-        return self._load(plain.NAMES, version_pks)
+        return self.context.load(plain.NAMES, version_pks)
 
 
 def _count_before(condition: ColumnElement[bool], key: Sequence[str],

@@ -7,18 +7,25 @@ from __future__ import annotations
 from sqlalchemy import Integer, insert, literal, select
 
 from repository import release
+from repository.store.base import StoreContext
 from repository.store.models import Child, Element, ElementVersion, Shape
+from repository.store.reads import Reads
 from repository.store.rows import Rows
 from repository.store.values import NEUTRAL, new_id
 
 
-class Versions(Rows):
+class Versions:
     """Choosing and starting the version a write goes to."""
 
-    def _writable_version(self, element: Element) -> ElementVersion:
+    def __init__(self, context: StoreContext, reads: Reads, rows: Rows) -> None:
+        self.context = context
+        self.reads = reads
+        self.rows = rows
+
+    def writable_version(self, element: Element) -> ElementVersion:
         """The version a change goes to: the newest one, or a new in-process revision of it
         when it is frozen."""
-        version = self.current_version(element)
+        version = self.reads.current_version(element)
         if element.versioned and version.state in release.FROZEN_STATES:
             return self._start_revision(element, version)
         return version
@@ -28,7 +35,7 @@ class Versions(Rows):
         and content (same shape ids)."""
         revision = self._add_version(element, seq=frozen.seq + 1, state=release.IN_PROCESS)
         element.state = release.IN_PROCESS
-        attributes = self.attributes([frozen.pk])[frozen.pk]
+        attributes = self.reads.attributes([frozen.pk])[frozen.pk]
         label_of_frozen = str(attributes.get("version", {}).get(NEUTRAL, release.FIRST_VERSION))
         for dropped in ("validFrom", "validUntil", "relOn"):
             attributes.pop(dropped, None)
@@ -37,10 +44,10 @@ class Versions(Rows):
             "isReleased": {NEUTRAL: False},
             "state1": {NEUTRAL: release.IN_PROCESS},
         })
-        self._write_attributes(revision, attributes)
-        for context, links in self.links([frozen.pk])[frozen.pk].items():
+        self.rows.write_attributes(revision, attributes)
+        for context, links in self.reads.links([frozen.pk])[frozen.pk].items():
             if context != "relBy":
-                self._set_links(revision, context, [link.target_pk for link in links],
+                self.rows.set_links(revision, context, [link.target_pk for link in links],
                                 [link.target_version_pk for link in links])
         self._copy_structure(frozen, revision)
         return revision
@@ -48,19 +55,19 @@ class Versions(Rows):
     def _add_version(self, element: Element, seq: int, state: str | None) -> ElementVersion:
         version = ElementVersion(element_pk=element.pk, version_id=new_id(), seq=seq,
                                  state=state)
-        self.session.add(version)
-        self.session.flush()
+        self.context.session.add(version)
+        self.context.session.flush()
         element.current_version_pk = version.pk
         return version
 
     def _copy_structure(self, source: ElementVersion, target: ElementVersion) -> None:
         """Copy the children and shapes of `source` to the (empty) `target`, in SQL."""
         target_pk = literal(target.pk, Integer)
-        self.session.execute(insert(Child).from_select(
+        self.context.session.execute(insert(Child).from_select(
             ["version_pk", "parent_pk", "child_pk", "position"],
             select(target_pk, Child.parent_pk, Child.child_pk, Child.position)
             .where(Child.version_pk == source.pk)))
-        self.session.execute(insert(Shape).from_select(
+        self.context.session.execute(insert(Shape).from_select(
             ["shape_id", "version_pk", "diagram_pk", "element_pk", "position", "predecessors"],
             select(Shape.shape_id, target_pk, Shape.diagram_pk, Shape.element_pk,
                    Shape.position, Shape.predecessors)

@@ -16,10 +16,12 @@ from sqlalchemy import func, select, update
 from repository import catalog, release
 from repository.errors import Conflict, InvalidInput, TooLarge
 from repository.store import batch, idempotency
-from repository.store.base import current_version_pk, pks_of
+from repository.store.base import StoreContext, current_version_pk, pks_of
 from repository.store.generation import bump_content_generation
 from repository.store.guard import Guard
 from repository.store.models import AttributeValue, Element, ElementVersion, RelatedLink, Shape
+from repository.store.reads import Reads
+from repository.store.rows import Rows
 from repository.store.values import (
     NEUTRAL,
     attribute_row,
@@ -28,6 +30,7 @@ from repository.store.values import (
     now_timestamp,
     sort_key,
 )
+from repository.store.versions import Versions
 from repository.wire import (
     MAX_CONTENT_ITEMS,
     MAX_RELATED_PER_ELEMENT,
@@ -38,8 +41,16 @@ from repository.wire import (
 )
 
 
-class Writes(Guard):
+class Writes:
     """create, update and append_content; `actor_pk` is the element that acts."""
+
+    def __init__(self, context: StoreContext, reads: Reads, rows: Rows, versions: Versions,
+                 guard: Guard) -> None:
+        self.context = context
+        self.reads = reads
+        self.rows = rows
+        self.versions = versions
+        self.guard = guard
 
     def create(self, facet: str, data: ElementInput, actor_pk: int | None,
                element_id: str | None = None) -> Element:
@@ -53,10 +64,10 @@ class Writes(Guard):
         """`create` for many (facet, input) pairs: the rows in bulk (`create_many`), then
         the children and content of the inputs that set them."""
         pks = self.create_many(inputs, actor_pk)
-        elements = self.elements_by_pk(pks)
+        elements = self.reads.elements_by_pk(pks)
         for pk, (_, data) in zip(pks, inputs, strict=True):
             if data.children is not None or data.content is not None:
-                self._set_structure(elements[pk], self.current_version(elements[pk]), data)
+                self.rows.set_structure(elements[pk], self.reads.current_version(elements[pk]), data)
         return [elements[pk] for pk in pks]
 
     def create_many(self, inputs: Sequence[tuple[str, ElementInput]],
@@ -66,13 +77,13 @@ class Writes(Guard):
         need the element first (see `create`)."""
         if not inputs:
             return []
-        self._refuse_protected_creates([facet for facet, _ in inputs], actor_pk)
+        self.guard.refuse_protected_creates([facet for facet, _ in inputs], actor_pk)
         # A new element is in the listings at once: their cache keys must change
         # (first thing, as in every write: repository/store/generation.py).
-        bump_content_generation(self.session, self.tenant.pk)
+        bump_content_generation(self.context.session, self.context.tenant.pk)
         type_keys = [self._check_type(facet, data.type) for facet, data in inputs]
         ids = [data.id or new_id() for _, data in inputs]
-        taken = [i for i, n in Counter(ids).items() if n > 1] + list(self._pks_by_id(ids))
+        taken = [i for i, n in Counter(ids).items() if n > 1] + list(self.context.pks_by_id(ids))
         if taken:
             raise Conflict(f"Element {taken[0]!r} already exists")
         links = self._client_links_of([data for _, data in inputs])
@@ -90,24 +101,24 @@ class Writes(Guard):
                       **{k: {NEUTRAL: v} for k, v in server.items()}}
             attributes.append(values)
             element_rows.append({
-                "tenant_pk": self.tenant.pk, "id": chosen_id, "facet": facet,
+                "tenant_pk": self.context.tenant.pk, "id": chosen_id, "facet": facet,
                 "type": type_key, "versioned": versioned, "state": state, "revision": 1,
-                "sort_name": sort_key(values.get("name", {}), self.tenant.default_culture)})
-        element_pks = self._insert_returning_pks(Element, element_rows, key="id")
-        version_pks = self._insert_returning_pks(ElementVersion, [
+                "sort_name": sort_key(values.get("name", {}), self.context.tenant.default_culture)})
+        element_pks = self.context.insert_returning_pks(Element, element_rows, key="id")
+        version_pks = self.context.insert_returning_pks(ElementVersion, [
             {"element_pk": pk, "version_id": new_id(), "seq": 1, "state": row["state"]}
             for pk, row in zip(element_pks, element_rows, strict=True)], key="version_id")
-        self.session.execute(update(Element), [
+        self.context.session.execute(update(Element), [
             {"pk": pk, "current_version_pk": version_pk}
             for pk, version_pk in zip(element_pks, version_pks, strict=True)])
-        self._insert(AttributeValue, [
+        self.context.insert(AttributeValue, [
             attribute_row(version_pk, name, culture, value)
             for version_pk, values in zip(version_pks, attributes, strict=True)
             for name, per_culture in values.items()
             for culture, value in per_culture.items() if value is not None])
         actor_links = {} if actor_pk is None else {"createdBy": [actor_pk],
                                                    "changedBy": [actor_pk]}
-        self._insert(RelatedLink, [
+        self.context.insert(RelatedLink, [
             row for version_pk, client_links in zip(version_pks, links, strict=True)
             for context, target_pks in {**client_links, **actor_links}.items()
             for row in link_rows(version_pk, context, target_pks)])
@@ -141,9 +152,9 @@ class Writes(Guard):
     def _update_batch(self, changes: Sequence[tuple[Element, ElementInput]],
                       actor_pk: int | None, if_match: frozenset[int] | None) -> None:
         """`update_many` for distinct elements."""
-        self._refuse_protected_changes([element for element, _ in changes], actor_pk)
-        self._count_writes([element for element, _ in changes], if_match)
-        newest = self.versions_by_pk(element.current_version_pk for element, _ in changes)
+        self.guard.refuse_protected_changes([element for element, _ in changes], actor_pk)
+        self.rows.count_writes([element for element, _ in changes], if_match)
+        newest = self.reads.versions_by_pk(element.current_version_pk for element, _ in changes)
         for element, data in changes:
             current = newest[current_version_pk(element)]
             if data.version_id is not None and data.version_id != current.version_id:
@@ -153,22 +164,22 @@ class Writes(Guard):
             if data.type is not None and data.type.lower() != element.type.lower():
                 raise InvalidInput(f"The type of {element.id!r} is {element.type!r} and cannot "
                                    "change")
-        versions = [self._writable_version(element) for element, _ in changes]
+        versions = [self.versions.writable_version(element) for element, _ in changes]
         changed_on = {"changedOn": {NEUTRAL: now_timestamp()}}
-        self._write_attributes_of({version.pk: {**_client_attributes(data), **changed_on}
-                                   for version, (_, data) in zip(versions, changes, strict=True)})
+        self.rows.write_attributes_of({version.pk: {**_client_attributes(data), **changed_on}
+                                       for version, (_, data) in zip(versions, changes, strict=True)})
         changed_by = {} if actor_pk is None else {"changedBy": [actor_pk]}
         client_links = self._client_links_of([data for _, data in changes])
-        self._set_links_of({version.pk: {**links, **changed_by} for version, links in zip(
+        self.rows.set_links_of({version.pk: {**links, **changed_by} for version, links in zip(
             versions, client_links, strict=True)})
         self._check_related_totals({version.pk: element.id for version, (element, _), links
                                     in zip(versions, changes, client_links, strict=True)
                                     if links})
         for (element, data), version in zip(changes, versions, strict=True):
-            self._set_structure(element, version, data)
-        names = self._names_of([version.pk for version in versions])
+            self.rows.set_structure(element, version, data)
+        names = self.reads.names_of([version.pk for version in versions])
         for (element, _), version in zip(changes, versions, strict=True):
-            element.sort_name = sort_key(names[version.pk], self.tenant.default_culture)
+            element.sort_name = sort_key(names[version.pk], self.context.tenant.default_culture)
 
     def append_content(self, diagram: Element, items: Sequence[ContentItem],
                        actor_pk: int | None,
@@ -177,13 +188,13 @@ class Writes(Guard):
         in-process version first, as on update); returns (shape id, request index) per
         item. A fixed number of statements however many items: new elements in bulk
         (`create_many`), new shapes in one insert, changed ones in one update."""
-        self._refuse_protected_changes([diagram], actor_pk)
-        self._count_writes([diagram], if_match)
-        version = self._writable_version(diagram)
+        self.guard.refuse_protected_changes([diagram], actor_pk)
+        self.rows.count_writes([diagram], if_match)
+        version = self.versions.writable_version(diagram)
         named_shapes = [item.shape_id for item in items if item.shape_id is not None]
         existing = {shape_id: (pk, json.loads(predecessors))
                     for pk, shape_id, predecessors in batch.chunked_rows(
-                        self.session, select(Shape.pk, Shape.shape_id, Shape.predecessors)
+                        self.context.session, select(Shape.pk, Shape.shape_id, Shape.predecessors)
                         .where(Shape.version_pk == version.pk), Shape.shape_id, named_shapes)}
         for item in items:
             if item.shape_id is not None and item.shape_id not in existing:
@@ -199,9 +210,9 @@ class Writes(Guard):
             listed.extend(p for p in dict.fromkeys(shape_ids[i] for i in item.predecessors)
                           if p not in listed)
         self._check_link_total(version, existing, predecessors)
-        position = self.session.scalar(select(func.coalesce(func.max(Shape.position), -1) + 1)
-                                       .where(Shape.version_pk == version.pk)) or 0
-        self._insert(Shape, [
+        position = self.context.session.scalar(select(func.coalesce(func.max(Shape.position), -1) + 1)
+                                               .where(Shape.version_pk == version.pk)) or 0
+        self.context.insert(Shape, [
             {"shape_id": shape_ids[index], "version_pk": version.pk,
              "diagram_pk": diagram.pk, "element_pk": target_pk, "position": position + offset,
              "predecessors": json.dumps(predecessors[shape_ids[index]])}
@@ -210,8 +221,8 @@ class Writes(Guard):
                    for shape_id, (pk, previous) in existing.items()
                    if predecessors[shape_id] != previous]
         if changed:
-            self.session.execute(update(Shape), changed)
-        self.touch(diagram, version, actor_pk)
+            self.context.session.execute(update(Shape), changed)
+        self.rows.touch(diagram, version, actor_pk)
         return [(shape_ids[item.index], item.index) for item in items]
 
     def _check_related_totals(self, element_ids: Mapping[int, str]) -> None:
@@ -221,7 +232,7 @@ class Writes(Guard):
         from growing past it. Server-set contexts (history) are not counted."""
         version_pks = list(element_ids)
         for start in range(0, len(version_pks), batch.IN_CHUNK):
-            over = self.session.execute(
+            over = self.context.session.execute(
                 select(RelatedLink.version_pk, func.count())
                 .where(RelatedLink.version_pk.in_(version_pks[start:start + batch.IN_CHUNK]),
                        RelatedLink.context.not_in(sorted(catalog.SERVER_RELATED)))
@@ -235,7 +246,7 @@ class Writes(Guard):
         """A diagram holds at most the shapes content create may write at once (and the
         renderer draws): appends cannot grow it past that. Checked before the new
         shapes' elements are made."""
-        shapes = new_shapes + (self.session.scalar(
+        shapes = new_shapes + (self.context.session.scalar(
             select(func.count()).select_from(Shape).where(Shape.version_pk == version.pk)) or 0)
         if shapes > MAX_CONTENT_ITEMS:
             raise TooLarge(f"A diagram holds at most {MAX_CONTENT_ITEMS:,} shapes; after this "
@@ -246,7 +257,7 @@ class Writes(Guard):
         """The diagram's links after an append, the untouched shapes' included, within
         the limit the wire layer applies to one request (docs/contract.md, "Limits and
         robustness")."""
-        untouched = sum(len(json.loads(listed)) for shape_id, listed in self.session.execute(
+        untouched = sum(len(json.loads(listed)) for shape_id, listed in self.context.session.execute(
             select(Shape.shape_id, Shape.predecessors).where(Shape.version_pk == version.pk))
             if shape_id not in changed)
         check_link_count(untouched + sum(len(listed) for listed in predecessors.values()),
@@ -256,8 +267,8 @@ class Writes(Guard):
                          actor_pk: int | None) -> dict[int, int]:
         """The element each new shape shows, by request index in request order: the
         element an item names, or one created now (all of them in bulk)."""
-        named = self._pks_by_id(item.element_id for item in items
-                                if item.element_id is not None)
+        named = self.context.pks_by_id(item.element_id for item in items
+                                       if item.element_id is not None)
         for item in items:
             if item.element_id is not None and item.element_id not in named:
                 raise InvalidInput(f"Item {item.index}: element {item.element_id!r} does not "
@@ -272,11 +283,11 @@ class Writes(Guard):
                               fingerprint: str) -> idempotency.StoredAnswer | None:
         """The answer committed under the caller's `key`, or None once the key is the
         caller's create's (repository/store/idempotency.py)."""
-        return idempotency.claim(self.session, self.tenant.pk, actor_pk, key, fingerprint)
+        return idempotency.claim(self.context.session, self.context.tenant.pk, actor_pk, key, fingerprint)
 
     def remember_answer(self, actor_pk: int, key: str, status: int, body: str) -> None:
         """The answer of the create that claimed `key`, committed with the create."""
-        idempotency.remember(self.session, self.tenant.pk, actor_pk, key, status, body)
+        idempotency.remember(self.context.session, self.context.tenant.pk, actor_pk, key, status, body)
 
     def _check_type(self, facet: str, type_key: str | None) -> str:
         if type_key is None:
@@ -294,7 +305,7 @@ class Writes(Guard):
         one go."""
         wanted = [{context: ids for context, ids in (data.related or {}).items()
                    if context not in catalog.SERVER_RELATED} for data in inputs]
-        found = self._pks_by_id(i for links in wanted for ids in links.values() for i in ids)
+        found = self.context.pks_by_id(i for links in wanted for ids in links.values() for i in ids)
         return [{context: pks_of(found, ids, f"related.{context}")
                  for context, ids in links.items()} for links in wanted]
 

@@ -135,9 +135,9 @@ def diagram_names(db: str) -> dict[str, str]:
             tenant = find_tenant(session, *TENANT)
             assert tenant is not None
             store = Store(session, tenant)
-            diagrams = [diagram for diagram in store.diagrams() if diagram.type == "mainProcess"]
-            kept = store.attributes([current_version_pk(diagram) for diagram in diagrams])
-            return {kept[current_version_pk(diagram)]["bpmnId"][127]: store.name_of(diagram, 1033)
+            diagrams = [diagram for diagram in store.reads.diagrams() if diagram.type == "mainProcess"]
+            kept = store.reads.attributes([current_version_pk(diagram) for diagram in diagrams])
+            return {kept[current_version_pk(diagram)]["bpmnId"][127]: store.reads.name_of(diagram, 1033)
                     for diagram in diagrams}
     finally:
         engine.dispose()

@@ -370,7 +370,7 @@ def test_the_render_endpoint_draws_an_imported_model_in_its_notation(
         tenant = find_tenant(session, *TENANT)
         assert tenant is not None
         store = Store(session, tenant)
-        fixture = diagram_fixture(store, next(d for d in store.diagrams() if d.id == diagrams[0]["id"]))
+        fixture = diagram_fixture(store, next(d for d in store.reads.diagrams() if d.id == diagrams[0]["id"]))
     stored = {value["element"]["id"]: value["shapeInfo"]["id"] for value in fixture["values"]}
     assert {guid: rect.get("data-shape-id") for guid, rect in overlays(root).items()} == stored
     swimlanes = etree.fromstring(client.get(f"{base}/horizontalSwimlane", headers=headers).data)

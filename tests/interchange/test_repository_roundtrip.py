@@ -315,7 +315,7 @@ def test_diagrams_never_imported_export_one_node_per_shape_and_a_flow_per_link()
     with session_factory(engine)() as session:
         tenant = load_demo(session)
         store = Store(session, tenant)
-        diagrams = store.diagrams()
+        diagrams = store.reads.diagrams()
         assert diagrams
         for diagram in diagrams:
             fixture = diagram_fixture(store, diagram)

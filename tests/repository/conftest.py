@@ -22,6 +22,7 @@ from werkzeug.test import TestResponse
 
 from repository.app import create_app
 from repository.demo import create_role_tokens, load_demo
+from repository.render_pool import RenderPool
 from repository.store import Store, find_tenant
 from repository.store.models import Base, Tenant
 from tests.repository.standin import standin_tenant
@@ -61,22 +62,34 @@ def sqlite_template(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Pre
     return path, prepare({"DATABASE_URL": f"sqlite:///{path}"})
 
 
+@pytest.fixture(scope="session")
+def render_pool() -> Iterator[RenderPool]:
+    """One pool for the apps of every test, as one server worker has one: its render
+    processes load the engine once per test process, not once per test."""
+    pool = RenderPool()
+    yield pool
+    pool.close()
+
+
 @pytest.fixture(params=["sqlite", "postgresql"])
-def prepared(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Prepared]:
-    """A fresh loaded database of the parametrized backend, private to the test."""
+def prepared(request: pytest.FixtureRequest, tmp_path: Path,
+             render_pool: RenderPool) -> Iterator[Prepared]:
+    """A fresh loaded database of the parametrized backend, private to the test; its
+    apps share the session's render pool."""
     if request.param == "sqlite":
         template, loaded = request.getfixturevalue("sqlite_template")
         copy = tmp_path / "test.db"
         shutil.copyfile(template, copy)
-        yield Prepared({"DATABASE_URL": f"sqlite:///{copy}"}, loaded.tokens,
-                       loaded.other_tokens)
+        yield Prepared({"DATABASE_URL": f"sqlite:///{copy}", "RENDER_POOL": render_pool},
+                       loaded.tokens, loaded.other_tokens)
         return
     template_schema, loaded = request.getfixturevalue("postgres_template")
     with postgres_schema("t") as (url, schema):
         config = schema_config(url, schema)
         create_app(config).extensions["elrepo.engine"].dispose()  # the schema, migrated
         copy_rows(url, template_schema, schema)
-        yield Prepared(config, loaded.tokens, loaded.other_tokens)
+        yield Prepared({**config, "RENDER_POOL": render_pool}, loaded.tokens,
+                       loaded.other_tokens)
 
 
 @pytest.fixture(scope="session")

@@ -11,7 +11,7 @@ import pytest
 
 from interchange import diagram_to_bpmn
 from repository.errors import InvalidInput
-from repository.render_pool import shared_pool
+from repository.render_pool import RenderPool
 from tests.repository.conftest import TENANT, Prepared, sqlite_only
 from tests.repository.standin import ORDER
 from tests.repository.test_render_cache import ORDER_SVG, make_api
@@ -50,8 +50,9 @@ ORDER_LIKE = {"diagram": {"id": "d1", "type": "mainProcess", "attributes": {}}, 
                          for index, value in enumerate(dense_values(3))]}
 
 
-def test_the_pool_answers_the_writers_bytes_and_its_input_errors_as_400() -> None:
-    pool = shared_pool()
+def test_the_pool_answers_the_writers_bytes_and_its_input_errors_as_400(
+        render_pool: RenderPool) -> None:
+    pool = render_pool
     assert pool.export_bpmn(job("bpmn:small"), ORDER_LIKE, "vertical", 1033, 60,
                             default_culture=1033) == diagram_to_bpmn(ORDER_LIKE, "vertical", 1033, 1033)
     with pytest.raises(InvalidInput, match="unknown BPMN layout 'spiral'") as refused:

@@ -69,7 +69,7 @@ def test_a_5000_shape_content_create_is_a_few_bulk_statements(api: Api) -> None:
     values = response.get_json()["values"]
     assert [v["index"] for v in values] == list(range(5000))
     with api.store() as store:
-        fixture = diagram_fixture(store, store.element(DRAFT))
+        fixture = diagram_fixture(store, store.reads.element(DRAFT))
     drawn = fixture["values"]
     assert [v["shapeInfo"]["id"] for v in drawn] == [v["id"] for v in values]
     assert [v["shapeInfo"]["predecessors"] for v in drawn[:3]] == [[], [0], [1]]

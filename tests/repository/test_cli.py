@@ -95,7 +95,7 @@ def fixture_file(tmp_path: Path, db: str) -> Path:
         tenant = load_demo(session, elements=standin_tenant())
         session.commit()
         store = Store(session, tenant)
-        fixture = diagram_fixture(store, store.element(ORDER))
+        fixture = diagram_fixture(store, store.reads.element(ORDER))
     path = tmp_path / "order.json"
     path.write_text(json.dumps(fixture), encoding="utf-8")
     return path

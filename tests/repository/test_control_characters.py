@@ -103,7 +103,7 @@ def store_old_names(api: Api) -> None:
     """Old data: the diagram's names and one shape's English name with characters XML
     cannot carry, written past the input rules as a database from before them holds it."""
     with api.store() as store:
-        diagram = store.element(ORDER)
+        diagram = store.reads.element(ORDER)
         store.session.execute(update(AttributeValue).where(
             AttributeValue.version_pk == diagram.current_version_pk,
             AttributeValue.name == "name").values(**encoded(OLD_NAME)))
@@ -133,7 +133,7 @@ def test_bpmn_export_and_svg_render_of_old_text_answer_200(api: Api) -> None:
 def test_elrepo_export_bpmn_writes_every_diagram_of_a_tenant_holding_old_text(
         api: Api, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     with api.store() as store:
-        diagrams = len(store.diagrams())
+        diagrams = len(store.reads.diagrams())
     store_old_names(api)
     out = tmp_path / "bpmn"
     assert main(["export", "--db", api.app.config["DATABASE_URL"], "demo", "default",

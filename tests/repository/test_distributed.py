@@ -82,7 +82,7 @@ def demo_jobs(tmp_path_factory: pytest.TempPathFactory) -> list[ExportJob]:
         store = Store(session, tenant)
         jobs = [ExportJob(f"{diagram.id}", key, diagram_fixture(store, diagram), 1033,
                           default_culture=tenant.default_culture)
-                for diagram in store.diagrams() for key in ("horizontal", "vertical")]
+                for diagram in store.reads.diagrams() for key in ("horizontal", "vertical")]
     undrawable = ExportJob("undrawable", "horizontal", {"values": "not a list"}, 1033)
     return [*jobs, undrawable]
 

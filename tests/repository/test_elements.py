@@ -225,7 +225,7 @@ def test_update_answers_changed_on_and_changed_by(api: Api) -> None:
     assert element["attributes"]["changedOn"]["127"]
     editor_token = element["related"]["changedBy"][0]
     with api.store() as store:
-        actor = store.element(editor_token["id"])
+        actor = store.reads.element(editor_token["id"])
         assert actor.type == "authToken"
 
 

@@ -263,7 +263,7 @@ def sqlite_steps(api: Api, expression: str) -> int:
         assert isinstance(raw, sqlite3.Connection)
         raw.set_progress_handler(count, 100)
         try:
-            store.page(PageRequest("processes", "list", compile_filter(expression), 1, 100))
+            store.reads.page(PageRequest("processes", "list", compile_filter(expression), 1, 100))
         finally:
             raw.set_progress_handler(None, 0)
     return steps
@@ -284,7 +284,7 @@ def test_another_tenants_rows_do_not_slow_a_filter(api: Api, expression: str) ->
 @postgresql_only
 def test_postgresql_filter_sub_queries_start_from_the_tenant(api: Api) -> None:
     with api.store() as store:
-        condition = store._view_condition(
+        condition = store.reads._view_condition(
             PageRequest("processes", "list", compile_filter("contains(description, 'zq')"), 1, 100))
         connection = store.session.connection()
         compiled = select(Element.pk).where(condition).compile(

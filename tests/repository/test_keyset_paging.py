@@ -157,7 +157,7 @@ def holding_plans(api: Api, *, big: bool = False, filter_text: str | None = None
     middle = ids(api.get(LIST, **{"$pageSize": "1000"}))[5]
     with api.store() as store:
         if spacing is None:
-            store._position_from_milestone = lambda *_: None  # type: ignore[method-assign]
+            store.reads._position_from_milestone = lambda *_: None  # type: ignore[method-assign]
         else:
             store.positions = ListingPositions(spacing)
         connection = store.session.connection()
@@ -165,7 +165,7 @@ def holding_plans(api: Api, *, big: bool = False, filter_text: str | None = None
         if sqlite and big:
             load_big_tenant_statistics(store.session)
         with recorded_statements(api.app) as statements:
-            assert any(e.id == middle for e in store.page_holding(request, middle))
+            assert any(e.id == middle for e in store.reads.page_holding(request, middle))
         if not sqlite:
             connection.exec_driver_sql("SET LOCAL enable_seqscan = off")
         explain = "EXPLAIN QUERY PLAN " if sqlite else "EXPLAIN "
@@ -216,7 +216,7 @@ def page_plans(api: Api, request: PageRequest, spacing: int) -> list[str]:
         store.positions = ListingPositions(spacing)
         load_big_tenant_statistics(store.session)
         with recorded_statements(api.app) as statements:
-            store.page(request)
+            store.reads.page(request)
         return ["\n".join(str(row[-1]) for row in store.session.connection().exec_driver_sql(
             "EXPLAIN QUERY PLAN " + statement, parameters))
             for statement, parameters in selects(statements)]
@@ -325,7 +325,7 @@ def test_milestones_read_in_a_write_are_not_kept(spaced: Api) -> None:
             tenant = find_tenant(session, "demo", "default")
             assert tenant is not None
             store = Store(session, tenant, positions)
-            page = store.page_holding(PageRequest("processes", "list", None, 1, 2), everything[5])
+            page = store.reads.page_holding(PageRequest("processes", "list", None, 1, 2), everything[5])
             assert [e.id for e in page] == everything[4:6]
             kept = positions.get((tenant.pk, "processes", "list"))
         assert (kept is None) is write

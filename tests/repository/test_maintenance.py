@@ -41,7 +41,7 @@ def test_maintenance_refreshes_stale_listing_caches(api: Api, service_token: str
         store.session.commit()
     assert maintain(api, token=service_token).status_code == 200
     with api.store() as store:
-        order = store.element(ORDER)
+        order = store.reads.element(ORDER)
         assert order.state == "released" and order.sort_name == "order to cash"
 
 

@@ -45,8 +45,8 @@ def plan(api: Api, request: PageRequest, *, big: bool = False) -> str:
 
 def request_condition(api: Api, request: PageRequest, *, big: bool = False) -> ColumnElement[bool]:
     with api.store() as store:
-        store._large_tenant = big  # the form a filter takes in a tenant of that size
-        return store._view_condition(request)
+        store.reads._large_tenant = big  # the form a filter takes in a tenant of that size
+        return store.reads._view_condition(request)
 
 
 def explain(api: Api, query: Select[Any], *, big: bool = False) -> str:

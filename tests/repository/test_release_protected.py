@@ -120,8 +120,8 @@ def name_user_in_the_audit_trail(api: Api, user_id: str) -> None:
     """Old data: a changedBy link naming a user, as a database from elsewhere may hold."""
     with api.store() as store:
         store.session.execute(insert(RelatedLink).values(
-            version_pk=store.element(HIRE).current_version_pk, context="changedBy",
-            position=1, target_pk=store.element(user_id).pk))
+            version_pk=store.reads.element(HIRE).current_version_pk, context="changedBy",
+            position=1, target_pk=store.reads.element(user_id).pk))
         store.session.commit()
 
 
@@ -181,18 +181,18 @@ def test_the_store_lets_the_service_and_administrators_write_and_no_one_else(api
         viewer_token = store.session.get_one(Element, actor["viewer"])
         for role in ("editor", "architect", "approver", "viewer", "analyzer"):
             with pytest.raises(Forbidden):
-                store.update(viewer_token, rename, actor[role])
+                store.writes.update(viewer_token, rename, actor[role])
             with pytest.raises(Forbidden):
-                store.create("automation", ElementInput(
+                store.writes.create("automation", ElementInput(
                     id=None, version_id=None, type="authToken", facet="automation",
                     attributes={}, related=None, children=None, content=None), actor[role])
         store.session.rollback()
-        store.update(viewer_token, rename, None)
-        store.update(viewer_token, rename, actor[ADMINISTRATOR])
-        with store.acting_as_service():
-            store.update(viewer_token, rename, actor["editor"])
+        store.writes.update(viewer_token, rename, None)
+        store.writes.update(viewer_token, rename, actor[ADMINISTRATOR])
+        with store.guard.acting_as_service():
+            store.writes.update(viewer_token, rename, actor["editor"])
         with pytest.raises(Forbidden):  # and only inside
-            store.update(viewer_token, rename, actor["editor"])
+            store.writes.update(viewer_token, rename, actor["editor"])
 
 
 @pytest.fixture

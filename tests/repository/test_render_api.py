@@ -47,8 +47,8 @@ def test_fixture_holds_shapes_descendants_and_referenced_elements(api: Api) -> N
     from repository.fixtures import diagram_fixture
 
     with api.store() as store:
-        order = diagram_fixture(store, store.element(ORDER))
-        house = diagram_fixture(store, store.element(HOUSE))
+        order = diagram_fixture(store, store.reads.element(ORDER))
+        house = diagram_fixture(store, store.reads.element(HOUSE))
     assert order["diagram"]["id"] == ORDER
     assert [v["shapeInfo"]["index"] for v in order["values"]] == list(range(7))
     assert order["values"][1]["shapeInfo"]["predecessors"] == [0, 3]

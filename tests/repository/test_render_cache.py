@@ -94,7 +94,7 @@ def fresh_svg(api: Api, diagram_id: str, layout: str = "horizontal",
     from renderer.api import render
 
     with api.store() as store:
-        fixture = diagram_fixture(store, store.element(diagram_id))
+        fixture = diagram_fixture(store, store.reads.element(diagram_id))
     return render(fixture, layout, culture).encode("utf-8")
 
 

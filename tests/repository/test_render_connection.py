@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 
 from repository.render_cache import MemoryRenderCache
-from repository.render_pool import shared_pool
-from tests.repository.conftest import Prepared
+from repository.render_pool import RenderPool
+from tests.repository.conftest import Api, Prepared
 from tests.repository.standin import ORDER
 from tests.repository.test_bpmn_export_deadline import BPMN
 from tests.repository.test_render_cache import ORDER_SVG, make_api
@@ -21,10 +21,10 @@ from tests.repository.test_render_cache import ORDER_SVG, make_api
 DRAWINGS = [ORDER_SVG, BPMN.format(ORDER, 1033, "vertical")]
 
 
-def wrap_pool_runs(monkeypatch: pytest.MonkeyPatch,
+def wrap_pool_runs(monkeypatch: pytest.MonkeyPatch, api: Api,
                    before: Callable[[], None]) -> None:
-    """Calls `before` in the request, as each render or export reaches the pool."""
-    pool = shared_pool()
+    """Calls `before` in the request, as each render or export reaches the app's pool."""
+    pool: RenderPool = api.app.extensions["elrepo.render_pool"]
     run = pool._run
 
     def wrapped(*arguments: Any, **keywords: Any) -> Any:
@@ -40,7 +40,7 @@ def test_a_render_holds_no_database_connection_while_it_renders(
     api = make_api(prepared, RENDER_CACHE=MemoryRenderCache(), RENDER_TIMEOUT=60)
     engine = api.app.extensions["elrepo.engine"]
     checked_out: list[int] = []
-    wrap_pool_runs(monkeypatch, lambda: checked_out.append(engine.pool.checkedout()))
+    wrap_pool_runs(monkeypatch, api, lambda: checked_out.append(engine.pool.checkedout()))
     try:
         response = api.get(path)
         assert response.status_code == 200, response.data[:300]
@@ -61,7 +61,7 @@ def test_with_one_connection_another_request_reads_while_a_render_runs(
         rendering.set()
         finish.wait(timeout=30)
 
-    wrap_pool_runs(monkeypatch, hold)
+    wrap_pool_runs(monkeypatch, api, hold)
     answers: list[tuple[int, bytes]] = []
 
     def draw() -> None:

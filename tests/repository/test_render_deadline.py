@@ -5,6 +5,7 @@ request worker; past its deadline that process is killed, the answer is 503 with
 from __future__ import annotations
 
 import contextlib
+import gc
 import json
 import math
 import threading
@@ -21,7 +22,6 @@ from repository.render_pool import (
     RenderJob,
     RenderPool,
     render_timeout,
-    shared_pool,
 )
 from repository.settings import DEFAULT_RENDER_TIMEOUT_SECONDS, RENDER_TIMEOUT_ENV, Settings
 from tests.repository.conftest import TENANT, Api, Prepared, assert_error, sqlite_only
@@ -133,10 +133,11 @@ SMALL = {"diagram": {"id": "small", "type": "mainProcess", "attributes": {}},
          "elements": [], "values": dense_values(3)}
 
 
-def test_the_pool_answers_the_engines_bytes_and_its_input_errors_as_400() -> None:
+def test_the_pool_answers_the_engines_bytes_and_its_input_errors_as_400(
+        render_pool: RenderPool) -> None:
     from renderer.api import render
 
-    pool = shared_pool()
+    pool = render_pool
     assert pool.render(job("small"), SMALL, "horizontal", 1033, 60, default_culture=1033) == render(
         SMALL, "horizontal", 1033)
     with pytest.raises(InvalidInput, match="spiral") as refused:
@@ -274,3 +275,18 @@ def test_a_caller_waiting_for_a_shared_render_keeps_its_own_deadline() -> None:
         occupant.join()
     finally:
         pool.close()
+
+
+def test_an_app_owns_its_render_pool_and_stops_it_when_it_goes(tmp_path: Path) -> None:
+    app = create_app({"DATABASE_URL": f"sqlite:///{tmp_path / 'owned.db'}"})
+    pool: RenderPool = app.extensions["elrepo.render_pool"]
+    assert create_app({"DATABASE_URL": f"sqlite:///{tmp_path / 'other.db'}"}
+                      ).extensions["elrepo.render_pool"] is not pool
+    assert pool.render(job("owned"), SMALL, "horizontal", 1033, 60,
+                       default_culture=1033).startswith("<")
+    processes = [slot._process for slot in pool._slots if slot._process is not None]
+    assert processes and all(process.poll() is None for process in processes)
+    app.extensions["elrepo.engine"].dispose()
+    del app
+    gc.collect()
+    assert all(process.poll() is not None for process in processes)

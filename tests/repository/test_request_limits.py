@@ -207,7 +207,7 @@ def test_an_append_that_takes_a_diagram_past_the_shape_limit_is_413(api: Api) ->
 
 def test_an_element_already_past_the_limits_still_reads_and_updates(api: Api) -> None:
     with api.store() as store:
-        version_pk = store.element(DRAFT).current_version_pk
+        version_pk = store.reads.element(DRAFT).current_version_pk
         targets = [pk for pk, in store.session.execute(select(Element.pk).limit(3))]
         links = MAX_RELATED_PER_ELEMENT + 1
         store.session.execute(insert(RelatedLink), [

@@ -59,7 +59,7 @@ def walked_root_path(store: Store, element: Element) -> list[str]:
 
 def assert_paths_as_walked(api: Api, elements: list[dict[str, Any]]) -> None:
     with api.store() as store:
-        by_id = store.elements_by_id([e["id"] for e in elements])
+        by_id = store.reads.elements_by_id([e["id"] for e in elements])
         for element in elements:
             assert ([p["id"] for p in element["rootPath"]]
                     == walked_root_path(store, by_id[element["id"]])), element["id"]

@@ -61,13 +61,13 @@ def test_select_on_versions_carries_only_what_it_names(api: Api) -> None:
 
 def test_every_write_moves_the_content_generation_forward(api: Api) -> None:
     with api.store() as store:
-        before = store.content_generation()
+        before = store.reads.content_generation()
     response = api.post(FACETS + "/processes/views/detail/elements/", {
         "count": 1, "elements": [{"id": CREDIT, "attributes": {"name": {"1033": "Vetting"}}}]},
         role="editor")
     assert response.status_code == 200, response.get_json()
     with api.store() as store:
-        after = store.content_generation()
+        after = store.reads.content_generation()
     assert after > before
     assert before == 0 or after == before + 1  # a row counts up; a new one starts at seed()
     assert after <= seed()

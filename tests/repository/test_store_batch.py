@@ -21,15 +21,15 @@ PUBLIC = {"MAX_TREE_DEPTH", "Link", "PageRequest", "Store", "add_token", "all_te
 
 
 def loaded(store: Store, version_pks: list[int]) -> dict[str, Any]:
-    return {"attributes": store.attributes(version_pks), "names": store._names_of(version_pks),
-            "links": store.links(version_pks), "children": store.child_pks(version_pks),
+    return {"attributes": store.reads.attributes(version_pks), "names": store.reads.names_of(version_pks),
+            "links": store.reads.links(version_pks), "children": store.reads.child_pks(version_pks),
             "shapes": {pk: [s.shape_id for s in shapes]
-                       for pk, shapes in store.shapes_of(version_pks).items()}}
+                       for pk, shapes in store.reads.shapes_of(version_pks).items()}}
 
 
 def version_pks(store: Store) -> list[int]:
-    elements = store.elements_by_id([ORDER, HIRE, HOUSE, CATEGORY, DRAFT]).values()
-    pks = [pk for e in elements for pk in [v.pk for v in store.versions(e)]]
+    elements = store.reads.elements_by_id([ORDER, HIRE, HOUSE, CATEGORY, DRAFT]).values()
+    pks = [pk for e in elements for pk in [v.pk for v in store.reads.versions(e)]]
     return pks + pks[:2]  # keys asked twice are answered once
 
 
@@ -38,11 +38,11 @@ def test_every_key_is_answered_in_the_order_asked(api: Api) -> None:
         pks = version_pks(store)
         for answer in loaded(store, pks).values():
             assert list(answer) == list(dict.fromkeys(pks))
-        assert store.attributes([]) == {} and store.child_pks([]) == {}
-        draft = store.element(DRAFT).current_version_pk
+        assert store.reads.attributes([]) == {} and store.reads.child_pks([]) == {}
+        draft = store.reads.element(DRAFT).current_version_pk
         assert draft is not None
-        assert store.child_pks([draft]) == {draft: []}
-        assert store.shapes_of([draft]) == {draft: []}
+        assert store.reads.child_pks([draft]) == {draft: []}
+        assert store.reads.shapes_of([draft]) == {draft: []}
 
 
 def test_chunks_answer_what_one_statement_answers(api: Api,

@@ -139,7 +139,7 @@ def test_content_create_on_an_unversioned_element_keeps_its_one_version(api: Api
     assert shape_ids(house) == [response.get_json()["values"][0]["id"]]
     assert versions(api, HOUSE) == []
     with api.store() as store:
-        assert len(store.versions(store.element(HOUSE))) == 1
+        assert len(store.reads.versions(store.reads.element(HOUSE))) == 1
 
 
 def test_render_draws_the_newest_version(api: Api) -> None:
@@ -150,7 +150,7 @@ def test_render_draws_the_newest_version(api: Api) -> None:
                         "element": {"type": "task", "attributes": {"name": {"1033": "New"}}}}]}
     added = api.post(CONTENT.format(ORDER), body, role="editor").get_json()["values"][0]["id"]
     with api.store() as store:
-        fixture = diagram_fixture(store, store.element(ORDER))
+        fixture = diagram_fixture(store, store.reads.element(ORDER))
     assert [v["shapeInfo"]["id"] for v in fixture["values"]] == [
         *shape_ids(released)[:-1], added]
     svg = api.get(RENDER.format(ORDER)).get_data(as_text=True)
