@@ -52,7 +52,7 @@ def demo_fixtures() -> Iterator[tuple[str, dict[str, Any]]]:
         with Session(engine) as session:
             store = Store(session, load_demo(session))
             for key in DEMO_KEYS:
-                yield key, diagram_fixture(store, store.element(demo_id(f"process:{key}")))
+                yield key, diagram_fixture(store, store.reads.element(demo_id(f"process:{key}")))
     finally:
         engine.dispose()
 
