@@ -2,9 +2,11 @@
 
 For every corpus diagram and generated models of 50, 200 and 1,000 shapes, each of five
 edits is applied once where the model allows it, the edited diagram is drawn, and the
-drawing is compared with the one before the edit (``layouts/stability.py``): the share
-of unchanged shapes that leave their row, the orthogonal order kept, and the CPU time of
-the render after the edit.
+drawing is compared with the one before the edit (``layouts/stability.py``), twice: a
+fresh layout, and the layout sketched from the drawing before (``LayoutOptions.sketch``,
+issue 22's stable layout). Reported: stable edits, the share of unchanged shapes that
+leave their row, the orthogonal order kept, the crossings the sketched layout has more
+than the fresh one, and the CPU time of the sketched layout over the fresh one's.
 
     python -m benchmarks.stability [--layouts horizontal horizontalSwimlane] [--sizes 50 200 1000]
                                    [--seed N] [--sets corpus generated]
@@ -29,7 +31,9 @@ from typing import Any
 
 from benchmarks.generate import generate_flow
 from layouts.base import LayoutOptions
-from layouts.geometry import Layout
+from layouts.geometry import HORIZONTAL, VERTICAL, Layout
+from layouts.readability import crossings
+from layouts.sketch import Sketch
 from layouts.stability import Stability
 from renderer.api import lay_out
 from renderer.culture import Cultures
@@ -167,24 +171,28 @@ EDITS: dict[str, Callable[[Fixture, random.Random], bool]] = {
 
 @dataclass(frozen=True)
 class EditResult:
+    """One edit: the fresh layout after it and the one sketched from the drawing before."""
+
     model: str
     layout: str
     edit: str
-    stability: Stability
-    seconds: float
+    fresh: Stability
+    sketched: Stability
+    extra_crossings: int
+    fresh_seconds: float
+    sketched_seconds: float
 
 
-def _draw(fixture: Fixture, layout_key: str, font: FontMetrics) -> tuple[Layout, float]:
+def _draw(fixture: Fixture, layout_key: str, font: FontMetrics, sketch: Sketch | None = None) -> tuple[Layout, float]:
     started = time.process_time()
-    _, _, layout = lay_out(parse_diagram(fixture), layout_key, Cultures(1033, 1033), LayoutOptions(), font)
+    _, _, layout = lay_out(parse_diagram(fixture), layout_key, Cultures(1033, 1033), LayoutOptions(sketch=sketch),
+                           font)
     return layout, time.process_time() - started
 
 
 def measure(models: Iterator[tuple[str, Fixture]], layout_keys: list[str], seed: int,
             repeats: int) -> Iterator[EditResult]:
-    """Each edit of each model in each layout against the drawing before it. The drawing
-    after an edit is a fresh layout (issue 22, item 1 will start it from the one before,
-    and count its crossings against this fresh one)."""
+    """Each edit of each model in each layout against the drawing before it."""
     font = load_font()
     for name, fixture in models:
         _name_shapes(fixture)
@@ -199,9 +207,13 @@ def measure(models: Iterator[tuple[str, Fixture]], layout_keys: list[str], seed:
 
 def _compare(name: str, layout_key: str, edit_name: str, before: Layout, edited: Fixture,
              font: FontMetrics) -> EditResult:
-    after, seconds = _draw(edited, layout_key, font)
-    return EditResult(name, layout_key, edit_name, Stability.between(before, after, layout_key.startswith("vertical")),
-                      seconds)
+    vertical = layout_key.startswith("vertical")
+    fresh, fresh_seconds = _draw(edited, layout_key, font)
+    sketch = Sketch.of(before, VERTICAL if vertical else HORIZONTAL)
+    sketched, sketched_seconds = _draw(edited, layout_key, font, sketch)
+    return EditResult(name, layout_key, edit_name, Stability.between(before, fresh, vertical),
+                      Stability.between(before, sketched, vertical), crossings(sketched) - crossings(fresh),
+                      fresh_seconds, sketched_seconds)
 
 
 def _name_shapes(fixture: Fixture) -> None:
@@ -221,22 +233,33 @@ def generated_models(sizes: list[int], seed: int) -> Iterator[tuple[str, Fixture
         yield f"generated-{size}", generate_flow(size, seed)
 
 
+def _share(group: list[EditResult], stable: Callable[[EditResult], bool]) -> str:
+    return f"{100 * sum(1 for result in group if stable(result)) / len(group):.0f} %"
+
+
+def _mean(group: list[EditResult], value: Callable[[EditResult], float]) -> str:
+    return f"{100 * mean(value(result) for result in group):.1f} %"
+
+
 def report(results: list[EditResult]) -> None:
-    print("| set | layout | edit | edits | stable | rows left (mean) | order kept (mean / worst) | "
-          "render after edit (mean s) |")
-    print("|---|---|---|---|---|---|---|---|")
+    print("| set | layout | edit | edits | stable: fresh → sketched | rows left (mean) | order kept (mean / worst) | "
+          "extra crossings (worst) | time sketched / fresh |")
+    print("|---|---|---|---|---|---|---|---|---|")
     groups: dict[tuple[str, str, str], list[EditResult]] = {}
     for result in results:
         kind = "corpus" if "/" in result.model else result.model  # generated-<size>
         groups.setdefault((kind, result.layout, result.edit), []).append(result)
         groups.setdefault((kind, result.layout, "all"), []).append(result)
     for (kind, layout_key, edit), group in sorted(groups.items()):
-        stable = sum(1 for result in group if result.stability.stable)
-        print(f"| {kind} | {layout_key} | {edit} | {len(group)} | {100 * stable / len(group):.0f} % | "
-              f"{100 * mean(r.stability.rows_left_share for r in group):.1f} % | "
-              f"{100 * mean(r.stability.order_kept for r in group):.1f} % / "
-              f"{100 * min(r.stability.order_kept for r in group):.1f} % | "
-              f"{mean(r.seconds for r in group):.3f} |")
+        worst_order = [min(r.fresh.order_kept for r in group), min(r.sketched.order_kept for r in group)]
+        seconds = sum(r.sketched_seconds for r in group) / max(sum(r.fresh_seconds for r in group), 1e-9)
+        print(f"| {kind} | {layout_key} | {edit} | {len(group)} | "
+              f"{_share(group, lambda r: r.fresh.stable)} → {_share(group, lambda r: r.sketched.stable)} | "
+              f"{_mean(group, lambda r: r.fresh.rows_left_share)} → "
+              f"{_mean(group, lambda r: r.sketched.rows_left_share)} | "
+              f"{_mean(group, lambda r: r.fresh.order_kept)} / {100 * worst_order[0]:.1f} % → "
+              f"{_mean(group, lambda r: r.sketched.order_kept)} / {100 * worst_order[1]:.1f} % | "
+              f"{max(r.extra_crossings for r in group)} | {seconds:.2f} |")
 
 
 def main() -> None:

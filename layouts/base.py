@@ -7,6 +7,7 @@ from typing import Protocol
 from layouts.budgets import DEFAULT_BUDGETS, Budgets
 from layouts.geometry import Layout
 from layouts.graph import LayoutGraph
+from layouts.sketch import Sketch
 
 
 class LayoutError(ValueError):
@@ -20,7 +21,9 @@ class LayoutOptions:
     parallel edge segments, ``margin`` surrounds the drawing; ``budgets`` bound the
     steps' work (``layouts/budgets.py``). A flow drawing of at least ``wrap_min_nodes``
     shapes longer than ``wrap_aspect`` times its width is folded into strips
-    (``layouts/steps/wrap.py``)."""
+    (``layouts/steps/wrap.py``). ``sketch``, the drawing of the diagram's previous
+    version, keeps shapes where they stood as far as it costs at most one crossing
+    (``layouts/sketch.py``)."""
 
     node_spacing: float = 30.0
     layer_spacing: float = 50.0
@@ -29,6 +32,7 @@ class LayoutOptions:
     ordering_sweeps: int = 24
     wrap_aspect: float = 4.0
     wrap_min_nodes: int = 150
+    sketch: Sketch | None = None
     budgets: Budgets = DEFAULT_BUDGETS
 
 

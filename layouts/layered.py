@@ -1,9 +1,10 @@
 """The layered (Sugiyama) pipeline behind the flow layouts: a flat list of named steps.
 
 ``STEPS``, in order: cycles ─► layers ─► lanes ─► proper ─► sizes ─► main path ─►
-ordering ─► rethreading ─► exact order ─► loop turns ─► placement ─► straightening ─►
-ports ─► bypass ─► loop tracks ─► side entries ─► channels ─► layer starts ─► routes ─►
-compose. Each step is a plain function that reads what earlier steps left in one ``FlowState`` and adds its own part;
+ordering ─► rethreading ─► exact order ─► sketch ─► loop turns ─► placement ─►
+straightening ─► ports ─► bypass ─► loop tracks ─► side entries ─► channels ─► layer
+starts ─► routes ─► compose. Each step is a plain function that reads what earlier
+steps left in one ``FlowState`` and adds its own part;
 the algorithms live in ``layouts/steps``, this module only wires them.
 ``run_steps(..., stop_after=name)`` returns the state after that step, so tests can check
 a step's guarantees on its own. The budgets every step works within come with the
@@ -53,6 +54,7 @@ from layouts.steps.main_path import main_path_edges
 from layouts.steps.ordering import sweep_order
 from layouts.steps.placement import place_across
 from layouts.steps.proper import ProperGraph, make_proper
+from layouts.steps.sketch_order import follow_sketch
 from layouts.steps.spacing import Bands, Placement, Spacing
 from layouts.steps.straighten import straighten
 
@@ -64,6 +66,9 @@ START_KINDS = ("evStart",)
 POINTED_KINDS = frozenset({"evStart", "evIntermediate", "evEnd", "ruleXor", "ruleAnd", "condition",
                            "processInterfacePlaceholder"})
 PORT_CORNER = 10.0
+#: How strongly a shape holds to where it stood in the previous drawing (a link between
+#: two shapes weighs 1, the main path 4 times more); a long edge's dummy a quarter of it.
+SKETCH_WEIGHT = 4.0
 
 
 def _no_graph() -> ProperGraph:
@@ -102,6 +107,8 @@ class FlowState:
     main_path: frozenset[int] = frozenset()  # edges of the longest forward chain
     # ordering, rethreading, exact order (loop turns add the turn vertices)
     layers: list[list[int]] = field(default_factory=list)
+    # sketch: where each vertex stood in the previous drawing, if its order was taken
+    sketch_places: list[float | None] | None = None
     # loop turns
     route_chains: list[list[int]] = field(default_factory=list)
     turn_of: dict[tuple[int, int], int] = field(default_factory=dict)  # (edge, node) → turn vertex
@@ -243,6 +250,17 @@ def _order_exactly(state: FlowState) -> None:
     state.layers = order_exactly(state.proper, state.layers, state.options.budgets)
 
 
+def _follow_sketch(state: FlowState) -> None:
+    """With the previous drawing as a sketch, its order within each layer where that
+    costs at most one crossing more (``steps/sketch_order.py``)."""
+    sketch = state.options.sketch
+    if sketch is None:
+        return
+    node_ids = [node.id for node in state.graph.nodes]
+    edge_ends = [(edge.source, edge.target) for edge in state.graph.edges]
+    state.layers, state.sketch_places = follow_sketch(state.proper, state.layers, node_ids, edge_ends, sketch)
+
+
 def _insert_turns(state: FlowState) -> None:
     """Give every back edge a turn vertex next to its source and its target in their
     layers, on the side where the loop crosses fewer edges, nearer loops first; then
@@ -347,8 +365,10 @@ def _place(state: FlowState) -> None:
         state.bands = Bands(graph.lane, padding, [specs[lane].header_width + 2 * options.edge_spacing
                                                   for lane in state.lane_ids])
     spacing = _spacing(state)
+    anchors = [(v, place, SKETCH_WEIGHT if v < graph.node_count else SKETCH_WEIGHT / 4)
+               for v, place in enumerate(state.sketch_places or ()) if place is not None]
     state.placement = place_across(spacing.layers, graph.vertex_count, spacing.before, spacing.after, spacing.gap,
-                                   state.links, state.pulls, state.bands, options.budgets)
+                                   state.links, state.pulls, state.bands, options.budgets, anchors)
 
 
 def _straighten(state: FlowState) -> None:
@@ -752,6 +772,7 @@ STEPS: tuple[Step, ...] = (
     Step("ordering", _sweep),
     Step("rethreading", _rethread),
     Step("exact order", _order_exactly),
+    Step("sketch", _follow_sketch),
     Step("loop turns", _insert_turns),
     Step("placement", _place),
     Step("straightening", _straighten),

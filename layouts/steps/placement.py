@@ -5,7 +5,9 @@ Expects the layers in their final order, each vertex's extent before and after i
 short. Guarantees: neighbours within a layer keep their order and never overlap; the sum
 of weighted link lengths ``w * |pos[a] - pos[b]|`` is minimal (dot's priority method
 posed as the linear program it approximates); ``pulls`` (a, b, w) add ``w * (pos[b] -
-pos[a])`` to draw a vertex that must follow another towards it. Positions start at 0.
+pos[a])`` to draw a vertex that must follow another towards it; ``anchors`` (v, place,
+w) add ``w * |pos[v] - place|`` to hold a vertex where it stood in a previous drawing
+(the relaxed positions below ignore them). Positions start at 0.
 The small steps the optimum leaves are the pipeline's next step (``straighten.py``).
 
 Link weights follow dot: 1 between two nodes, 2 between a node and a dummy, 8 between two
@@ -59,17 +61,19 @@ def place_across(
     pulls: Sequence[tuple[int, int, float]] = (),
     bands: Bands | None = None,
     budgets: Budgets = DEFAULT_BUDGETS,
+    anchors: Sequence[tuple[int, float, float]] = (),
 ) -> Placement:
     spacing = Spacing(layers, before, after, gap)
-    variables = vertex_count + len(links)
+    variables = vertex_count + len(links) + len(anchors)
     sparse = len(links) <= SPARSE_LINKS_PER_VERTEX * vertex_count
     if variables > (budgets.sparse_placement_lp_variables if sparse else budgets.placement_lp_variables):
         return _relaxed(spacing, vertex_count, links, bands, budgets)
-    return _optimal(spacing, vertex_count, links, pulls, bands)
+    return _optimal(spacing, vertex_count, links, pulls, bands, anchors)
 
 
 def _optimal(spacing: Spacing, vertex_count: int, links: Sequence[tuple[int, int, float]],
-             pulls: Sequence[tuple[int, int, float]], bands: Bands | None) -> Placement:
+             pulls: Sequence[tuple[int, int, float]], bands: Bands | None,
+             anchors: Sequence[tuple[int, float, float]]) -> Placement:
     """Positions minimizing the weighted link lengths, by linear programming."""
     layers, before = spacing.layers, spacing.before
     rows: list[int] = []
@@ -103,7 +107,16 @@ def _optimal(spacing: Spacing, vertex_count: int, links: Sequence[tuple[int, int
             row += 1
     lane_count = len(bands.min_extent) if bands else 0
     first_boundary = vertex_count + (2 if one_row else 1) * link_count
-    variable_count = first_boundary + (lane_count + 1 if bands else 0)
+    first_anchor = first_boundary + (lane_count + 1 if bands else 0)
+    variable_count = first_anchor + len(anchors)
+    for anchor_index, (v, place, _) in enumerate(anchors):
+        # pos - t <= place and place - pos - t <= 0: t is the distance from the place
+        distance = first_anchor + anchor_index
+        rows += [row, row, row + 1, row + 1]
+        cols += [v, distance, v, distance]
+        vals += [1.0, -1.0, -1.0, -1.0]
+        bounds_rhs += [place, -place]
+        row += 2
     if bands:
         for v in range(vertex_count):
             top, bottom = first_boundary + bands.lane[v], first_boundary + bands.lane[v] + 1
@@ -130,6 +143,8 @@ def _optimal(spacing: Spacing, vertex_count: int, links: Sequence[tuple[int, int
     for a, b, weight in pulls:
         cost[b] += weight
         cost[a] -= weight
+    for anchor_index, (_, _, weight) in enumerate(anchors):
+        cost[first_anchor + anchor_index] = weight
     if row == 0:
         return Placement([before[v] for v in range(vertex_count)], [])
     lower = np.zeros(variable_count)
@@ -140,7 +155,7 @@ def _optimal(spacing: Spacing, vertex_count: int, links: Sequence[tuple[int, int
     except InfeasibleProgram as error:
         raise ValueError(f"coordinate assignment failed: {error}") from None
     values = [round(float(value), 3) for value in solution]
-    return Placement(values[:vertex_count], values[first_boundary:])
+    return Placement(values[:vertex_count], values[first_boundary:first_anchor])
 
 
 def _relaxed(spacing: Spacing, vertex_count: int, links: Sequence[tuple[int, int, float]],

@@ -1,0 +1,76 @@
+"""The drawing of a diagram's previous version, as the layered layout's sketch (issue 22).
+
+A ``Sketch`` holds, in the flow's own terms (``along`` the flow, ``across`` it), where
+each shape of the old drawing stood and where each edge ran: all a new layout needs to
+keep a reader's mental map. It is made from a positioned ``Layout`` (``Sketch.of``) and
+written as compact JSON (``to_json``/``from_json``) for the store and for files, so the
+same content and the same sketch give the same drawing.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from layouts.geometry import Direction, Layout, Point
+
+#: Coordinates kept to this many decimals: a sketch is a plan, not a drawing.
+DECIMALS = 1
+
+
+@dataclass(frozen=True, slots=True)
+class Sketch:
+    """``nodes``: shape id → (along, across) centre; ``routes``: (source id, target id) →
+    the route's points (along, across), the first route of each pair."""
+
+    nodes: dict[str, Point] = field(default_factory=dict)
+    routes: dict[tuple[str, str], tuple[Point, ...]] = field(default_factory=dict)
+
+    def __hash__(self) -> int:  # options holding a sketch stay usable as keys
+        return hash(self.to_json())
+
+    @classmethod
+    def of(cls, layout: Layout, direction: Direction) -> Sketch:
+        def flow(point: Point) -> Point:
+            x, y = point
+            return (round(y, DECIMALS), round(x, DECIMALS)) if direction.swapped else (
+                round(x, DECIMALS), round(y, DECIMALS))
+
+        nodes = {node.id: flow((node.box.cx, node.box.cy)) for node in layout.nodes}
+        routes: dict[tuple[str, str], tuple[Point, ...]] = {}
+        for edge in layout.edges:
+            routes.setdefault((edge.source, edge.target), tuple(flow(point) for point in edge.points))
+        return cls(nodes, routes)
+
+    def to_json(self) -> str:
+        return json.dumps({"nodes": self.nodes,
+                           "routes": [[source, target, points] for (source, target), points in self.routes.items()]},
+                          sort_keys=True, separators=(",", ":"))
+
+    @classmethod
+    def from_json(cls, text: str) -> Sketch:
+        """The sketch ``to_json`` wrote; ``ValueError`` with a one-line reason otherwise."""
+        try:
+            raw: Any = json.loads(text)
+            nodes = {str(key): _point(value) for key, value in raw["nodes"].items()}
+            routes = {(str(source), str(target)): tuple(_point(point) for point in points)
+                      for source, target, points in raw["routes"]}
+        except (ValueError, KeyError, TypeError, AttributeError) as error:
+            raise ValueError(f"not a layout sketch: {error}") from None
+        return cls(nodes, routes)
+
+    def across_at(self, source: str, target: str, along: float) -> float | None:
+        """Where the old route from ``source`` to ``target`` ran across the flow at
+        ``along`` (its segment there, else its nearest point), None without one."""
+        points = self.routes.get((source, target))
+        if not points:
+            return None
+        for (a_along, a_across), (b_along, b_across) in zip(points, points[1:]):
+            if min(a_along, b_along) <= along <= max(a_along, b_along) and a_across == b_across:
+                return a_across
+        return min(points, key=lambda point: abs(point[0] - along))[1]
+
+
+def _point(value: Any) -> Point:
+    along, across = value
+    return float(along), float(across)
