@@ -58,6 +58,7 @@ from interchange.routing import (
 from layouts.base import LayoutError, LayoutOptions
 from layouts.geometry import Box, Layout, Point
 from layouts.graph import LayoutEdge, LayoutGraph, LayoutNode
+from layouts.keys import BPMN_LAYOUTS
 from layouts.layered import POINTED_KINDS
 from layouts.registry import get_strategy
 from renderer.contract import RenderInputError
@@ -66,13 +67,6 @@ from renderer.flow import flow_graph, swimlane_graph
 from renderer.model import parse_diagram
 from renderer.text import FontMetrics, load_font
 
-#: BPMN layout key → (strategy without bands, strategy with bands).
-LAYOUTS = {
-    "horizontal": ("horizontal", "horizontalSwimlane"),
-    "horizontalSwimlane": ("horizontal", "horizontalSwimlane"),
-    "vertical": ("vertical", "verticalSwimlane"),
-    "verticalSwimlane": ("vertical", "verticalSwimlane"),
-}
 SUBPROCESS_HEADER = 24.0  # room for an expanded sub-process's name above its content
 POOL_HEADER = 30.0  # the pool's name strip, as BPMN modellers draw it
 EMPTY_BAND = 80.0  # thickness of a pool or lane with nothing in it
@@ -104,15 +98,15 @@ class BpmnGeometry:
 
 def bpmn_positions(model: BpmnModel, layout_key: str, font: FontMetrics | None = None,
                    options: LayoutOptions | None = None) -> BpmnGeometry:
-    if layout_key not in LAYOUTS:
-        raise BpmnError(f"unknown BPMN layout {layout_key!r}; one of: {', '.join(LAYOUTS)}")
+    if layout_key not in BPMN_LAYOUTS:
+        raise BpmnError(f"unknown BPMN layout {layout_key!r}; one of: {', '.join(BPMN_LAYOUTS)}")
     return _Positions(model, layout_key, font or load_font(), options or LayoutOptions()).run()
 
 
 class _Positions:
     def __init__(self, model: BpmnModel, layout_key: str, font: FontMetrics, options: LayoutOptions) -> None:
         self.model = model
-        self.flat_key, self.band_key = LAYOUTS[layout_key]
+        self.flat_key, self.band_key = BPMN_LAYOUTS[layout_key]
         self.horizontal = self.flat_key == "horizontal"
         self.font = font
         self.options = options
