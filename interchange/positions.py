@@ -59,11 +59,11 @@ from layouts.base import LayoutError, LayoutOptions
 from layouts.geometry import Box, Layout, Point
 from layouts.graph import LayoutEdge, LayoutGraph, LayoutNode
 from layouts.keys import BPMN_LAYOUTS
-from layouts.layered import POINTED_KINDS
 from layouts.registry import get_strategy
 from renderer.contract import RenderInputError
 from renderer.culture import DEFAULT_CULTURE, Cultures
 from renderer.flow import flow_graph, swimlane_graph
+from renderer.kinds import KINDS
 from renderer.model import parse_diagram
 from renderer.text import FontMetrics, load_font
 
@@ -103,6 +103,13 @@ def bpmn_positions(model: BpmnModel, layout_key: str, font: FontMetrics | None =
     return _Positions(model, layout_key, font or load_font(), options or LayoutOptions()).run()
 
 
+def _pointed(shape_type: str) -> bool:
+    """Whether a node of our element type ``shape_type`` ('' for an annotation) has a
+    symbol without a flat side (``Kind.pointed``)."""
+    kind = KINDS.get(shape_type)
+    return kind is not None and kind.pointed
+
+
 class _Positions:
     def __init__(self, model: BpmnModel, layout_key: str, font: FontMetrics, options: LayoutOptions) -> None:
         self.model = model
@@ -129,7 +136,7 @@ class _Positions:
         self._annotations(shapes, labels, edges)
         self._routes_outside_layout(shapes, edges)
         clear_of_shapes(self.model, shapes, edges, self.options.edge_spacing)
-        pointed = {node.id for node in self.model.nodes if node.shape_type in POINTED_KINDS}
+        pointed = {node.id for node in self.model.nodes if _pointed(node.shape_type)}
         fewer_bends(self.model, shapes, edges, self.outer_side, pointed)  # first: a boundary event's L crosses less
         fewer_crossings(self.model, shapes, edges, self.options.edge_spacing)
         fewer_bends(self.model, shapes, edges, self.outer_side, pointed)
@@ -400,7 +407,7 @@ class _Positions:
         around = {node_id, *self._ancestors(node_id)}
         obstacles = [shapes[n.id] for n in self.model.nodes if n.id in shapes and n.id not in around]
         node = self.model.node(node_id)
-        flat = node is not None and node.shape_type not in POINTED_KINDS
+        flat = node is not None and not _pointed(node.shape_type)
         route = to_pool(shapes[node_id], shapes[pool_id], obstacles, edges.values(), self.horizontal,
                         self.options.edge_spacing, flat)
         return route if any(flow.id == flow_id and flow.target == pool_id for flow in self.model.flows) \
