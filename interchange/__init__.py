@@ -15,17 +15,16 @@ from interchange.export import fixture_to_bpmn_xml
 from interchange.fixture import lane_keys, scope_fixture, scope_nodes
 from interchange.model import BpmnModel
 from interchange.parsing import MAX_BPMN_BYTES, BpmnError, parse_bpmn
-from interchange.positions import LAYOUTS, BpmnGeometry, bpmn_positions
+from interchange.positions import BpmnGeometry, bpmn_positions
 from interchange.reader import read_model
 from interchange.writer import write_bpmn
 from layouts.base import LayoutOptions
+from layouts.keys import BPMN_LAYOUT_KEYS
 from renderer.text import FontMetrics
 
 __all__ = ["BPMN_LAYOUT_KEYS", "MAX_BPMN_BYTES", "BpmnError", "BpmnGeometry", "BpmnImport",
            "BpmnModel", "bpmn_positions", "bpmn_to_fixture", "diagram_to_bpmn", "layout_bpmn",
            "layout_bpmn_read", "read_bpmn"]
-
-BPMN_LAYOUT_KEYS: tuple[str, ...] = tuple(LAYOUTS)
 
 
 @dataclass(frozen=True, slots=True)

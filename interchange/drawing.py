@@ -17,9 +17,10 @@ from interchange.kept import BPMN_TYPE
 from interchange.model import BpmnModel
 from interchange.notation import ShapeRef, notation_svg
 from interchange.parsing import BpmnError, parse_bpmn
-from interchange.positions import LAYOUTS, bpmn_positions
+from interchange.positions import bpmn_positions
 from interchange.reader import SCOPES, read_model
 from layouts.base import LayoutOptions
+from layouts.keys import BPMN_LAYOUTS
 from renderer.contract import RenderInputError, culture_id
 from renderer.culture import DEFAULT_CULTURE, LANGUAGE_NEUTRAL, Cultures
 from renderer.model import parse_diagram
@@ -44,11 +45,11 @@ def render_any(fixture: Any, layout_key: str, culture: int | str = DEFAULT_CULTU
                options: LayoutOptions | None = None, font: FontMetrics | None = None, *,
                default_culture: int | str = DEFAULT_CULTURE) -> str:
     """``renderer.api.render``'s SVG, but a diagram imported from BPMN drawn in one of
-    the BPMN layouts (``interchange.positions.LAYOUTS``) in BPMN's notation: the fixture
+    the BPMN layouts (``layouts.keys.BPMN_LAYOUTS``) in BPMN's notation: the fixture
     written back as BPMN (``fixture_to_bpmn_xml``), laid out as ``elrepo layout`` lays it
     out, its overlays naming the fixture's element and shape ids. Raises
     ``RenderInputError`` with one line for what cannot be drawn."""
-    if layout_key not in LAYOUTS or not is_bpmn_diagram(fixture):
+    if layout_key not in BPMN_LAYOUTS or not is_bpmn_diagram(fixture):
         # looked up when called: whoever replaces the engine's render (a test) replaces it here too
         return renderer.api.render(fixture, layout_key, culture, options, font, default_culture=default_culture)
     cultures = Cultures(culture_id(culture, "culture"), culture_id(default_culture, "default culture"))

@@ -45,19 +45,14 @@ from interchange.kept import (
 from interchange.parsing import ELREPO_NS, MODEL_NS, one_line, qname
 from interchange.reader import DATA_TAGS, PROCESS_DATA, SCOPES, SHAPE_TYPES
 from renderer.culture import LANGUAGE_NEUTRAL
+from renderer.kinds import KINDS
 from renderer.markup import clean_text
 
-#: Our element type → the BPMN tag it is written as when no tag was kept.
-DEFAULT_TAGS: dict[str, str] = {
-    "task": "task", "subProcess": "subProcess", "mainProcess": "callActivity",
-    "processInterfacePlaceholder": "callActivity", "evStart": "startEvent", "evEnd": "endEvent",
-    "evIntermediate": "intermediateThrowEvent", "ruleXor": "exclusiveGateway",
-    "ruleAnd": "parallelGateway", "condition": "inclusiveGateway",
-    "inOut": "dataObjectReference", "product": "dataObjectReference",
-    "knowledgeStructureDocument": "dataObjectReference", "system": "dataStoreReference",
-}
-#: Tags a boundary event may be attached to.
-ACTIVITIES = frozenset(tag for tag, shape_type in SHAPE_TYPES.items() if shape_type in ("task", "subProcess"))
+#: Our element type → the BPMN tag it is written as when no tag was kept (``Kind.bpmn_tag``);
+#: a type without one is written as a task.
+DEFAULT_TAGS: dict[str, str] = {kind.key: kind.bpmn_tag for kind in KINDS.values() if kind.bpmn_tag is not None}
+#: Tags a boundary event may be attached to: the activities' (``Kind.work``).
+ACTIVITIES = frozenset(tag for kind in KINDS.values() if kind.work for tag in kind.bpmn_reads)
 DATA_ASSOCIATIONS = ("dataInputAssociation", "dataOutputAssociation")
 FLOW_TYPES = frozenset(("sequenceFlow", "messageFlow", "association", *DATA_ASSOCIATIONS))
 TARGET_NAMESPACE = "http://bpmn.io/schema/bpmn"

@@ -59,21 +59,15 @@ from interchange.routing import (
 from layouts.base import LayoutError, LayoutOptions
 from layouts.geometry import Box, Layout, Point
 from layouts.graph import LayoutEdge, LayoutGraph, LayoutNode
-from layouts.layered import POINTED_KINDS
+from layouts.keys import BPMN_LAYOUTS
 from layouts.registry import get_strategy
 from renderer.contract import RenderInputError
 from renderer.culture import DEFAULT_CULTURE, Cultures
 from renderer.flow import flow_graph, swimlane_graph
+from renderer.kinds import KINDS
 from renderer.model import parse_diagram
 from renderer.text import FontMetrics, load_font
 
-#: BPMN layout key → (strategy without bands, strategy with bands).
-LAYOUTS = {
-    "horizontal": ("horizontal", "horizontalSwimlane"),
-    "horizontalSwimlane": ("horizontal", "horizontalSwimlane"),
-    "vertical": ("vertical", "verticalSwimlane"),
-    "verticalSwimlane": ("vertical", "verticalSwimlane"),
-}
 SUBPROCESS_HEADER = 24.0  # room for an expanded sub-process's name above its content
 POOL_HEADER = 30.0  # the pool's name strip, as BPMN modellers draw it
 POOL_GAP = 30.0  # between two pools that a message flow joins, across the flow
@@ -110,18 +104,25 @@ NEVER_WRAP = 1 << 62
 
 def bpmn_positions(model: BpmnModel, layout_key: str, font: FontMetrics | None = None,
                    options: LayoutOptions | None = None) -> BpmnGeometry:
-    if layout_key not in LAYOUTS:
-        raise BpmnError(f"unknown BPMN layout {layout_key!r}; one of: {', '.join(LAYOUTS)}")
+    if layout_key not in BPMN_LAYOUTS:
+        raise BpmnError(f"unknown BPMN layout {layout_key!r}; one of: {', '.join(BPMN_LAYOUTS)}")
     # a BPMN process stays one strip: its main path runs on one line, as its modellers
     # draw it (wrapping, layouts/steps/wrap.py, would break that line at every cut)
     unwrapped = replace(options or LayoutOptions(), wrap_min_nodes=NEVER_WRAP)
     return _Positions(model, layout_key, font or load_font(), unwrapped).run()
 
 
+def _pointed(shape_type: str) -> bool:
+    """Whether a node of our element type ``shape_type`` ('' for an annotation) has a
+    symbol without a flat side (``Kind.pointed``)."""
+    kind = KINDS.get(shape_type)
+    return kind is not None and kind.pointed
+
+
 class _Positions:
     def __init__(self, model: BpmnModel, layout_key: str, font: FontMetrics, options: LayoutOptions) -> None:
         self.model = model
-        self.flat_key, self.band_key = LAYOUTS[layout_key]
+        self.flat_key, self.band_key = BPMN_LAYOUTS[layout_key]
         self.horizontal = self.flat_key == "horizontal"
         self.font = font
         self.options = options
@@ -145,7 +146,7 @@ class _Positions:
         self._annotations(shapes, labels, edges)
         self._routes_outside_layout(shapes, edges)
         clear_of_shapes(self.model, shapes, edges, self.options.edge_spacing)
-        pointed = {node.id for node in self.model.nodes if node.shape_type in POINTED_KINDS}
+        pointed = {node.id for node in self.model.nodes if _pointed(node.shape_type)}
         fewer_bends(self.model, shapes, edges, self.outer_side, pointed)  # first: a boundary event's L crosses less
         fewer_crossings(self.model, shapes, edges, self.options.edge_spacing)
         fewer_bends(self.model, shapes, edges, self.outer_side, pointed)
@@ -457,7 +458,7 @@ class _Positions:
         around = {node_id, *self._ancestors(node_id)}
         obstacles = [shapes[n.id] for n in self.model.nodes if n.id in shapes and n.id not in around]
         node = self.model.node(node_id)
-        flat = node is not None and node.shape_type not in POINTED_KINDS
+        flat = node is not None and not _pointed(node.shape_type)
         route = to_pool(shapes[node_id], shapes[pool_id], obstacles, edges.values(), self.horizontal,
                         self.options.edge_spacing, flat)
         return route if any(flow.id == flow_id and flow.target == pool_id for flow in self.model.flows) \

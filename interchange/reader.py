@@ -42,20 +42,10 @@ from interchange.parsing import (
     one_line,
 )
 from renderer.culture import ENGLISH, GERMAN, LANGUAGE_NEUTRAL
+from renderer.kinds import KINDS
 
-#: BPMN flow node → our element type (renderer/model.py KNOWN_TYPES).
-SHAPE_TYPES: dict[str, str] = {
-    **dict.fromkeys(("task", "userTask", "serviceTask", "sendTask", "receiveTask", "manualTask",
-                     "businessRuleTask", "scriptTask"), "task"),
-    **dict.fromkeys(("subProcess", "transaction", "adHocSubProcess", "callActivity"), "subProcess"),
-    "startEvent": "evStart",
-    "endEvent": "evEnd",
-    **dict.fromkeys(("intermediateCatchEvent", "intermediateThrowEvent", "implicitThrowEvent",
-                     "boundaryEvent"), "evIntermediate"),
-    "exclusiveGateway": "ruleXor",
-    "parallelGateway": "ruleAnd",
-    **dict.fromkeys(("inclusiveGateway", "complexGateway", "eventBasedGateway"), "condition"),
-}
+#: BPMN flow node → our element type (``Kind.bpmn_reads``, renderer/kinds.py).
+SHAPE_TYPES: dict[str, str] = {tag: kind.key for kind in KINDS.values() for tag in kind.bpmn_reads}
 #: Activities whose content is a scope of flow nodes of its own.
 SCOPES = frozenset(("subProcess", "transaction", "adHocSubProcess"))
 #: A process's own inputs and outputs (its ``ioSpecification``'s ``dataInput`` and

@@ -20,6 +20,10 @@ class LayoutNode:
     ``leaf``, ``band``, ``chain`` and ``chevron`` (graphic hierarchy and process house),
     ``row``/``column`` (matrix headers), ``entity`` and ``subject`` (entity-relationship:
     a related element, and the diagram element in the middle).
+    ``kind`` is the builder's name for what the node is (an element type); no strategy
+    reads it. What a strategy needs of it comes as neutral properties: ``is_start``, a
+    flow begins here (the layered layouts start from these nodes); ``pointed``, the
+    symbol has no flat side (edges meet it at the middle of a side).
     """
 
     id: str
@@ -31,6 +35,8 @@ class LayoutNode:
     lane: str | None = None
     role: str = "shape"
     parent: str | None = None
+    is_start: bool = False
+    pointed: bool = False
 
 
 @dataclass(frozen=True, slots=True)

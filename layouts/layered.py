@@ -60,11 +60,8 @@ from layouts.steps.straighten import straighten
 
 LABEL_GAP = 4.0
 MAIN_PATH_WEIGHT = 4.0
-START_KINDS = ("evStart",)
-#: Symbols without a flat side (circles, diamonds, hexagons, pentagons): edges meet them
-#: at the middle of a side; a flat side takes an edge anywhere but near its corners.
-POINTED_KINDS = frozenset({"evStart", "evIntermediate", "evEnd", "ruleXor", "ruleAnd", "condition",
-                           "processInterfacePlaceholder"})
+#: A flat side (a node not ``pointed``) takes an edge anywhere but this near its corners;
+#: a pointed node takes it at the middle of a side.
 PORT_CORNER = 10.0
 #: How strongly a shape holds to where it stood in the previous drawing (a link between
 #: two shapes weighs 1, the main path 4 times more); a long edge's dummy a quarter of it.
@@ -84,7 +81,7 @@ class FlowState:
     options: LayoutOptions
     direction: Direction
     edges: list[tuple[int, int]]  # (source, target) node indices, in graph.edges order
-    roots: list[int]  # the start events: cycle breaking and ordering begin there
+    roots: list[int]  # the start nodes (``is_start``): cycle breaking and ordering begin there
     # cycles
     reversed_edges: frozenset[int] = frozenset()
     dag: list[tuple[int, int]] = field(default_factory=list)  # edges with the reversed ones turned
@@ -168,7 +165,7 @@ def run_steps(graph: LayoutGraph, options: LayoutOptions, direction: Direction,
         raise ValueError(f"unknown step {stop_after!r}; one of: {', '.join(STEP_NAMES)}")
     index = {node.id: i for i, node in enumerate(graph.nodes)}
     state = FlowState(graph, options, direction, [(index[e.source], index[e.target]) for e in graph.edges],
-                      [i for i, node in enumerate(graph.nodes) if node.kind in START_KINDS])
+                      [i for i, node in enumerate(graph.nodes) if node.is_start])
     for step in STEPS:
         step.run(state)
         if step.name == stop_after:
@@ -387,7 +384,7 @@ def _chain_ports(state: FlowState) -> None:
 
     def on_flat_side(node: int, value: float) -> bool:
         reach = state.symbol_o[node] / 2 - PORT_CORNER
-        return state.graph.nodes[node].kind not in POINTED_KINDS and abs(value - o[node]) <= reach
+        return not state.graph.nodes[node].pointed and abs(value - o[node]) <= reach
 
     drawn = [edge for edge in range(len(state.route_chains))
              if edge not in proper.reversed_edges and edge not in proper.bypass]

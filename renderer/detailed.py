@@ -27,10 +27,11 @@ from layouts.geometry import Box
 from layouts.graph import LayoutEdge, LayoutGraph, LayoutNode
 from renderer.culture import Cultures
 from renderer.flow import flow_graph
+from renderer.kinds import KINDS
 from renderer.measure import FONT_SIZE, label_culture, shape_label
 from renderer.model import Diagram, Element, Shape
 from renderer.names import type_name
-from renderer.relations import MATRIX_ROW_TYPES, is_document, is_system, related
+from renderer.relations import is_document, is_system, related
 from renderer.scene import Scene, ShapeView
 from renderer.symbols import symbol_for
 from renderer.text import FontMetrics
@@ -76,7 +77,7 @@ def detailed_graph(diagram: Diagram, cultures: Cultures, font: FontMetrics,
     line_height = font.line_height(FONT_SIZE)
     used: dict[str, str] = {}
     for shape in diagram.shapes:
-        if shape.element.type not in MATRIX_ROW_TYPES:
+        if not KINDS[shape.element.type].work:
             continue
         hosted = satellite_elements(diagram, shape)
         width, wrapped = _fitted(hosted, cultures, font, line_height)

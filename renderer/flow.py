@@ -11,6 +11,7 @@ from layouts.geometry import Layout
 from layouts.graph import LaneSpec, LayoutEdge, LayoutGraph, LayoutNode
 from layouts.steps.lanes import UNASSIGNED_LANE
 from renderer.culture import Cultures
+from renderer.kinds import KINDS
 from renderer.measure import FONT_SIZE, fit_lines, label_culture, measure_shape, shape_label
 from renderer.model import Diagram, Shape
 from renderer.names import UNASSIGNED_NAMES
@@ -24,21 +25,22 @@ LANE_NAME_WIDTHS = (120.0, 180.0, 240.0)
 LANE_NAME_LINES = 3
 #: What rounding to 0.01 may take off a lane's length or thickness.
 ROUNDING = 0.05
-#: The only shapes that go to "Unassigned" when no org unit executes them; the others
-#: (events, gateways, conditions, process interfaces) join a neighbour's lane.
-WORK_TYPES = frozenset(("task", "subProcess"))
 
 
 def flow_graph(diagram: Diagram, cultures: Cultures, font: FontMetrics,
                layout_key: str) -> tuple[LayoutGraph, Scene]:
-    """Shapes as nodes, predecessor links as edges (each pair once, in shape order)."""
+    """Shapes as nodes, predecessor links as edges (each pair once, in shape order); a
+    node says what the layouts must know of its element's kind (``LayoutNode.is_start``,
+    ``pointed``), never the kind itself."""
     nodes: list[LayoutNode] = []
     views: dict[str, ShapeView] = {}
     for shape in diagram.shapes:
         measured = measure_shape(shape.element.type, shape_label(shape.element, cultures), font,
                                  label_culture(shape.element, cultures))
-        nodes.append(LayoutNode(shape.shape_id, shape.element.type, measured.width, measured.height,
-                                measured.label_width, measured.label_height))
+        kind = KINDS[shape.element.type]
+        nodes.append(LayoutNode(shape.shape_id, kind.key, measured.width, measured.height,
+                                measured.label_width, measured.label_height,
+                                is_start=kind.is_start, pointed=kind.pointed))
         views[shape.shape_id] = ShapeView(shape.shape_id, shape.element.id, shape.element.type,
                                           measured.lines)
     graph = LayoutGraph(tuple(nodes), tuple(flow_edges(diagram)))
@@ -120,7 +122,7 @@ def fit_lane_names(scene: Scene, layout: Layout, diagram: Diagram, cultures: Cul
 def shape_lanes(diagram: Diagram, cultures: Cultures) -> dict[str, str]:
     """Shape id → lane id (docs/contract.md, "Layout keys"): a shape whose element is
     executed by org units is in the lane of the first by name; a task or sub-process
-    without one is in "Unassigned"; any other shape without one (event, gateway,
+    (``Kind.work``) without one is in "Unassigned"; any other shape without one (event, gateway,
     condition, process interface) joins a neighbour's lane (its first predecessor's
     that has one, else its first successor's, repeated until nothing changes), and
     "Unassigned" only when no neighbour has a lane."""
@@ -153,5 +155,5 @@ def _org_unit_lane(shape: Shape, diagram: Diagram, cultures: Cultures) -> str | 
     units = [unit for unit in (diagram.lookup(i) for i in shape.element.related.get("executedBy", ()))
              if unit is not None]
     if not units:
-        return UNASSIGNED_LANE if shape.element.type in WORK_TYPES else None
+        return UNASSIGNED_LANE if KINDS[shape.element.type].work else None
     return min(units, key=lambda unit: (unit.text("name", cultures).casefold(), unit.id)).id

@@ -1,7 +1,8 @@
 """Shape sizes and label lines shared by every builder.
 
 Sizes follow BPMN habits: tasks and sub-processes 120×60, wider and taller when their
-label needs it; events 36×36 and gateways 50×50 with their label outside the symbol.
+label needs it; events 36×36 and gateways 50×50 with their label outside the symbol
+(``Kind.symbol_size``, ``renderer/kinds.py``).
 
 A label decides its box, in this order (docs/element_layouts.md, "Labels"): the
 narrowest of ``BOX_WIDTHS`` (``OUTSIDE_LABEL_WIDTHS`` for a label beside its symbol)
@@ -19,6 +20,7 @@ from dataclasses import dataclass
 
 from layouts.geometry import Box
 from renderer.culture import ENGLISH, Cultures
+from renderer.kinds import KINDS
 from renderer.model import Element
 from renderer.scene import ShapeView
 from renderer.symbols import LABEL_PADDING, symbol_for
@@ -34,10 +36,6 @@ UNBROKEN_LINES = 3
 #: Widths a label beside an event or gateway may take, narrowest first.
 OUTSIDE_LABEL_WIDTHS = (110.0, 140.0, 170.0)
 OUTSIDE_LABEL_LINES = 3
-SYMBOL_SIZES = {
-    "evStart": 36.0, "evIntermediate": 36.0, "evEnd": 36.0,
-    "ruleXor": 50.0, "ruleAnd": 50.0, "condition": 50.0,
-}
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,8 +50,9 @@ class Measured:
 def measure_shape(element_type: str, text: str, font: FontMetrics, culture: int = ENGLISH) -> Measured:
     """Symbol size and label lines for one shape; ``culture`` picks the hyphenation."""
     line_height = font.line_height(FONT_SIZE)
-    if element_type in SYMBOL_SIZES:
-        size = SYMBOL_SIZES[element_type]
+    kind = KINDS.get(element_type)
+    size = kind.symbol_size if kind is not None else None
+    if size is not None:
         if not text:
             return Measured(size, size, ())
         _, lines = fit_lines(text, font, OUTSIDE_LABEL_WIDTHS, OUTSIDE_LABEL_LINES, culture)

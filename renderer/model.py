@@ -22,14 +22,10 @@ from renderer.contract import (
     shape_links,
 )
 from renderer.culture import LANGUAGE_NEUTRAL, Cultures
+from renderer.kinds import KINDS
 
-#: Element types of the seed; anything else is rejected.
-KNOWN_TYPES = frozenset((
-    "processHouse subCategory view mainProcess subProcess task ruleXor ruleAnd condition "
-    "evStart evIntermediate evEnd processInterfacePlaceholder product user orgUnit inOut "
-    "knowledgeStructureDocument requirement system systemType authToken configCulture "
-    "userGroup"
-).split())
+#: Element types of the seed (``Kind.drawable``); anything else is rejected.
+KNOWN_TYPES = frozenset(kind.key for kind in KINDS.values() if kind.drawable)
 
 _CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ud800-\udfff]")
 

@@ -2,8 +2,9 @@
 
 A drawing never shows an internal key (``executedBy``, ``knowledgeStructureDocument``)
 where a reader expects words: it shows the display name in the render's culture.
-This module is the one table of those names; ``repository/catalog.py`` reads its type
-names from here, so the configuration endpoint and the drawings always agree.
+A type's names are in its row of ``renderer/kinds.py``, a related context's in
+``RELATION_NAMES`` here; ``repository/catalog.py`` reads both from there, so the
+configuration endpoint and the drawings always agree.
 
 How to use it in a builder (``renderer/<layout>.py``)::
 
@@ -19,43 +20,14 @@ not know (a tenant's own context), so the result is never empty.
 from __future__ import annotations
 
 from renderer.culture import ENGLISH, GERMAN, Cultures
+from renderer.kinds import KINDS
 
-__all__ = ["RELATION_NAMES", "STATE_NAMES", "TYPE_NAMES", "UNASSIGNED_NAMES", "relation_name", "state_name",
-           "type_name"]
+__all__ = ["RELATION_NAMES", "STATE_NAMES", "UNASSIGNED_NAMES", "relation_name", "state_name", "type_name"]
 
 
 def _names(german: str, english: str) -> dict[int, str]:
     return {GERMAN: german, ENGLISH: english}
 
-
-#: Element type key → culture id → display name (the configuration's type names).
-TYPE_NAMES: dict[str, dict[int, str]] = {
-    "processHouse": _names("Prozesslandkarte", "Process house"),
-    "subCategory": _names("Kategorie", "Category"),
-    "view": _names("Sicht", "View"),
-    "mainProcess": _names("Hauptprozess", "Main process"),
-    "subProcess": _names("Teilprozess", "Sub process"),
-    "task": _names("Aufgabe", "Task"),
-    "ruleXor": _names("XOR-Regel", "XOR rule"),
-    "ruleAnd": _names("UND-Regel", "AND rule"),
-    "condition": _names("Bedingung", "Condition"),
-    "evStart": _names("Startereignis", "Start event"),
-    "evIntermediate": _names("Zwischenereignis", "Intermediate event"),
-    "evEnd": _names("Endereignis", "End event"),
-    "processInterfacePlaceholder": _names("Prozessschnittstelle", "Process interface"),
-    "product": _names("Produkt", "Product"),
-    "user": _names("Benutzer", "User"),
-    "orgUnit": _names("Organisationseinheit", "Org unit"),
-    "inOut": _names("Input/Output", "Input/output"),
-    "knowledgeStructureDocument": _names("Dokument", "Document"),
-    "requirement": _names("Anforderung", "Requirement"),
-    "system": _names("IT-System", "IT system"),
-    "systemType": _names("Systemtyp", "System type"),
-    "stereotype": _names("Stereotyp", "Stereotype"),
-    "authToken": _names("Zugriffstoken", "Access token"),
-    "configCulture": _names("Sprache", "Culture"),
-    "userGroup": _names("Benutzergruppe", "User group"),
-}
 
 #: Related context → culture id → display name, worded to read "A <name> B" on an edge
 #: from the element to what it relates to.
@@ -104,7 +76,8 @@ UNASSIGNED_NAMES: dict[int, str] = {ENGLISH: "Unassigned", GERMAN: "Nicht zugeor
 
 def type_name(type_key: str, cultures: Cultures) -> str:
     """The display name of an element type in the render's culture, else the key."""
-    return cultures.pick(TYPE_NAMES.get(type_key, {})) or type_key
+    kind = KINDS.get(type_key)
+    return (cultures.pick(kind.names) if kind is not None else None) or type_key
 
 
 def state_name(state: str, cultures: Cultures) -> str:

@@ -10,10 +10,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 
+from renderer.kinds import KINDS
 from renderer.model import Diagram, Element
-
-PROCESS_TYPES = frozenset(("mainProcess", "subProcess", "task"))
-MATRIX_ROW_TYPES = frozenset(("task", "subProcess"))
 
 
 def related(diagram: Diagram, element: Element, contexts: Iterable[str] | None = None) -> Iterator[tuple[str, Element]]:
@@ -78,13 +76,13 @@ def first_shape_ids(diagram: Diagram) -> dict[str, str]:
 
 def matrix_rows(diagram: Diagram) -> list[Element]:
     """The rows of both matrices (docs/contract.md, "Layout keys"): the elements of the
-    diagram's task and sub-process shapes, each once; for an element without content,
-    the processes under it in the hierarchy."""
+    diagram's task and sub-process shapes (``Kind.work``), each once; for an element
+    without content, the processes under it in the hierarchy (``Kind.process``)."""
     if diagram.shapes:
-        candidates = [shape.element for shape in diagram.shapes if shape.element.type in MATRIX_ROW_TYPES]
+        candidates = [shape.element for shape in diagram.shapes if KINDS[shape.element.type].work]
     else:
         candidates = [element for element, parent in hierarchy(diagram)
-                      if parent is not None and element.type in PROCESS_TYPES]
+                      if parent is not None and KINDS[element.type].process]
     rows: dict[str, Element] = {}
     for element in candidates:
         rows.setdefault(element.id, element)

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from layouts.geometry import Box, Point
 from layouts.graphic import CHEVRON_TIP
+from renderer.kinds import KINDS
 from renderer.scene import ShapeView
 
 __all__ = [
@@ -28,6 +29,7 @@ __all__ = [
     "TEXT_COLOR",
     "MUTED_TEXT_COLOR",
     "SATELLITE_SYMBOLS",
+    "SHAPE_SYMBOLS",
     "container_header_height",
     "symbol_for",
 ]
@@ -308,16 +310,18 @@ def _generic(view: ShapeView, box: Box, font_size: float) -> Symbol:
     return Symbol("generic", (Rect(box, _GENERIC),), below, note=note)
 
 
-_BY_TYPE: dict[str, Callable[[Box], Symbol]] = {
+#: The symbols of diagram shapes by name (``Kind.symbol``, ``renderer/kinds.py``); each
+#: symbol's ``kind`` is that name.
+SHAPE_SYMBOLS: dict[str, Callable[[Box], Symbol]] = {
     "task": lambda box: _rounded("task", box, _TASK),
-    "subProcess": _sub_process,
-    "evStart": lambda box: _event("start", box, _START),
-    "evIntermediate": lambda box: _event("intermediate", box, _INTERMEDIATE, double=True),
-    "evEnd": lambda box: _event("end", box, _END),
-    "ruleXor": lambda box: _gateway("xor", box, cross=True),
-    "ruleAnd": lambda box: _gateway("and", box, cross=False),
+    "subprocess": _sub_process,
+    "start": lambda box: _event("start", box, _START),
+    "intermediate": lambda box: _event("intermediate", box, _INTERMEDIATE, double=True),
+    "end": lambda box: _event("end", box, _END),
+    "xor": lambda box: _gateway("xor", box, cross=True),
+    "and": lambda box: _gateway("and", box, cross=False),
     "condition": _condition,
-    "processInterfacePlaceholder": _interface,
+    "interface": _interface,
 }
 
 _BY_ROLE: dict[str, Callable[[Box], Symbol]] = {
@@ -333,7 +337,8 @@ _BY_ROLE: dict[str, Callable[[Box], Symbol]] = {
 
 def symbol_for(view: ShapeView, box: Box, line_height: float, font_size: float) -> Symbol:
     """The symbol of one node: by role first (graphic, matrix, satellite and entity
-    nodes stand for elements, whatever their type), then by BPMN type for shapes."""
+    nodes stand for elements, whatever their type), then by the symbol of the shape's
+    element kind (``renderer.kinds``), else a generic box."""
     if view.role == "container":
         return _container(box, len(view.lines), line_height)
     if view.role == "chevron":
@@ -341,7 +346,8 @@ def symbol_for(view: ShapeView, box: Box, line_height: float, font_size: float) 
     by_role = _BY_ROLE.get(view.role)
     if by_role is not None:
         return by_role(box)
-    by_type = _BY_TYPE.get(view.type)
-    if by_type is not None:
-        return by_type(box)
+    kind = KINDS.get(view.type)
+    by_kind = SHAPE_SYMBOLS.get(kind.symbol) if kind is not None and kind.symbol is not None else None
+    if by_kind is not None:
+        return by_kind(box)
     return _generic(view, box, font_size)

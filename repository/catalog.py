@@ -1,7 +1,9 @@
 """The tenant-independent configuration: facets, their views and the element types.
 
 The seed names facets, views and types but gives no full property list per type; this
-module is the single place that decides them (see docs/service.md, "Type catalog").
+module is the single place that decides them (see docs/service.md, "Type catalog"). The
+types themselves, with their names and colours, are the element kinds of
+``renderer/kinds.py``; every kind must be in a facet here.
 """
 
 from __future__ import annotations
@@ -9,7 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from layouts.keys import LAYOUT_KEYS as LAYOUT_KEYS  # re-exported: the service names them too
-from renderer.names import RELATION_NAMES, TYPE_NAMES
+from renderer.kinds import KINDS
+from renderer.names import RELATION_NAMES
 
 GERMAN = 1031
 ENGLISH = 1033
@@ -45,8 +48,8 @@ class ElementType:
 
     @property
     def display_names(self) -> dict[int, str]:
-        """The type's names per culture; the drawings show the same (renderer/names.py)."""
-        return dict(TYPE_NAMES[self.key])
+        """The type's names per culture; the drawings show the same (renderer/kinds.py)."""
+        return dict(KINDS[self.key].names)
 
 
 def relation_display_names(context: str) -> dict[int, str]:
@@ -91,44 +94,27 @@ _FLOW_RELATED = (
 )
 _OWNERSHIP_RELATED = ("author", "owner", "qualityManager", "reviewer", "secondaryAuthors")
 
+#: Type key → the related contexts it offers (none when not named), and its selections.
+TYPE_RELATED: dict[str, tuple[str, ...]] = {
+    "mainProcess": _FLOW_RELATED + _OWNERSHIP_RELATED,
+    "subProcess": _FLOW_RELATED + _OWNERSHIP_RELATED,
+    "task": _FLOW_RELATED,
+    "product": ("owner",),
+    "user": ("userGroups",),
+    "orgUnit": ("owner",),
+    "system": ("owner",),
+}
+TYPE_SELECTIONS: dict[str, dict[str, tuple[str, ...]]] = {
+    "mainProcess": {"processMaturity": (
+        "defined", "implemented", "trained", "isLived", "isMeasured", "getsImproved",
+    )},
+}
+
+#: Every element kind (``renderer/kinds.py``: key, names, colour) with what the service
+#: adds to it, in the kinds' order.
 TYPES: dict[str, ElementType] = {
-    t.key: t
-    for t in (
-        ElementType("processHouse", "#4A6FA5"),
-        ElementType("subCategory", "#6B8EC7"),
-        ElementType("view", "#8FA9D6"),
-        ElementType(
-            "mainProcess", "#2E7D32",
-            related=_FLOW_RELATED + _OWNERSHIP_RELATED,
-            selections={"processMaturity": (
-                "defined", "implemented", "trained", "isLived", "isMeasured", "getsImproved",
-            )},
-        ),
-        ElementType(
-            "subProcess", "#43A047",
-            related=_FLOW_RELATED + _OWNERSHIP_RELATED,
-        ),
-        ElementType("task", "#66BB6A", related=_FLOW_RELATED),
-        ElementType("ruleXor", "#F9A825"),
-        ElementType("ruleAnd", "#F57F17"),
-        ElementType("condition", "#FFCA28"),
-        ElementType("evStart", "#C62828"),
-        ElementType("evIntermediate", "#E53935"),
-        ElementType("evEnd", "#B71C1C"),
-        ElementType("processInterfacePlaceholder", "#8D6E63"),
-        ElementType("product", "#6A1B9A", related=("owner",)),
-        ElementType("user", "#455A64", related=("userGroups",)),
-        ElementType("orgUnit", "#00838F", related=("owner",)),
-        ElementType("inOut", "#EF6C00"),
-        ElementType("knowledgeStructureDocument", "#5D4037"),
-        ElementType("requirement", "#AD1457"),
-        ElementType("system", "#1565C0", related=("owner",)),
-        ElementType("systemType", "#1E88E5"),
-        ElementType("stereotype", "#9E9E9E"),
-        ElementType("authToken", "#607D8B"),
-        ElementType("configCulture", "#78909C"),
-        ElementType("userGroup", "#546E7A"),
-    )
+    kind.key: ElementType(kind.key, kind.color, TYPE_RELATED.get(kind.key, ()), TYPE_SELECTIONS.get(kind.key, {}))
+    for kind in KINDS.values()
 }
 
 # Related context → (facet, element types) it links to, for the configuration endpoint.

@@ -11,6 +11,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from layouts.keys import BPMN_LAYOUT_KEYS  # a module importing nothing: `--help` stays fast
 from repository import catalog
 from repository.cli.common import (
     CULTURE_HELP,
@@ -30,8 +31,6 @@ if TYPE_CHECKING:
     from repository.store.models import Element
 
 DEFAULT_EXPORT_LAYOUTS = ("horizontal",)
-#: interchange.BPMN_LAYOUT_KEYS, named here so that `--help` does not load the engine.
-BPMN_LAYOUT_KEYS = ("horizontal", "horizontalSwimlane", "vertical", "verticalSwimlane")
 
 
 def add_commands(commands: Subcommands[argparse.ArgumentParser]) -> None:

@@ -21,7 +21,7 @@ from interchange.fixture import scope_nodes
 from interchange.model import ANNOTATION, BpmnModel
 from interchange.parsing import BPMNDI_NS, MODEL_NS
 from repository.app import create_app
-from repository.cli import files, main
+from repository.cli import main
 from repository.demo import load_demo
 from repository.fixtures import diagram_fixture
 from repository.store import Store
@@ -221,10 +221,6 @@ def test_an_unknown_tenant_or_bpmn_layout_key_is_refused(db: str, tmp_path: Path
     errors = capsys.readouterr().err.splitlines()
     assert errors == ["elrepo: no tenant nobody/main",
                       f"elrepo: unknown BPMN layout key(s) graphic; layout keys: {', '.join(BPMN_LAYOUT_KEYS)}"]
-
-
-def test_the_cli_names_the_bpmn_layout_keys_of_the_engine() -> None:
-    assert files.BPMN_LAYOUT_KEYS == BPMN_LAYOUT_KEYS
 
 
 def viewer(db: str, capsys: pytest.CaptureFixture[str]) -> tuple[Flask, FlaskClient, dict[str, str], list[Any]]:

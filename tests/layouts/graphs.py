@@ -16,6 +16,8 @@ from layouts.graph import LaneSpec, LayoutEdge, LayoutGraph, LayoutNode
 Predecessors = Sequence[Sequence[int]]
 
 SYMBOL_SIZES = {"task": (120.0, 60.0), "evStart": (36.0, 36.0), "evEnd": (36.0, 36.0), "ruleXor": (50.0, 50.0)}
+#: The kinds here whose symbol has no flat side (what ``renderer.kinds`` says of them).
+POINTED = frozenset(("evStart", "evEnd", "ruleXor"))
 OUTSIDE_LABEL = (64.0, 30.0)  # events and gateways carry their name outside the symbol
 SATELLITE = (100.0, 25.0)
 UNITS = 3  # org units: the lanes, the satellites' and the matrices' columns, the related entities
@@ -43,13 +45,21 @@ def unit_id(index: int) -> str:
     return f"unit-{index % UNITS}"
 
 
+def flow_node(node_id: str, kind: str, width: float, height: float, label_width: float = 0.0,
+              label_height: float = 0.0, lane: str | None = None) -> LayoutNode:
+    """A shape of the flow with the neutral properties a builder gives it for ``kind``
+    (``LayoutNode.is_start``, ``pointed``)."""
+    return LayoutNode(node_id, kind, width, height, label_width, label_height, lane=lane,
+                      is_start=kind == "evStart", pointed=kind in POINTED)
+
+
 def shape_nodes(kinds: Sequence[str], in_lanes: bool = False) -> list[LayoutNode]:
     nodes = []
     for index, kind in enumerate(kinds):
         width, height = SYMBOL_SIZES[kind]
         label_width, label_height = (0.0, 0.0) if kind == "task" else OUTSIDE_LABEL
-        nodes.append(LayoutNode(shape_id(index), kind, width, height, label_width, label_height,
-                                lane=unit_id(index) if in_lanes else None))
+        nodes.append(flow_node(shape_id(index), kind, width, height, label_width, label_height,
+                               lane=unit_id(index) if in_lanes else None))
     return nodes
 
 

@@ -5,7 +5,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from layouts.base import LayoutOptions
-from layouts.graph import LayoutEdge, LayoutGraph, LayoutNode
+from layouts.graph import LayoutEdge, LayoutGraph
 from layouts.registry import get_strategy
 from tests.geometry_checks import (
     edges_through_shapes,
@@ -15,6 +15,7 @@ from tests.geometry_checks import (
     overlapping_pairs,
     within_canvas,
 )
+from tests.layouts.graphs import flow_node
 
 KINDS = {"task": (120.0, 60.0), "evStart": (36.0, 36.0), "evEnd": (36.0, 36.0), "ruleXor": (50.0, 50.0),
          "subProcess": (160.0, 75.0)}
@@ -28,8 +29,8 @@ def flow_graphs(draw: st.DrawFn) -> LayoutGraph:
         kind = draw(st.sampled_from(sorted(KINDS)))
         width, height = KINDS[kind]
         labelled = kind in ("evStart", "evEnd", "ruleXor") and draw(st.booleans())
-        nodes.append(LayoutNode(f"n{i}", kind, width, height,
-                                label_width=60.0 if labelled else 0.0, label_height=30.0 if labelled else 0.0))
+        nodes.append(flow_node(f"n{i}", kind, width, height,
+                               label_width=60.0 if labelled else 0.0, label_height=30.0 if labelled else 0.0))
     pairs = draw(st.lists(st.tuples(st.integers(0, count - 1), st.integers(0, count - 1)),
                           max_size=count * 2, unique=True))
     edges = tuple(LayoutEdge(f"n{s}", f"n{t}") for s, t in pairs if s != t)

@@ -12,14 +12,15 @@ from layouts.steps.channels import ChannelSegment, assign_slots
 from layouts.steps.placement import place_across
 from layouts.steps.spacing import Spacing
 from layouts.steps.straighten import STEP_LIMIT, straighten
+from tests.layouts.graphs import flow_node
 
 SIZES = {"task": (120.0, 60.0), "evStart": (36.0, 36.0), "evEnd": (36.0, 36.0), "ruleXor": (50.0, 50.0)}
 
 
 def _node(node_id: str, kind: str, labelled: bool = False) -> LayoutNode:
     width, height = SIZES[kind]
-    return LayoutNode(node_id, kind, width, height, label_width=80.0 if labelled else 0.0,
-                      label_height=30.0 if labelled else 0.0)
+    return flow_node(node_id, kind, width, height, label_width=80.0 if labelled else 0.0,
+                     label_height=30.0 if labelled else 0.0)
 
 
 #: The shape of scenario.multiple-start-events: three starts, a fork right after H whose

@@ -20,9 +20,10 @@ from layouts.graphic import CHAIN_MAX_WIDTH
 from renderer.api import lay_out, render
 from renderer.culture import ENGLISH, GERMAN, Cultures
 from renderer.detailed import detailed_graph, satellite_elements
+from renderer.kinds import KINDS
 from renderer.measure import BOX_PADDING, FONT_SIZE, measure_shape
 from renderer.model import Diagram, parse_diagram
-from renderer.relations import MATRIX_ROW_TYPES, children_of, hierarchy
+from renderer.relations import children_of, hierarchy
 from renderer.symbols import LABEL_PADDING, symbol_for
 from renderer.text import load_font
 from tests.conftest import FIXTURES, ROOT, SHARED, load_fixture
@@ -136,7 +137,7 @@ def test_detailed_joins_org_units_systems_and_documents_without_arrows(key: str,
     diagram = parse_diagram(fixture)
     root = parse(render(fixture, "detailed", culture))
     groups = {f"{shape.shape_id}:{element.id}": group for shape in diagram.shapes
-              if shape.element.type in MATRIX_ROW_TYPES for group, element in satellite_elements(diagram, shape)}
+              if KINDS[shape.element.type].work for group, element in satellite_elements(diagram, shape)}
     drawn = 0
     for path in root.iter(f"{SVG}path"):
         ends = path.get("data-source-shape-id"), path.get("data-target-shape-id")
