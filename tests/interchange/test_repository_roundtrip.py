@@ -15,7 +15,7 @@ from flask.testing import FlaskClient
 from lxml import etree
 from sqlalchemy import func, select
 
-from benchmarks.bpmn_quality import measure_di
+from checks.di_quality import measure_di
 from interchange import BPMN_LAYOUT_KEYS, diagram_to_bpmn, read_bpmn
 from interchange.fixture import scope_nodes
 from interchange.model import ANNOTATION, BpmnModel
