@@ -23,7 +23,8 @@ os.environ["ELREPO_RESIDENT"] = "0"
 # tests that are not about deadlines render under one no loaded machine reaches (the
 # servers they start inherit it); tests of the deadline set their own, in the app's
 # config or the server's environment.
-os.environ["ELREPO_RENDER_TIMEOUT"] = "300"
+RENDER_SECONDS = 300
+os.environ["ELREPO_RENDER_TIMEOUT"] = str(RENDER_SECONDS)
 
 
 def load_fixture(path: Path) -> Any:
