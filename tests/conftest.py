@@ -22,9 +22,11 @@ os.environ["ELREPO_RESIDENT"] = "0"
 # A render's deadline is the service's answer to a slow diagram, not to a slow machine:
 # tests that are not about deadlines render under one no loaded machine reaches (the
 # servers they start inherit it); tests of the deadline set their own, in the app's
-# config or the server's environment.
+# config or the server's environment. Likewise the database statement deadline (15 s by
+# default: a 5,000-shape write on SQLite passed it on a loaded machine).
 RENDER_SECONDS = 300
 os.environ["ELREPO_RENDER_TIMEOUT"] = str(RENDER_SECONDS)
+os.environ["ELREPO_STATEMENT_TIMEOUT"] = str(RENDER_SECONDS)
 
 
 def load_fixture(path: Path) -> Any:
