@@ -21,8 +21,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from benchmarks.bpmn_crossings import file_labels
 from benchmarks.bpmn_quality import bpmn_files
+from checks.bpmn_crossings import file_labels
 from interchange import BPMN_LAYOUT_KEYS, layout_bpmn
 from interchange.di_metrics import DiFigures, di_figures, has_layout, plus
 from renderer.text import FontMetrics, load_font

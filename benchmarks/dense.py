@@ -22,8 +22,8 @@ from collections.abc import Callable
 from functools import partial
 from typing import Any
 
-from benchmarks.generate import chain_with_long_links, complete_dag, dag_fixture, fan, random_dag
 from benchmarks.run import dot_cpu, dot_source
+from checks.generate import chain_with_long_links, complete_dag, dag_fixture, fan, random_dag
 from layouts.registry import LAYOUT_KEYS
 from renderer.api import render
 

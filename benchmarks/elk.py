@@ -2,7 +2,7 @@
 
 elkjs (``ELKJS_PACKAGE``, the version of the corpus baselines) is installed on first use
 with npm into the folder of bpmn.io's tools (``ELREPO_NODE_MODULES``, else
-``~/.cache/elrepo/npm``; ``benchmarks.bpmn_io.installed_package``). One node process lays
+``~/.cache/elrepo/npm``; ``checks.bpmn_io.installed_package``). One node process lays
 out graph after graph, so node's start-up and elkjs's loading are not counted: for each
 graph one warm-up call (the JIT compiles ELK's code paths for its size), then the least
 CPU time (``process.cpuUsage()``, the whole process, as ours is timed) of one
@@ -19,7 +19,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Self
 
-from benchmarks.bpmn_io import NodeLines, NodeTimeout
+from checks.bpmn_io import NodeLines, NodeTimeout
 
 #: the version ../shared/corpus/BASELINES.md's ELK figures were taken with
 ELKJS_PACKAGE = "elkjs@0.12.1"

@@ -34,9 +34,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from benchmarks.bpmn_io import NodeUnavailable, installed_package
 from benchmarks.elk import ELKJS_PACKAGE, ElkFailed, ElkTimer, layout_options
-from benchmarks.generate import generate_flow
+from checks.bpmn_io import NodeUnavailable, installed_package
+from checks.generate import generate_flow
 from renderer.api import render
 from renderer.culture import DEFAULT_CULTURE, Cultures
 from renderer.flow import flow_graph

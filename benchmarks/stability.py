@@ -29,7 +29,7 @@ from pathlib import Path
 from statistics import mean
 from typing import Any
 
-from benchmarks.generate import generate_flow
+from checks.generate import generate_flow
 from layouts.base import LayoutOptions
 from layouts.geometry import HORIZONTAL, VERTICAL, Layout
 from layouts.readability import crossings

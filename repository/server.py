@@ -471,11 +471,13 @@ class _Server(BaseApplication):  # type: ignore[misc]
         return _FrontDoor(create_app({"RUN_DIRECTORY": self.run_directory}, self.settings))
 
 
-def run(*, settings: Settings, host: str, port: int, workers: int, header_timeout: float,
+def run(*, settings: Settings, listener: socket.socket, workers: int, header_timeout: float,
         body_min_rate: float = DEFAULT_BODY_MIN_RATE) -> None:
-    """Serve until interrupted; access log to standard error. Every worker's app gets
-    `settings` (without a Redis URL each worker caches renders in its own memory). A
-    restart (SIGHUP) and the stop say what they do, in words rather than gunicorn's."""
+    """Serve on `listener`, a bound socket (`elrepo serve` binds it first: a taken port is
+    refused before anything starts, port 0 picks a free one), until interrupted; access
+    log to standard error. Every worker's app gets `settings` (without a Redis URL each
+    worker caches renders in its own memory). A restart (SIGHUP) and the stop say what
+    they do, in words rather than gunicorn's."""
 
     def say_restarting(arbiter: Any) -> None:
         # New workers build a new app, but with the settings given to `run` and the code
@@ -498,7 +500,7 @@ def run(*, settings: Settings, host: str, port: int, workers: int, header_timeou
         say_stopped(arbiter)
 
     options = {
-        "bind": f"{host}:{port}",
+        "bind": f"fd://{listener.detach()}",  # gunicorn owns the socket from now on
         "workers": max(1, workers),
         "worker_class": _Worker,
         "threads": THREADS_PER_WORKER,

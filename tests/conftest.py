@@ -1,4 +1,7 @@
-"""Shared test helpers: where the fixtures and the shared corpus live, XML attribute reads."""
+"""Shared test helpers: where the fixtures and the shared corpus live, XML attribute reads,
+and the markers of the test lanes (docs/testing.md): a test that reads ../shared/corpus is
+``corpus``, one that drives Chromium is ``browser``, both found here from what the test
+uses; ``slow`` is marked in the test modules themselves."""
 from __future__ import annotations
 
 import json
@@ -19,8 +22,11 @@ os.environ["ELREPO_RESIDENT"] = "0"
 # A render's deadline is the service's answer to a slow diagram, not to a slow machine:
 # tests that are not about deadlines render under one no loaded machine reaches (the
 # servers they start inherit it); tests of the deadline set their own, in the app's
-# config or the server's environment.
-os.environ["ELREPO_RENDER_TIMEOUT"] = "300"
+# config or the server's environment. Likewise the database statement deadline (15 s by
+# default: a 5,000-shape write on SQLite passed it on a loaded machine).
+RENDER_SECONDS = 300
+os.environ["ELREPO_RENDER_TIMEOUT"] = str(RENDER_SECONDS)
+os.environ["ELREPO_STATEMENT_TIMEOUT"] = str(RENDER_SECONDS)
 
 
 def load_fixture(path: Path) -> Any:
@@ -34,7 +40,26 @@ def attribute(element: etree._Element, name: str) -> str:
     return value
 
 
-@pytest.fixture
+@pytest.hookimpl(tryfirst=True)  # before `-m` deselects by marker
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        if reads_the_corpus(item):
+            item.add_marker(pytest.mark.corpus)
+        if "browser" in getattr(item, "fixturenames", ()):  # tests/viewer/conftest.py
+            item.add_marker(pytest.mark.browser)
+
+
+def reads_the_corpus(item: pytest.Item) -> bool:
+    """Whether the test uses ``shared_dir`` (itself or through its fixtures) or is
+    parametrized with a file of ../shared/corpus."""
+    if "shared_dir" in getattr(item, "fixturenames", ()):
+        return True
+    callspec = getattr(item, "callspec", None)
+    params = callspec.params.values() if callspec is not None else ()
+    return any(isinstance(value, Path) and value.is_relative_to(SHARED / "corpus") for value in params)
+
+
+@pytest.fixture(scope="session")
 def shared_dir() -> Path:
     if not (SHARED / "corpus").is_dir():
         pytest.skip("../shared (corpus and tools) is not beside the project; it exists in CI and on developer machines")

@@ -4,7 +4,8 @@ the app (issue 20; docs/architecture.md).
 
 Two checks: the import graph read from the source (every ``import``, wherever it stands)
 has no cycle, and every module imports in a fresh interpreter whatever was imported
-before it, in several shuffled orders.
+before it, in several shuffled orders. And one rule of the layers: the tests (and the
+checking code in ``checks/``) never import the benchmarks.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-PACKAGES = ("layouts", "renderer", "interchange", "repository", "benchmarks")
+PACKAGES = ("layouts", "renderer", "interchange", "repository", "checks", "benchmarks")
 #: Scripts another program runs in its own context (and ``__main__`` modules, which run
 #: when imported), not modules to import.
 SCRIPTS = frozenset(("repository.store.migrations.env", "repository.cli.__main__"))
@@ -28,9 +29,9 @@ SCRIPTS = frozenset(("repository.store.migrations.env", "repository.cli.__main__
 OPTIONAL = {"repository.distributed": "celery"}
 
 
-def project_modules() -> dict[str, Path]:
+def project_modules(packages: tuple[str, ...] = PACKAGES) -> dict[str, Path]:
     modules: dict[str, Path] = {}
-    for package in PACKAGES:
+    for package in packages:
         for path in sorted((ROOT / package).rglob("*.py")):
             parts = list(path.relative_to(ROOT).with_suffix("").parts)
             if parts[-1] == "__init__":
@@ -124,6 +125,15 @@ def test_no_import_cycle_in_the_project() -> None:
     found = cycles(import_graph(project_modules()))
     assert not found, "import cycles (a module that imports one importing it back): " + "; ".join(
         " ↔ ".join(component) for component in found)
+
+
+def test_tests_and_checks_never_import_the_benchmarks() -> None:
+    """Checking code both need lives in ``checks/``; the benchmarks' own tests live beside
+    them in ``benchmarks/tests/`` (docs/testing.md)."""
+    importers = project_modules(("tests", "checks"))
+    found = sorted(f"{module} imports {name}" for module, path in importers.items()
+                   for name in imported_names(module, path) if name.split(".")[0] == "benchmarks")
+    assert not found, "; ".join(found)
 
 
 @pytest.mark.parametrize("seed", [1, 2, 3])

@@ -85,32 +85,33 @@ def _serve(args: argparse.Namespace) -> int:
         render_timeout=_seconds(args.render_timeout, "--render-timeout", RENDER_TIMEOUT_ENV,
                                 DEFAULT_RENDER_TIMEOUT_SECONDS),
         service_token=_service_token())
-    _check_port_free(args.host, args.port)
-    cache_note = _check_render_cache(settings.redis_url)
-    with session_on(args.db) as session:
-        hold_schema_lock(session)  # another server starting now loads no second demo
-        empty = is_empty(session)
-        if empty and not args.no_demo:
-            tenant = load_demo(session)
-            token = create_role_tokens(session, tenant)["editor"]
-            print("Loaded the demo tenant demo/default. Demo editor token (tokens for the "
-                  f"other roles: elrepo token create demo default --role ROLE"
-                  f"{with_db(args.db)}):", file=sys.stderr)
-            print(token, flush=True)
-            print(f"Viewer: {_viewer_url(args.host, args.port)} (sign in with the token)",
-                  file=sys.stderr)
-        else:
-            # A second start finds the data (and the tokens) the first one left.
-            print(f"Empty database, no demo loaded (--no-demo). A tenant:\n  elrepo tenant "
-                  f"create COLLECTION STORAGE{with_db(args.db)}\nThen a token for it:"
-                  if empty else "Serving the data already in the database; earlier tokens "
-                  "stay valid. A new token:", file=sys.stderr)
-            print(f"  elrepo token create COLLECTION STORAGE --role ROLE{with_db(args.db)}",
-                  file=sys.stderr)
-            print(f"Viewer: {_viewer_url(args.host, args.port)}", file=sys.stderr)
-    print(cache_note, file=sys.stderr)
-    run(settings=settings, host=args.host, port=args.port, workers=args.workers,
-        header_timeout=header_timeout, body_min_rate=body_min_rate)
+    with _listen(args.host, args.port) as listener:
+        port = listener.getsockname()[1]  # --port 0: the free port the system chose
+        cache_note = _check_render_cache(settings.redis_url)
+        with session_on(args.db) as session:
+            hold_schema_lock(session)  # another server starting now loads no second demo
+            empty = is_empty(session)
+            if empty and not args.no_demo:
+                tenant = load_demo(session)
+                token = create_role_tokens(session, tenant)["editor"]
+                print("Loaded the demo tenant demo/default. Demo editor token (tokens for the "
+                      f"other roles: elrepo token create demo default --role ROLE"
+                      f"{with_db(args.db)}):", file=sys.stderr)
+                print(token, flush=True)
+                print(f"Viewer: {_viewer_url(args.host, port)} (sign in with the token)",
+                      file=sys.stderr)
+            else:
+                # A second start finds the data (and the tokens) the first one left.
+                print(f"Empty database, no demo loaded (--no-demo). A tenant:\n  elrepo tenant "
+                      f"create COLLECTION STORAGE{with_db(args.db)}\nThen a token for it:"
+                      if empty else "Serving the data already in the database; earlier tokens "
+                      "stay valid. A new token:", file=sys.stderr)
+                print(f"  elrepo token create COLLECTION STORAGE --role ROLE{with_db(args.db)}",
+                      file=sys.stderr)
+                print(f"Viewer: {_viewer_url(args.host, port)}", file=sys.stderr)
+        print(cache_note, file=sys.stderr)
+        run(settings=settings, listener=listener, workers=args.workers,
+            header_timeout=header_timeout, body_min_rate=body_min_rate)
     return 0
 
 
@@ -167,15 +168,20 @@ def _count(given: str | None, option: str, environment: str, default: int) -> in
     return int(text)
 
 
-def _check_port_free(host: str, port: int) -> None:
-    """Refuses a taken address before the demo is loaded and a token printed, so a
-    second ``elrepo serve`` says why it cannot start instead of retrying to bind."""
+def _listen(host: str, port: int) -> socket.socket:
+    """The server's listening socket, bound before the demo is loaded and a token printed:
+    a taken address is refused first, so a second ``elrepo serve`` says why it cannot start
+    instead of retrying to bind; port 0 is a free port the system chooses, which the
+    viewer's address then names (tests start their servers so)."""
+    listener = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET)
     try:
-        with socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET) as probe:
-            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-            probe.bind((host, port))
+        listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        listener.bind((host, port))
+        listener.listen()
     except OSError as error:
+        listener.close()
         raise CommandError(f"cannot listen on {host}:{port}: {error.strerror or error}") from None
+    return listener
 
 
 def _check_render_cache(url: str | None) -> str:

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from benchmarks.bpmn_io import ModdleReader, NodeUnavailable, installed_bpmn_moddle
+from checks.bpmn_io import ModdleReader, NodeUnavailable, installed_bpmn_moddle
 from tests.conftest import FIXTURES, SHARED
 
 #: the BPMN files of ../shared/corpus (none when ../shared is not beside the project)

@@ -1,4 +1,4 @@
-"""The benchmark's crossings of laid-out BPMN against our SVG (benchmarks/bpmn_crossings.py):
+"""The benchmark's crossings of laid-out BPMN against our SVG (checks/bpmn_crossings.py):
 every DI crossing counted once under one cause, the SVG side as our engine draws the file's
 fixture;
 the record of crossings that test_bpmn_quality holds every BPMN file to."""
@@ -10,8 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from benchmarks import bpmn_quality
-from benchmarks.bpmn_crossings import (
+from checks.bpmn_crossings import (
     CAUSES,
     Crossings,
     comparison_tables,
@@ -22,7 +21,7 @@ from benchmarks.bpmn_crossings import (
     load_svgmetrics,
     svg_crossings,
 )
-from benchmarks.bpmn_quality import measure_di
+from checks.di_quality import measure_di
 from interchange import BPMN_LAYOUT_KEYS, layout_bpmn, read_bpmn
 from interchange.kept import BPMN_TYPE
 from repository.cli import main
@@ -103,15 +102,3 @@ def test_the_record_holds_the_files_with_crossings_under_their_source_and_stem()
              (Path("tests/fixtures/bpmn/a.bpmn"), "vertical"): Counter(boundary=1),
              (Path("tests/fixtures/bpmn/b.bpmn"), "vertical"): Counter()}
     assert crossing_record(found) == {"simod/a": {"horizontal": 3}, "fixtures/a": {"vertical": 1}}
-
-
-def test_the_benchmark_records_the_crossings_it_measured(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    record = tmp_path / "record.json"
-    assert bpmn_quality.main([str(BPMN / "nested-lanes.bpmn"), "--work", str(tmp_path / "work"),
-                              "--node-modules", str(tmp_path), "--svgmetrics", str(tmp_path / "none.py"),
-                              "--record-crossings", str(record)]) == 0
-    expected = {key: measure_di(layout_bpmn((BPMN / "nested-lanes.bpmn").read_bytes(), key)).crossings
-                for key in BPMN_LAYOUT_KEYS}
-    counts = {key: count for key, count in expected.items() if count}  # none since issue 19's layout
-    assert json.loads(record.read_text(encoding="utf-8")) == ({"fixtures/nested-lanes": counts} if counts else {})
-    assert "layout CPU seconds: horizontal" in capsys.readouterr().out

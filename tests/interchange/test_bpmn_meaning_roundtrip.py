@@ -71,6 +71,7 @@ def test_the_meaning_fixture_says_everything_a_round_trip_keeps() -> None:
                                                                    {"Process_Claims": True})
 
 
+@pytest.mark.slow  # 20 to 45 s on the loaded 2-core machine
 def test_every_fixture_keeps_its_meaning_through_the_repository(
         db: str, tmp_path: Path, read_with_moddle: ReadWithModdle) -> None:
     exported = assert_meaning_kept(FIXTURE_FILES, db, tmp_path / "out")

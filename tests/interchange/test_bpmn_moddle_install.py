@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from benchmarks.bpmn_io import BPMN_MODDLE_PACKAGE, NodeUnavailable, installed_bpmn_moddle
+from checks.bpmn_io import BPMN_MODDLE_PACKAGE, NodeUnavailable, installed_bpmn_moddle
 
 # Logs its call, takes a while (so that concurrent callers overlap), then installs like npm.
 INSTALLING_NPM = """#!/bin/sh

@@ -17,8 +17,8 @@ from pathlib import Path
 import pytest
 from lxml import etree
 
-from benchmarks.bpmn_crossings import crossing_label
-from benchmarks.bpmn_quality import DiQuality, measure_di
+from checks.bpmn_crossings import crossing_label
+from checks.di_quality import DiQuality, measure_di
 from interchange import BPMN_LAYOUT_KEYS, BpmnModel, layout_bpmn, read_bpmn
 from interchange.di_metrics import (
     ANNOTATION_PADDING,
@@ -150,9 +150,7 @@ class AgainstAuthors:
 
 
 @pytest.fixture(scope="module")
-def against_authors() -> dict[str, AgainstAuthors]:
-    if not CORPUS:
-        pytest.skip(NO_CORPUS)
+def against_authors(shared_dir: Path) -> dict[str, AgainstAuthors]:
     font = load_font()
     found: dict[str, AgainstAuthors] = {}
     files = [path.read_bytes() for path in CORPUS]

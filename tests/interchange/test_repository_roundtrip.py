@@ -15,7 +15,7 @@ from flask.testing import FlaskClient
 from lxml import etree
 from sqlalchemy import func, select
 
-from benchmarks.bpmn_quality import measure_di
+from checks.di_quality import measure_di
 from interchange import BPMN_LAYOUT_KEYS, diagram_to_bpmn, read_bpmn
 from interchange.fixture import scope_nodes
 from interchange.model import ANNOTATION, BpmnModel
@@ -162,6 +162,7 @@ def drawn_ids(model: BpmnModel, scope: str | None) -> frozenset[str]:
     return frozenset(node.id for node in scope_nodes(model, scope) if node.kind != ANNOTATION)
 
 
+@pytest.mark.slow  # 20 to 45 s on the loaded 2-core machine
 def test_importing_again_updates_the_same_elements(db: str, tmp_path: Path) -> None:
     assert main(["import", "--db", db, *TENANT, *map(str, BPMN_FILES)]) == 0
     count = element_count(db)
@@ -305,6 +306,7 @@ def test_http_export_keeps_a_single_pool_without_lanes(db: str, capsys: pytest.C
     app.extensions["elrepo.engine"].dispose()
 
 
+@pytest.mark.slow  # 20 to 45 s on the loaded 2-core machine
 def test_diagrams_never_imported_export_one_node_per_shape_and_a_flow_per_link() -> None:
     engine = make_engine("sqlite://")
     create_schema(engine)

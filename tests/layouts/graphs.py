@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from benchmarks.generate import complete_dag
+from checks.generate import complete_dag
 from layouts.graph import LaneSpec, LayoutEdge, LayoutGraph, LayoutNode
 
 Predecessors = Sequence[Sequence[int]]

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from benchmarks.generate import chain_with_long_links, complete_dag, generate_flow, random_dag
+from checks.generate import chain_with_long_links, complete_dag, generate_flow, random_dag
 from layouts import packing
 from layouts.base import LayoutOptions
 from layouts.budgets import DEFAULT_BUDGETS, Budgets

@@ -36,9 +36,7 @@ def _metrics_module() -> Any:
 
 
 @pytest.fixture(scope="module")
-def corpus_results() -> dict[tuple[str, str], dict[str, Any]]:
-    if not (SHARED / "corpus").is_dir():
-        pytest.skip("../shared (corpus and tools) is not beside the project; it exists in CI and on developer machines")
+def corpus_results(shared_dir: Path) -> dict[tuple[str, str], dict[str, Any]]:
     metrics = _metrics_module()
     results = {}
     for path in sorted((SHARED / "corpus").glob("*/fixtures/*.json")):

@@ -22,7 +22,7 @@ from renderer.model import parse_diagram
 from renderer.scene import Scene
 from renderer.symbols import symbol_for
 from renderer.text import FontMetrics, load_font
-from tests.conftest import FIXTURES, SHARED, load_fixture
+from tests.conftest import FIXTURES, load_fixture
 from tests.demo_fixtures import DIAGRAM_KEYS, demo_fixture
 
 LAYOUTS = ("horizontal", "vertical", "horizontalSwimlane", "verticalSwimlane", "processMatrix", "customerMatrix")
@@ -30,9 +30,10 @@ LAYOUTS = ("horizontal", "vertical", "horizontalSwimlane", "verticalSwimlane", "
 TOLERANCE = 0.05
 
 
-def corpus_paths() -> list[Path]:
-    ours = sorted((FIXTURES / "corpus").glob("*.json"))
-    return ours + sorted((SHARED / "corpus").glob("*/fixtures/*.json"))
+def our_fixtures() -> list[tuple[str, Any]]:
+    """The demo's diagrams and tests/fixtures/corpus, by name."""
+    return ([(f"demo/{name}", demo_fixture(name)) for name in DIAGRAM_KEYS]
+            + [(path.stem, load_fixture(path)) for path in sorted((FIXTURES / "corpus").glob("*.json"))])
 
 
 def laid_out(fixture: Any, key: str, culture: int) -> tuple[Scene, Layout]:
@@ -80,16 +81,26 @@ def broken_lane_names(fixture: Any, culture: int, scene: Scene, layout: Layout, 
 @pytest.mark.parametrize("culture", [GERMAN, ENGLISH])
 @pytest.mark.parametrize("key", LAYOUTS)
 def test_every_label_fits_its_shape(key: str, culture: int) -> None:
+    assert label_problems(our_fixtures(), key, culture) == []
+
+
+@pytest.mark.parametrize("culture", [GERMAN, ENGLISH])
+@pytest.mark.parametrize("key", LAYOUTS)
+def test_every_label_of_the_shared_corpus_fits_its_shape(key: str, culture: int, shared_dir: Path) -> None:
+    fixtures = [(path.stem, json.loads(path.read_text(encoding="utf-8")))
+                for path in sorted((shared_dir / "corpus").glob("*/fixtures/*.json"))]
+    assert label_problems(fixtures, key, culture) == []
+
+
+def label_problems(fixtures: list[tuple[str, Any]], key: str, culture: int) -> list[str]:
+    """Labels overflowing their shape and lane names broken though they fit, by fixture name."""
     font = load_font()
     problems: list[str] = []
-    fixtures = [(f"demo/{name}", demo_fixture(name)) for name in DIAGRAM_KEYS]
-    fixtures += [(path.stem, load_fixture(path) if path.parent == FIXTURES / "corpus"
-                  else json.loads(path.read_text(encoding="utf-8"))) for path in corpus_paths()]
     for name, fixture in fixtures:
         scene, layout = laid_out(fixture, key, culture)
         problems += [f"{name}: {problem}" for problem in overflows(scene, layout, font)]
         problems += [f"{name}: {problem}" for problem in broken_lane_names(fixture, culture, scene, layout, font)]
-    assert problems == []
+    return problems
 
 
 @pytest.mark.parametrize("key", LAYOUTS[:4])

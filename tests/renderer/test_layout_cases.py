@@ -12,7 +12,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from benchmarks.generate import dag_fixture
+from checks.generate import dag_fixture
 from layouts.base import LayoutOptions
 from layouts.geometry import Layout
 from layouts.graph import LayoutGraph

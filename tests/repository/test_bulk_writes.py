@@ -35,14 +35,14 @@ from tests.repository.standin import DRAFT, ORDER, SALES
 CONTENT = FACETS + "/processes/views/diagram/elements/{}/content"
 DETAIL = FACETS + "/processes/views/detail/elements"
 OTHER_DETAIL = OTHER_TENANT + "/_api/rest/facets/processes/views/detail/elements"
-# Not a speed target (those live in benchmarks/): a bound that only a return to
-# per-shape work could break. Measured alone: about 1.5 s on SQLite and 2 s on PostgreSQL
-# for 5,000 shapes (before bulk writes 8 s and 26 s); with the suite on both cores and
-# other work on the machine, up to 12 s. The statement count is the exact check.
-MAX_SECONDS_FOR_5000_SHAPES = 60.0
-# Statements of one content create, whatever its size (before: about 10 per shape).
+# Statements of one content create, whatever its size (before: about 10 per shape): the
+# check that per-shape work does not come back, counted rather than timed (5,000 shapes
+# take about 1.5 s on SQLite and 2 s on PostgreSQL alone, before bulk writes 8 s and 26 s;
+# benchmarks/ times them).
 MAX_STATEMENTS_PER_WRITE = 60
 SHORT_WAIT_SECONDS = 0.5
+#: How long `lock_held` keeps the other writer's lock in the 503 test.
+LOCK_HELD_SECONDS = 5.0
 # Between the other tenant's writes: a busy client, not a lock held without a break
 # (SQLite's busy wait polls, so a writer that never pauses could starve the big one).
 WRITER_PAUSE_SECONDS = 0.05
@@ -58,14 +58,12 @@ def shapes(count: int) -> dict[str, Any]:
         for i in range(count)]}
 
 
+@pytest.mark.slow  # 20 to 45 s on the loaded 2-core machine
 def test_a_5000_shape_content_create_is_a_few_bulk_statements(api: Api) -> None:
     with recorded_statements(api.app) as statements:
-        started = time.perf_counter()
         response = api.post(CONTENT.format(DRAFT), shapes(5000), role="editor")
-        elapsed = time.perf_counter() - started
     assert response.status_code == 200, response.get_json()
     assert len(statements) <= MAX_STATEMENTS_PER_WRITE, len(statements)
-    assert elapsed < MAX_SECONDS_FOR_5000_SHAPES, elapsed
     values = response.get_json()["values"]
     assert [v["index"] for v in values] == list(range(5000))
     with api.store() as store:
@@ -229,50 +227,47 @@ WRITES = [
 def test_a_write_that_cannot_get_the_lock_is_503_with_retry_after(
         short_waits: Api, prepared: Prepared, name: str, path: str, body: Any) -> None:
     before = short_waits.element(DRAFT)
-    with lock_held(prepared, release_after=5.0):
+    with lock_held(prepared, release_after=LOCK_HELD_SECONDS):
         started = time.perf_counter()
         response = short_waits.post(path, body, role="editor")
         elapsed = time.perf_counter() - started
     assert_error(response, 503)
     assert int(response.headers["Retry-After"]) > 0
-    assert elapsed < SHORT_WAIT_SECONDS + 2.0, elapsed
+    assert elapsed < LOCK_HELD_SECONDS, elapsed  # gave up at its own wait, not at the release
     assert short_waits.element(DRAFT) == before
     assert short_waits.post(path, body, role="editor").status_code == 200
 
 
+@pytest.mark.slow  # 20 to 45 s on the loaded 2-core machine
 def test_other_tenants_writes_get_2xx_or_503_during_a_5000_shape_create(
         short_waits: Api, prepared: Prepared) -> None:
     big: dict[str, Any] = {}
 
     def create() -> None:
         client = short_waits.app.test_client()
-        started = time.perf_counter()
         big["response"] = client.post(
             CONTENT.format(DRAFT), data=json.dumps(shapes(5000)),
             content_type="application/json",
             headers={"Authorization": f"Bearer {prepared.tokens['editor']}"})
-        big["seconds"] = time.perf_counter() - started
 
     writer = threading.Thread(target=create)
     writer.start()
     client = short_waits.app.test_client()
     headers = {"Authorization": f"Bearer {prepared.other_tokens['editor']}"}
-    answers: list[tuple[int, str | None, float]] = []
+    answers: list[tuple[int, str | None]] = []
     while writer.is_alive() and len(answers) < 200:
-        started = time.perf_counter()
         response = client.post(OTHER_DETAIL, data=json.dumps({"count": 1, "elements": [
             {"type": "mainProcess", "attributes": {"name": {"1033": f"P{len(answers)}"}}}]}),
             content_type="application/json", headers=headers)
-        answers.append((response.status_code, response.headers.get("Retry-After"),
-                        time.perf_counter() - started))
+        answers.append((response.status_code, response.headers.get("Retry-After")))
         time.sleep(WRITER_PAUSE_SECONDS)
     writer.join()
     assert big["response"].status_code == 200, big["response"].get_json()
-    assert big["seconds"] < MAX_SECONDS_FOR_5000_SHAPES, big["seconds"]
-    assert answers, "the other tenant wrote nothing while the big create ran"
-    for status, retry_after, seconds in answers:
+    # Counted, not timed: a write that waited for the big create to end would be the only
+    # one answered while it ran.
+    assert len(answers) >= 2, "the other tenant's writes waited for the big create"
+    for status, retry_after in answers:
         assert status == 200 or (status == 503 and retry_after is not None), status
-        assert seconds < SHORT_WAIT_SECONDS + 2.0, seconds
 
 
 def _locked() -> sqlite3.OperationalError:

@@ -26,6 +26,7 @@ from repository.cli import main
 from repository.demo import load_demo
 from repository.fixtures import diagram_fixture
 from repository.store import Store
+from tests.conftest import RENDER_SECONDS
 from tests.repository.conftest import in_schema, postgres_schema
 from tests.repository.standin import ORDER, standin_tenant
 
@@ -241,32 +242,47 @@ def test_export_unknown_tenant_or_layout_is_exit_2(db: str, tmp_path: Path) -> N
 
 # ---- elrepo serve over HTTP -----------------------------------------------------------
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
+#: How long `elrepo serve` may take to start listening: generous, since a loaded machine
+#: is slow to start Python processes, and a server that starts never waits it out.
+START_SECONDS = 120
+VIEWER_LINE = re.compile(r"^Viewer: http://127\.0\.0\.1:(\d+)/ui/", re.MULTILINE)
+
+
+def served_port(log_path: Path, process: subprocess.Popen[Any]) -> int:
+    """The port `elrepo serve --port 0` listens on, as its Viewer line in the log names it."""
+    deadline = time.monotonic() + START_SECONDS
+    while time.monotonic() < deadline:
+        found = VIEWER_LINE.search(log_path.read_text(encoding="utf-8")) if log_path.exists() else None
+        if found:
+            return int(found.group(1))
+        assert process.poll() is None, log_path.read_text(encoding="utf-8")
+        time.sleep(0.1)
+    raise AssertionError(f"elrepo serve named no port in {START_SECONDS} s")
 
 
 class Server:
-    """A real `elrepo serve` on a free port. Its output goes to `serve.log` in `cwd`:
-    everything after the token line is copied there by a thread, because a pipe nobody
-    reads fills up after some hundred access-log lines and then blocks every worker."""
+    """A real `elrepo serve` on port 0 (a free port it names). Its standard error goes to
+    `log_name` in `cwd`, and so does its output after the token line (copied by a thread,
+    because a pipe nobody reads fills up after some hundred access-log lines and then
+    blocks every worker). `token`: the one a server that loaded the demo printed, for
+    another server on the same database (which prints none)."""
 
-    def __init__(self, db: str, cwd: Path) -> None:
-        self.port = free_port()
-        self.log_path = cwd / "serve.log"
+    def __init__(self, db: str, cwd: Path, *options: str, token: str | None = None,
+                 log_name: str = "serve.log") -> None:
+        self.log_path = cwd / log_name
         self._log = self.log_path.open("a", encoding="utf-8")
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "repository.cli", "serve", "--port", str(self.port),
-             "--db", db, "--workers", "2"],
+            [sys.executable, "-m", "repository.cli", "serve", "--port", "0",
+             "--db", db, "--workers", "2", *options],
             stdout=subprocess.PIPE, stderr=self._log, text=True, cwd=cwd,
             env={**os.environ, "ELREPO_SERVICE_AUTH_TOKEN": SERVICE_TOKEN,
                  "PYTHONPATH": str(Path(__file__).resolve().parents[2])})
         assert self.process.stdout is not None
-        self.token = self.process.stdout.readline().strip()
+        self.token = token or self.process.stdout.readline().strip()
         self._copier = threading.Thread(target=self._copy_output, args=(self.process.stdout,),
                                         daemon=True)
         self._copier.start()
+        self.port = served_port(self.log_path, self.process)
         self._wait_until_listening()
 
     def _copy_output(self, stream: IO[str]) -> None:
@@ -275,7 +291,7 @@ class Server:
         self._log.flush()
 
     def _wait_until_listening(self) -> None:
-        deadline = time.monotonic() + 30
+        deadline = time.monotonic() + START_SECONDS
         while time.monotonic() < deadline:
             try:
                 with socket.create_connection(("127.0.0.1", self.port), timeout=0.5):
@@ -293,7 +309,8 @@ class Server:
             headers={"Authorization": f"Bearer {self.token}",
                      "Content-Type": "application/json", **(headers or {})})
         try:
-            with urllib.request.urlopen(request, timeout=30) as response:
+            # the server answers first: a render past its deadline is a 503
+            with urllib.request.urlopen(request, timeout=RENDER_SECONDS + START_SECONDS) as response:
                 return response.status, response.headers["Content-Type"], response.read()
         except urllib.error.HTTPError as error:
             return error.code, error.headers["Content-Type"], error.read()
@@ -317,12 +334,14 @@ DEMO = "/demo/default/_api/rest/facets/processes"
 SERVICE_TOKEN = "test-maintenance-token-0123456789"  # `Server`'s; serve refuses short ones
 
 
+@pytest.mark.slow  # starts elrepo serve in its own processes
 def test_serve_prints_a_working_demo_token(server: Server) -> None:
     status, content_type, body = server.request(DEMO + "/views/diagram/elements")
     assert status == 200 and content_type.startswith("application/json")
     assert json.loads(body)["count"] >= 5
 
 
+@pytest.mark.slow  # starts elrepo serve in its own processes
 def test_serve_create_content_release_and_render_over_http(server: Server) -> None:
     status, _, body = server.request(DEMO + "/views/detail/elements/", "POST", {
         "count": 1, "elements": [{"type": "mainProcess",
@@ -343,6 +362,7 @@ def test_serve_create_content_release_and_render_over_http(server: Server) -> No
     assert status == 200 and content_type.startswith("image/svg+xml") and b"<svg" in body
 
 
+@pytest.mark.slow  # starts elrepo serve in its own processes
 def test_serve_takes_concurrent_writes_without_losing_any(server: Server) -> None:
     from concurrent.futures import ThreadPoolExecutor
 
@@ -359,6 +379,7 @@ def test_serve_takes_concurrent_writes_without_losing_any(server: Server) -> Non
     assert status == 200 and json.loads(body)["count"] == 24
 
 
+@pytest.mark.slow  # starts elrepo serve in its own processes
 def test_serve_errors_are_json_envelopes(server: Server) -> None:
     for path, expected in ((DEMO + "/views/detail/elements/..%2F..", 404), ("/nothing", 404),
                            (DEMO + "/views/list/elements?$filter=name%20-like%20x", 400),
@@ -369,6 +390,7 @@ def test_serve_errors_are_json_envelopes(server: Server) -> None:
         assert set(json.loads(body)) == {"message", "output", "type", "data"}
 
 
+@pytest.mark.slow  # starts elrepo serve in its own processes
 def test_serve_maintenance_with_the_service_token(server: Server) -> None:
     status, _, body = server.request("/_sysadmin/_admin/_api/rest/maintain",
                                      headers={"service-auth-token": SERVICE_TOKEN})
@@ -376,6 +398,7 @@ def test_serve_maintenance_with_the_service_token(server: Server) -> None:
         {"item1": "demo.default", "item2": True}]
 
 
+@pytest.mark.slow  # starts elrepo serve in its own processes
 def test_serve_on_postgresql(tmp_path: Path) -> None:
     with postgres_schema("serve") as (url, schema):
         running = Server(in_schema(url, schema), tmp_path)

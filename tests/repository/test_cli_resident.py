@@ -23,6 +23,10 @@ import pytest
 from repository.cli.resident import LOST_RENDER
 from tests.conftest import FIXTURES, ROOT
 
+# Every test here starts the service, its workers or the resident renderer in their own
+# processes: seconds each on an idle machine (docs/testing.md).
+pytestmark = pytest.mark.slow
+
 JSON_FIXTURE = FIXTURES / "corpus" / "LoanApp_simplified.json"
 BPMN_FIXTURE = FIXTURES / "bpmn" / "collaboration.message-flows.bpmn"
 #: Runs `elrepo ARGS` as the console script does, then notes in PROBE_FILE whether this

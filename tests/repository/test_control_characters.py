@@ -144,6 +144,7 @@ def test_elrepo_export_bpmn_writes_every_diagram_of_a_tenant_holding_old_text(
         parsed(file.read_bytes())
 
 
+@pytest.mark.slow  # starts elrepo serve in its own processes
 def test_a_live_server_exports_old_text_as_bpmn(tmp_path: Path) -> None:
     """The issue's reproduction on a real `elrepo serve`: a name holding U+0001 and U+FFFE
     (stored directly, as old data) made the BPMN export a 500."""

@@ -19,6 +19,10 @@ from sqlalchemy import Engine, create_engine, text
 from tests.repository.conftest import in_schema, postgres_schema
 from tests.repository.test_cli import DEMO, Server
 
+# Every test here starts the service, its workers or the resident renderer in their own
+# processes: seconds each on an idle machine (docs/testing.md).
+pytestmark = pytest.mark.slow
+
 LIST = DEMO + "/views/list/elements"
 
 

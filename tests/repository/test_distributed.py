@@ -131,6 +131,7 @@ def two_workers(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Work
         app.close()
 
 
+@pytest.mark.slow  # starts elrepo serve in its own processes
 def test_export_through_two_workers_writes_the_local_export_byte_for_byte(
         demo_jobs: list[ExportJob], two_workers: Workers, tmp_path: Path) -> None:
     local = export_many(demo_jobs, tmp_path / "local", "svg")

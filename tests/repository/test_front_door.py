@@ -58,6 +58,7 @@ def closed_by_server(connection: socket.socket) -> bool:
 
 # ---- authentication from the head, before the body ---------------------------------
 
+@pytest.mark.slow  # starts elrepo serve in its own processes
 def test_a_post_without_a_token_is_401_before_any_body_byte_and_closed(server: Server) -> None:
     """Used to wait for the body (the server read and parsed it first): 400 after the
     header timeout, never a 401."""
@@ -69,6 +70,7 @@ def test_a_post_without_a_token_is_401_before_any_body_byte_and_closed(server: S
         assert closed_by_server(connection)
 
 
+@pytest.mark.slow  # starts elrepo serve in its own processes
 def test_100_tricklers_without_a_token_are_answered_at_once_and_gets_stay_fast(
         server: Server) -> None:
     """The issue's reproduction, bounded: 100 connections that would trickle a 1 MB
@@ -129,6 +131,7 @@ def test_the_checks_of_a_write_never_wait_for_the_write_lock(api: Api) -> None:
 
 # ---- the body's minimum rate ------------------------------------------------------------
 
+@pytest.mark.slow  # starts elrepo serve in its own processes
 def test_a_body_trickled_with_a_valid_token_is_cut_with_408_json(server: Server) -> None:
     """The silence limit alone let a byte every few seconds hold a thread for ever."""
     stop = threading.Event()
@@ -157,6 +160,7 @@ def test_a_body_trickled_with_a_valid_token_is_cut_with_408_json(server: Server)
         assert closed_by_server(connection)
 
 
+@pytest.mark.slow  # starts elrepo serve in its own processes
 def test_slow_bodies_with_valid_tokens_hold_at_most_half_the_threads(server: Server) -> None:
     """100 valid-token connections that trickle their bodies: they held every thread of
     both workers (other users' GETs timed out at 20 s, then took 11 s); now at most half
@@ -181,6 +185,7 @@ def test_slow_bodies_with_valid_tokens_hold_at_most_half_the_threads(server: Ser
     assert busy.envelope()["type"] == "critical" and busy.headers["retry-after"] == "5"
 
 
+@pytest.mark.slow  # starts elrepo serve in its own processes
 def test_a_body_at_a_steady_rate_is_read(server: Server) -> None:
     body = json.dumps({"count": 1, "elements": [{"type": "task"}]}).encode()
     with socket.create_connection(("127.0.0.1", server.port), timeout=30) as connection:
@@ -193,6 +198,7 @@ def test_a_body_at_a_steady_rate_is_read(server: Server) -> None:
 
 # ---- chunked bodies, OPTIONS, nosniff -----------------------------------------------------
 
+@pytest.mark.slow  # starts elrepo serve in its own processes
 def test_a_chunked_body_over_10_mib_is_413_json(server: Server) -> None:
     """It used to be cut at 10 MiB and refused as invalid JSON (400)."""
     chunk = b"x" * (1024 * 1024)
@@ -208,6 +214,7 @@ def test_a_chunked_body_over_10_mib_is_413_json(server: Server) -> None:
     assert answer.status == 413 and answer.envelope()["type"] == "error"
 
 
+@pytest.mark.slow  # starts elrepo serve in its own processes
 def test_a_chunked_body_within_the_limit_is_read(server: Server) -> None:
     body = json.dumps({"count": 1, "elements": [{"type": "task"}]}).encode()
     raw = post_head(None, server.token, chunked=True) + b"%x\r\n%s\r\n0\r\n\r\n" % (
@@ -215,6 +222,7 @@ def test_a_chunked_body_within_the_limit_is_read(server: Server) -> None:
     assert exchange(server, raw).status == 200
 
 
+@pytest.mark.slow  # starts elrepo serve in its own processes
 def test_options_answers_204_with_allow_and_no_html(server: Server) -> None:
     """It answered 200 with an empty text/html page."""
     answer = exchange(server, f"OPTIONS {DEMO}/views HTTP/1.1\r\nHost: 127.0.0.1\r\n"
@@ -225,6 +233,7 @@ def test_options_answers_204_with_allow_and_no_html(server: Server) -> None:
     assert answer.headers["x-content-type-options"] == "nosniff"
 
 
+@pytest.mark.slow  # starts elrepo serve in its own processes
 @pytest.mark.parametrize("raw", [
     pytest.param(lambda s: get(s, f"{DEMO}/views/list/elements"), id="200"),
     pytest.param(lambda s: get(s, "/openapi.json"), id="openapi"),
@@ -239,6 +248,7 @@ def test_every_answer_says_nosniff(server: Server, raw: object) -> None:
     assert answer.headers["x-content-type-options"] == "nosniff", answer
 
 
+@pytest.mark.slow  # starts elrepo serve in its own processes
 def test_a_head_that_stalls_is_a_408_envelope_with_nosniff(server: Server) -> None:
     with socket.create_connection(("127.0.0.1", server.port), timeout=10) as connection:
         connection.sendall(b"GET /openapi.json HTTP/1.1\r\nHost: 127.0.0.1\r\n")

@@ -164,6 +164,7 @@ def listed_names(server: Server) -> list[str]:
             if "name" in e.get("attributes", {})]
 
 
+@pytest.mark.slow  # starts elrepo serve in its own processes
 def test_a_served_create_retried_with_its_key_is_stored_once(server: Server, tmp_path: Path) -> None:
     body = {"count": 1, "elements": [{"type": "task",
                                       "attributes": {"name": {"1033": "Served once"}}}]}

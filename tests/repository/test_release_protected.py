@@ -205,6 +205,7 @@ def live(tmp_path: Path) -> Iterator[tuple[Server, str]]:
         server.stop()
 
 
+@pytest.mark.slow  # starts elrepo serve in its own processes
 def test_a_live_server_refuses_the_forgeries_of_the_issue(live: tuple[Server, str]) -> None:
     """The issue's reproduction: an editor renames a token, creates a fake one and closes
     an open "Approve expiry" task as accepted without its assignees; each a 403."""

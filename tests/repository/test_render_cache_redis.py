@@ -91,18 +91,18 @@ def test_serve_takes_redis_from_option_or_environment(
                         lambda **options: started.append(options["settings"].redis_url))
     monkeypatch.delenv(REDIS_URL_ENV, raising=False)
     db = f"sqlite:///{tmp_path / 'serve.db'}"
-    assert main(["serve", "--db", db, "--no-demo"]) == 0
-    assert main(["serve", "--db", db, "--no-demo", "--redis", UNREACHABLE_REDIS]) == 0
+    assert main(["serve", "--port", "0", "--db", db, "--no-demo"]) == 0
+    assert main(["serve", "--port", "0", "--db", db, "--no-demo", "--redis", UNREACHABLE_REDIS]) == 0
     assert "Redis does not answer now" in capsys.readouterr().err
     monkeypatch.setenv(REDIS_URL_ENV, UNREACHABLE_REDIS)
-    assert main(["serve", "--db", db, "--no-demo"]) == 0
+    assert main(["serve", "--port", "0", "--db", db, "--no-demo"]) == 0
     assert started == [None, UNREACHABLE_REDIS, UNREACHABLE_REDIS]
 
 
 def test_serve_refuses_an_unusable_redis_url(tmp_path: Path,
                                             capsys: pytest.CaptureFixture[str]) -> None:
     db = tmp_path / "never.db"
-    assert main(["serve", "--db", f"sqlite:///{db}", "--redis", "http://x"]) == 2
+    assert main(["serve", "--port", "0", "--db", f"sqlite:///{db}", "--redis", "http://x"]) == 2
     error = capsys.readouterr().err
     assert error.startswith("elrepo: render cache:") and error.count("\n") == 1
     assert not db.exists()

@@ -178,13 +178,18 @@ def test_renders_beyond_the_pools_processes_wait_then_get_503() -> None:
 CULTURE_ROUNDS = ((1033, 1031), (1036, 1040), (1034, 1043), (1049, 1053), (1044, 1035))
 
 
+#: The render deadline of the test below (seconds).
+SHORT_DEADLINE = 1.0
+
+
+@pytest.mark.slow  # starts elrepo serve in its own processes
 def test_small_requests_are_answered_while_two_renders_run_to_their_deadline(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     # The deadline sits well below what the dense render costs (about 2 s of CPU on an
     # idle machine, plus a render process's start-up), so the renders always run into
     # it however fast the engine gets within reason; rounds of two renders go on until
     # some 200 small GETs give a p99 (not just a maximum).
-    monkeypatch.setenv(RENDER_TIMEOUT_ENV, "1")
+    monkeypatch.setenv(RENDER_TIMEOUT_ENV, str(SHORT_DEADLINE))
     server = Server(f"sqlite:///{tmp_path / 'served.db'}", tmp_path)
     try:
         small = served_element(server, "task")
@@ -218,7 +223,9 @@ def test_small_requests_are_answered_while_two_renders_run_to_their_deadline(
                    for _, _, body in renders)
         latencies.sort()
         p99 = latencies[math.ceil(0.99 * len(latencies)) - 1]
-        assert len(latencies) >= 100 and p99 < 0.2, (len(latencies), latencies[-5:])
+        # Bounded by the configured deadline, not the clock: a GET that waited for a
+        # render to end would wait out the deadline.
+        assert len(latencies) >= 100 and p99 < SHORT_DEADLINE / 2, (len(latencies), latencies[-5:])
     finally:
         server.stop()
 

@@ -108,6 +108,7 @@ def test_the_store_follows_the_servers_configuration(tmp_path: Path) -> None:
                       RedisTimedOutRenders)
 
 
+@pytest.mark.slow  # starts elrepo serve in its own processes
 def test_every_worker_of_elrepo_serve_refuses_a_timed_out_diagram_in_any_culture(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Two workers: the repeats land on both (each request is a new connection), and

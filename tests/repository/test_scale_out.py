@@ -7,9 +7,6 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
-import threading
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
@@ -17,27 +14,11 @@ from pathlib import Path
 import pytest
 
 from tests.repository.conftest import REDIS_ENV, in_schema, postgres_schema
-from tests.repository.test_cli import DEMO, Server, free_port
+from tests.repository.test_cli import DEMO, Server
 
-
-class JoiningServer(Server):
-    """One more `elrepo serve` on a database that already holds the demo: it prints no
-    token (the first server's stay valid), so it takes the first one's."""
-
-    def __init__(self, db: str, cwd: Path, redis: str, token: str) -> None:
-        self.port = free_port()
-        self.token = token
-        self.log_path = cwd / f"serve-{self.port}.log"
-        self._log = self.log_path.open("a", encoding="utf-8")
-        self.process = subprocess.Popen(
-            [sys.executable, "-m", "repository.cli", "serve", "--port", str(self.port),
-             "--db", db, "--workers", "2", "--redis", redis],
-            stdout=subprocess.PIPE, stderr=self._log, text=True, cwd=cwd,
-            env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])})
-        self._copier = threading.Thread(target=self._copy_output, args=(self.process.stdout,),
-                                        daemon=True)
-        self._copier.start()
-        self._wait_until_listening()
+# Every test here starts the service, its workers or the resident renderer in their own
+# processes: seconds each on an idle machine (docs/testing.md).
+pytestmark = pytest.mark.slow
 
 
 @pytest.fixture
@@ -56,7 +37,8 @@ def two_servers(database: str, tmp_path: Path,
     monkeypatch.setenv("ELREPO_REDIS_URL", redis)  # the first server reads it from there
     first = Server(database, tmp_path)
     try:
-        second = JoiningServer(database, tmp_path, redis, first.token)
+        # on a database that already holds the demo: it prints no token, the first one's hold
+        second = Server(database, tmp_path, "--redis", redis, token=first.token, log_name="second.log")
         try:
             yield first, second
         finally:

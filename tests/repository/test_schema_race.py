@@ -17,7 +17,11 @@ import pytest
 from sqlalchemy import create_engine, text
 
 from tests.repository.conftest import in_schema, postgres_schema
-from tests.repository.test_cli import free_port
+from tests.repository.test_cli import START_SECONDS, served_port
+
+# Every test here starts the service, its workers or the resident renderer in their own
+# processes: seconds each on an idle machine (docs/testing.md).
+pytestmark = pytest.mark.slow
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -48,13 +52,13 @@ def test_two_upgrades_at_once_on_an_empty_database_both_succeed(
 
 def test_two_servers_started_at_once_on_an_empty_database_both_serve(
         empty_database: str, tmp_path: Path) -> None:
-    ports = [free_port(), free_port()]
     logs = [(tmp_path / f"serve{i}.log").open("w") for i in range(2)]
     servers = [subprocess.Popen(
-        [sys.executable, "-m", "repository.cli", "serve", "--port", str(port), "--workers", "1",
+        [sys.executable, "-m", "repository.cli", "serve", "--port", "0", "--workers", "1",
          "--db", empty_database], stdout=log, stderr=log, cwd=tmp_path,
-        env={**os.environ, "PYTHONPATH": str(ROOT)}) for port, log in zip(ports, logs)]
+        env={**os.environ, "PYTHONPATH": str(ROOT)}) for log in logs]
     try:
+        ports = [served_port(tmp_path / f"serve{i}.log", server) for i, server in enumerate(servers)]
         for server, port in zip(servers, ports):
             assert answers(server, port), (tmp_path / "serve0.log").read_text() + (
                 tmp_path / "serve1.log").read_text()
@@ -71,8 +75,8 @@ def test_two_servers_started_at_once_on_an_empty_database_both_serve(
 
 
 def answers(server: subprocess.Popen[bytes], port: int) -> bool:
-    """Whether the server answers HTTP (any status) before it exits or 60 s pass."""
-    deadline = time.monotonic() + 60
+    """Whether the server answers HTTP (any status) before it exits or START_SECONDS pass."""
+    deadline = time.monotonic() + START_SECONDS
     while time.monotonic() < deadline and server.poll() is None:
         try:
             with urllib.request.urlopen(f"http://127.0.0.1:{port}/openapi.json", timeout=5):

@@ -31,6 +31,10 @@ from tests.repository.conftest import in_schema, postgres_schema
 from tests.repository.test_cli import DEMO, SERVICE_TOKEN, Server
 from tests.repository.test_openapi import validate
 
+# Every test here starts the service, its workers or the resident renderer in their own
+# processes: seconds each on an idle machine (docs/testing.md).
+pytestmark = pytest.mark.slow
+
 SEED = 20261123
 FUZZED_CASES_PER_OPERATION = 10
 # On PostgreSQL (when ELREPO_TEST_DATABASE_URL is set) the fuzzed cases only, more of them:

@@ -84,6 +84,7 @@ RENDER = "/demo/default/_api/rest/diagram/x/render/1033/horizontal"
 RENDER_ENVELOPE_KEYS = {"message", "type", "data"}
 
 
+@pytest.mark.slow  # starts elrepo serve in its own processes
 def test_a_url_over_8_kib_is_414_json_and_a_7_kib_filter_is_answered(server: Server) -> None:
     long_literal = "x" * 9 * 1024
     answer = exchange(server, get(server, f"{DEMO}/views/list/elements?$filter=name%20eq%20"
@@ -98,6 +99,7 @@ def test_a_url_over_8_kib_is_414_json_and_a_7_kib_filter_is_answered(server: Ser
     assert answer.status == 200 and json.loads(answer.body)["count"] == 0
 
 
+@pytest.mark.slow  # starts elrepo serve in its own processes
 def test_headers_over_16_kib_are_431_json(server: Server) -> None:
     many = "".join(f"X-Padding-{n}: {'p' * 1000}\r\n" for n in range(17))
     answer = exchange(server, get(server, "/openapi.json", many))
@@ -121,6 +123,7 @@ def test_a_failure_outside_the_app_is_a_500_envelope() -> None:
                                 "type": "critical", "data": [{"error": "Internal error"}]}
 
 
+@pytest.mark.slow  # starts elrepo serve in its own processes
 @pytest.mark.parametrize("raw", [
     b"GARBAGE\r\n\r\n",
     b"GET /openapi.json HTTP/9.9\r\nHost: x\r\n\r\n",
@@ -131,6 +134,7 @@ def test_a_malformed_request_is_400_json(server: Server, raw: bytes) -> None:
     assert answer.status == 400 and answer.envelope()["type"] == "error"
 
 
+@pytest.mark.slow  # starts elrepo serve in its own processes
 @pytest.mark.parametrize("path", ["/demo/default//_api/rest/facets/processes/views/list/"
                                   "elements", "/openapi.json//"])
 def test_a_double_slash_path_is_a_404_envelope_that_does_not_echo_host(server: Server,
@@ -143,6 +147,7 @@ def test_a_double_slash_path_is_a_404_envelope_that_does_not_echo_host(server: S
     assert not any("attacker.example" in value for value in answer.headers.values())
 
 
+@pytest.mark.slow  # starts elrepo serve in its own processes
 def test_the_server_header_does_not_name_the_stack(server: Server) -> None:
     for raw in (get(server, "/openapi.json"), b"GARBAGE\r\n\r\n"):
         answer = exchange(server, raw)
@@ -158,6 +163,7 @@ SLOW_STARTS = {
 }
 
 
+@pytest.mark.slow  # starts elrepo serve in its own processes
 @pytest.mark.parametrize("kind", SLOW_STARTS)
 def test_16_slow_clients_leave_a_small_get_answered_within_a_second(server: Server,
                                                                     kind: str) -> None:
@@ -196,6 +202,7 @@ def test_16_slow_clients_leave_a_small_get_answered_within_a_second(server: Serv
             connection.close()
 
 
+@pytest.mark.slow  # starts elrepo serve in its own processes
 def test_a_client_that_stalls_in_its_head_gets_408_json(server: Server) -> None:
     with socket.create_connection(("127.0.0.1", server.port), timeout=10) as connection:
         started = time.monotonic()
@@ -206,6 +213,7 @@ def test_a_client_that_stalls_in_its_head_gets_408_json(server: Server) -> None:
     assert HEADER_TIMEOUT - 0.5 < waited < HEADER_TIMEOUT + 2
 
 
+@pytest.mark.slow  # starts elrepo serve in its own processes
 def test_a_client_that_stalls_in_its_body_is_answered_and_let_go(server: Server) -> None:
     with socket.create_connection(("127.0.0.1", server.port), timeout=10) as connection:
         started = time.monotonic()
@@ -222,6 +230,7 @@ def test_a_client_that_stalls_in_its_body_is_answered_and_let_go(server: Server)
 
 # ---- --render-timeout ------------------------------------------------------------------
 
+@pytest.mark.slow  # starts elrepo serve in its own processes
 def test_serve_says_what_a_restart_and_a_stop_do_and_opens_no_shared_control_socket(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     home, runtime = tmp_path / "home", tmp_path / "run"
@@ -263,10 +272,11 @@ def test_a_bad_render_timeout_from_the_environment_is_refused(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
         capsys: pytest.CaptureFixture[str]) -> None:
     monkeypatch.setenv("ELREPO_RENDER_TIMEOUT", "soon")
-    assert main(["serve", "--db", f"sqlite:///{tmp_path / 'unused.db'}"]) == 2
+    assert main(["serve", "--port", "0", "--db", f"sqlite:///{tmp_path / 'unused.db'}"]) == 2
     assert "ELREPO_RENDER_TIMEOUT" in capsys.readouterr().err
 
 
+@pytest.mark.slow  # starts elrepo serve in its own processes
 @pytest.mark.parametrize(("flag", "environment", "expected"), [
     (["--render-timeout", "2.5"], "7", 2.5), ([], "7", 7.0), ([], None, 10.0)])
 def test_the_render_timeout_reaches_the_app_config(

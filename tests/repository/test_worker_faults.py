@@ -26,6 +26,10 @@ from repository.distributed import RENDER_TASK, celery_app, consuming_workers, e
 from tests.repository.test_distributed import ROOT, WORKER_COMMAND, broker_url, demo_jobs
 from tests.repository.test_render_deadline import dense_values
 
+# Every test here starts the service, its workers or the resident renderer in their own
+# processes: seconds each on an idle machine (docs/testing.md).
+pytestmark = pytest.mark.slow
+
 __all__ = ["demo_jobs"]  # the module fixture, used here too
 
 #: A diagram whose render lasts a second or more: long enough to be killed mid-render.

@@ -10,16 +10,16 @@ from typing import Any
 
 import pytest
 
-from benchmarks.bpmn_io import NodeUnavailable, installed_package
 from benchmarks.elk import ELKJS_PACKAGE, ElkFailed, ElkTimer
-from benchmarks.generate import generate_flow
 from benchmarks.run import corpus_summary, dot_graph, elk_graph, peer_columns, peer_graph
+from checks.bpmn_io import NodeUnavailable, installed_package
+from checks.generate import generate_flow
 from renderer.culture import DEFAULT_CULTURE, Cultures
 from renderer.flow import flow_graph
 from renderer.model import parse_diagram
 from renderer.text import load_font
-from tests.conftest import FIXTURES
 
+FIXTURES = Path(__file__).resolve().parents[2] / "tests" / "fixtures"
 LOAN_APP = json.loads((FIXTURES / "corpus" / "LoanApp_simplified.json").read_text(encoding="utf-8"))
 
 Sizes = dict[str, tuple[float, float]]

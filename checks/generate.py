@@ -1,5 +1,7 @@
-"""Deterministic process flows of an exact size for benchmarks: sequences with nested
-XOR and AND blocks, rework loops and early exits, written as diagram fixtures."""
+"""Deterministic diagram fixtures of an exact size, for the benchmarks and the tests of
+large and dense input: process flows (sequences with nested XOR and AND blocks, rework
+loops and early exits) and task graphs of given predecessor lists (complete, random, fans,
+chains with long links)."""
 from __future__ import annotations
 
 import random

@@ -1,5 +1,5 @@
 """Crossings of laid-out BPMN against our SVG of the same model (docs/interchange.md,
-"Crossings against our SVG"), for ``benchmarks.bpmn_quality``.
+"Crossings against our SVG"), for ``benchmarks.bpmn_quality`` and the tests.
 
 On the BPMN side, the proper crossings between the sequence and message flows of the DI
 that ``elrepo layout`` writes, in every plane (``measure_di``'s count, the same as
