@@ -291,15 +291,20 @@ class Server:
         self._log.flush()
 
     def _wait_until_listening(self) -> None:
+        """Until a worker answers HTTP: `elrepo serve` binds its socket before gunicorn
+        starts, so a connection alone is accepted before the server runs (and a SIGHUP
+        sent then would reach a process that does not handle it yet)."""
         deadline = time.monotonic() + START_SECONDS
         while time.monotonic() < deadline:
             try:
-                with socket.create_connection(("127.0.0.1", self.port), timeout=0.5):
+                with urllib.request.urlopen(f"http://127.0.0.1:{self.port}/", timeout=START_SECONDS):
                     return
+            except urllib.error.HTTPError:
+                return  # any answer is from a worker
             except OSError:
                 assert self.process.poll() is None, self.log_path.read_text()
                 time.sleep(0.1)
-        raise AssertionError("elrepo serve did not start listening")
+        raise AssertionError("elrepo serve did not start answering")
 
     def request(self, path: str, method: str = "GET", body: Any = None,
                 headers: dict[str, str] | None = None) -> tuple[int, str, bytes]:
