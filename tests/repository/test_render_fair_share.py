@@ -176,8 +176,8 @@ def test_one_tenants_slow_renders_leave_another_tenants_small_renders_answering(
 
     def slow_render() -> None:
         started = time.monotonic()
-        render("/demo/default", slow)
-        slow_seconds.append(time.monotonic() - started)
+        if render("/demo/default", slow) == 200:  # a refusal answers at once: no measure
+            slow_seconds.append(time.monotonic() - started)
 
     viewers = [loop_until(stop, slow_render) for _ in range(6)]
     try:
@@ -194,4 +194,6 @@ def test_one_tenants_slow_renders_leave_another_tenants_small_renders_answering(
     latencies.sort()
     # Against the slow renders of the same run, not the clock (a loaded machine slows
     # both): a small render that waited behind a slow one would take as long as it.
-    assert latencies[len(latencies) // 2] < min(slow_seconds) / 2, (latencies, sorted(slow_seconds))
+    slow_seconds.sort()
+    assert slow_seconds, "no slow render was drawn"
+    assert latencies[len(latencies) // 2] < slow_seconds[len(slow_seconds) // 2] / 2, (latencies, slow_seconds)
