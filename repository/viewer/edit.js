@@ -244,7 +244,8 @@ async function run(edit, { reselect } = {}) {
     busy = false;
     form.removeAttribute("aria-busy");
   }
-  await redraw();
+  await redraw(); // a refused edit too: the drawing shows what is stored now
+  if (!outcome) return; // the form keeps what was typed, beside the refusal
   form.dataset.elementId = ""; // read again: the edit changed its ETag
   const target = outcome?.reselect;
   if (target && target !== state.element?.id) {

@@ -120,7 +120,6 @@ def test_rename_insert_keep_the_drawing_and_undo(viewer: Viewer) -> None:
     page.click(f"{EDIT_BAR} [data-action=insert-shape]")
     edit_message(viewer, "Inserted a Task")
     page.wait_for_function(f"() => document.querySelectorAll('{DIAGRAM} rect.overlay').length === {len(before) + 1}")
-    viewer.shot("task-inserted")
     after = shapes(viewer)
     (added,) = set(after) - set(before)
     # on the selected shape's outgoing flow: selected → new → its former successor
@@ -136,7 +135,9 @@ def test_rename_insert_keep_the_drawing_and_undo(viewer: Viewer) -> None:
     same_row = sum(after[shape][1] == rect[1] for shape, rect in before.items())
     assert same_row >= 0.9 * len(before)
     page.wait_for_selector(f"{PANEL_NAME} >> text='Task'")
-    assert page.evaluate("document.activeElement.name") == "name"  # the new task is named next
+    page.wait_for_function("() => document.activeElement.name === 'name'")  # the new task is named next
+    assert page.input_value(f"{EDIT_BAR} input[name=name]") == "Task"
+    viewer.shot("task-inserted")
 
     page.click(f"{EDIT_BAR} [data-action=undo-edit]")
     edit_message(viewer, "Undid the insert")
@@ -198,6 +199,8 @@ def test_an_edit_over_someone_elses_change_is_refused_and_offers_a_reload(viewer
     page.click(f"{EDIT_BAR} button[type=submit]")
     edit_message(viewer, "Changed by someone else")
     assert page.is_visible(f"{EDIT_BAR} [data-action=reload]")
+    page.wait_for_selector(f"{DIAGRAM}:not([aria-busy])")
+    assert page.input_value(f"{EDIT_BAR} input[name=name]") == "Write invoice"  # kept, not lost
     assert name_of(viewer.live, guid) == "Issue invoice"
     viewer.shot("refused-412")
     page.click(f"{EDIT_BAR} [data-action=reload]")
