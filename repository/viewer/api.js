@@ -16,7 +16,9 @@ export class ApiError extends Error {
 }
 
 // `body` is sent as JSON; `withEtag` answers {answer, etag} (edit.js: If-Match).
-export async function api(path, { method = "GET", params = {}, svg = false, body, headers = {}, withEtag = false } = {}) {
+export async function api(path, {
+  method = "GET", params = {}, svg = false, body, headers = {}, withEtag = false,
+} = {}) {
   const url = new URL(`/${enc(state.collection)}/${enc(state.storage)}/_api/${path}`,
     location.origin);
   for (const [name, value] of Object.entries(params)) url.searchParams.set(name, value);

@@ -202,6 +202,9 @@ export function wireDiagram() {
   $("[data-action=download-svg]").addEventListener("click", downloadSvg);
   $("[data-action=download-png]").addEventListener("click", downloadPng);
   const container = $("[data-testid=diagram]");
+  // Its keys are its own (arrows pan or follow the flows), so it is an application to
+  // assistive technology, which then passes them on; it also makes its label allowed.
+  container.setAttribute("role", "application");
   wirePanZoom(container, (overlay) => openOverlay(overlay));
   container.addEventListener("dblclick", (event) => {
     const overlay = event.target.closest?.("rect.overlay");

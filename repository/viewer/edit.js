@@ -19,7 +19,7 @@ const INSERTABLE = ["task", "evIntermediate", "ruleXor"];
 const DETAIL = "detail";
 
 let redraw = null; // diagram.js: draw the diagram again, keeping the view
-let lastEdit = null; // {label, undo: async () => void} of the last edit made here
+let lastEdit = null; // {label, diagramId, reselect, undo: async () => void}: the last edit here
 let busy = false;
 let focusName = false; // after an insert, the new shape's name is typed next
 
@@ -42,11 +42,13 @@ async function update(facet, element, etag) {
   return remember(answer.elements)[0];
 }
 
-const diagramFacet = () => state.diagram.facetName || "processes";
+// The diagram an edit is about, fixed when it starts: an undo after the page moved on to
+// another diagram still writes to its own.
+const diagramOf = () => ({ id: state.diagram.id, facet: state.diagram.facetName || "processes" });
 
 // The diagram's content as entries the update endpoint takes back, and its ETag.
-async function readContent() {
-  const { element, etag } = await readWithEtag(diagramFacet(), state.diagram.id, "content");
+async function readContent(diagram) {
+  const { element, etag } = await readWithEtag(diagram.facet, diagram.id, "content");
   return { entries: (element.content || []).map((shape) => ({ shapeId: shape.shapeId,
     id: shape.id, predecessors: [...shape.predecessors] })), etag };
 }
@@ -54,20 +56,20 @@ async function readContent() {
 // Writes `entries` as the diagram's content. An entry without shapeId is a new shape of
 // element `id`; predecessors name shape ids, or `key`s of new entries, which need a second
 // write once the service has given the new shapes their ids.
-async function writeContent(entries, etag) {
+async function writeContent(diagram, entries, etag) {
   const known = new Set(entries.filter((entry) => entry.shapeId).map((entry) => entry.shapeId));
   const first = entries.map((entry) => ({
     ...(entry.shapeId ? { shapeId: entry.shapeId } : { id: entry.id }),
     predecessors: entry.predecessors.filter((p) => known.has(p)),
   }));
-  const written = await update(diagramFacet(), { id: state.diagram.id, content: first }, etag);
+  const written = await update(diagram.facet, { id: diagram.id, content: first }, etag);
   const pointsAtNew = entries.some((entry) => entry.predecessors.some((p) => !known.has(p)));
   if (!pointsAtNew) return;
   const shapeIdOf = new Map(entries.map((entry, i) => [entry.shapeId || entry.key, written.content[i].shapeId]));
   const second = entries.map((entry, i) => ({ shapeId: written.content[i].shapeId,
     predecessors: entry.predecessors.map((p) => shapeIdOf.get(p)) }));
-  const { etag: now } = await readContent();
-  await update(diagramFacet(), { id: state.diagram.id, content: second }, now);
+  const { etag: now } = await readContent(diagram);
+  await update(diagram.facet, { id: diagram.id, content: second }, now);
 }
 
 // ---- the edits ---------------------------------------------------------------------------
@@ -90,7 +92,7 @@ async function saveText(form) {
   if (!Object.keys(after).length) return "Nothing changed.";
   if (after.name && !wanted.name) throw new ApiError("A shape needs a name.", 400);
   await update(facet, { id, attributes: after }, etag);
-  lastEdit = { label: `rename of “${nameOf(id)}”`, reselect: id, undo: async () => {
+  lastEdit = { label: `rename of “${nameOf(id)}”`, diagramId: state.diagram.id, reselect: id, undo: async () => {
     const { etag: now } = await readWithEtag(facet, id, "attributes");
     await update(facet, { id, attributes: before }, now);
   } };
@@ -108,48 +110,52 @@ function asHtml(text) {
 
 async function insertAfter(overlay, type) {
   const shapeId = overlay.dataset.shapeId;
-  const { entries, etag } = await readContent();
+  const diagram = diagramOf();
+  const { entries, etag } = await readContent(diagram);
   const name = { [state.culture]: `${typeName(type)}` };
   // Content create appends the new shape after the selected one (and makes its element),
   // refused with 412 when the diagram changed since it was read.
-  const created = await api(`rest/facets/${enc(diagramFacet())}/views/diagram/elements/${enc(state.diagram.id)}/content`,
+  const created = await api(`rest/facets/${enc(diagram.facet)}/views/diagram/elements/${enc(diagram.id)}/content`,
     { method: "POST", headers: { "If-Match": etag }, body: { values: [
       { shapeInfo: { id: shapeId, index: 0, predecessors: [] } },
       { shapeInfo: { index: 1, predecessors: [0] }, element: { type, attributes: { name } } }] } });
   const newShapeId = created.values.find((value) => value.index === 1).id;
   // Then the new shape takes the selected shape's first outgoing flow and its place in
   // the order, right after the selected shape.
-  const now = await readContent();
+  const now = await readContent(diagram);
   const added = now.entries.find((entry) => entry.shapeId === newShapeId);
   const rest = now.entries.filter((entry) => entry !== added);
   const next = rest.find((entry) => entry.predecessors.includes(shapeId));
   if (next) next.predecessors = next.predecessors.map((p) => (p === shapeId ? newShapeId : p));
   rest.splice(rest.findIndex((entry) => entry.shapeId === shapeId) + 1, 0, added);
-  await writeContent(rest, now.etag);
-  lastEdit = { label: `insert of a ${typeName(type)}`, reselect: overlay.dataset.guid, undo: async () => {
-    const current = await readContent();
-    await writeContent(entries, current.etag);
-  } };
+  await writeContent(diagram, rest, now.etag);
+  lastEdit = { label: `insert of a ${typeName(type)}`, diagramId: diagram.id, reselect: overlay.dataset.guid,
+    undo: async () => {
+      const current = await readContent(diagram);
+      await writeContent(diagram, entries, current.etag);
+    } };
   return added.id;
 }
 
 async function deleteShape(overlay) {
   const shapeId = overlay.dataset.shapeId;
-  const { entries, etag } = await readContent();
+  const diagram = diagramOf();
+  const { entries, etag } = await readContent(diagram);
   const gone = entries.find((entry) => entry.shapeId === shapeId);
   const kept = entries.filter((entry) => entry !== gone).map((entry) => ({ ...entry,
     predecessors: entry.predecessors.includes(shapeId)
       ? [...new Set(entry.predecessors.flatMap((p) => (p === shapeId ? gone.predecessors : [p])))]
       : entry.predecessors }));
-  await writeContent(kept, etag);
+  await writeContent(diagram, kept, etag);
   // Undo puts the shape back as a new shape of the same element, its flows as they were.
   const restored = entries.map((entry) => (entry === gone
     ? { key: shapeId, id: gone.id, predecessors: gone.predecessors }
     : entry));
-  lastEdit = { label: `delete of “${nameOf(gone.id)}”`, reselect: gone.id, undo: async () => {
-    const current = await readContent();
-    await writeContent(restored, current.etag);
-  } };
+  lastEdit = { label: `delete of “${nameOf(gone.id)}”`, diagramId: diagram.id, reselect: gone.id,
+    undo: async () => {
+      const current = await readContent(diagram);
+      await writeContent(diagram, restored, current.etag);
+    } };
 }
 
 // ---- the bar ------------------------------------------------------------------------------
@@ -282,6 +288,7 @@ async function fillBar() {
   const form = bar();
   const overlay = selectedOverlay();
   const hasContent = (state.diagram?.content || []).length > 0;
+  if (lastEdit && lastEdit.diagramId !== state.diagram?.id) lastEdit = null; // undo is per diagram
   const editable = Boolean(overlay) && hasContent;
   form.hidden = !hasContent; // shown, not hidden, with nothing selected: the drawing stays put
   for (const control of form.elements) {
