@@ -8,7 +8,7 @@ import { nameShapes, prepareShapes, resetKeyboard, shapeKey, shapesInFlowOrder }
 import { $, $$, enc, hrefFor, nameElement, nameOf, note, setStatus, state } from "./page.js";
 import { clearFound, searchForm } from "./search.js";
 import {
-  fitView, hideOverview, openingView, setView, showOverview, viewKey, wirePanZoom, zoomIn, zoomOut,
+  fitView, hideOverview, openingView, reveal, setView, showOverview, viewKey, wirePanZoom, zoomIn, zoomOut,
 } from "./view.js";
 
 // Layouts that draw an element's hierarchy, so they work for elements without content.
@@ -177,6 +177,16 @@ async function redrawAfterEdit() {
 }
 
 function wireKeys(container) {
+  // The view is the transform alone: a focused shape outside it must not scroll the pane
+  // (overflow: hidden still scrolls to a focused element); the view moves to it instead.
+  container.addEventListener("scroll", () => {
+    container.scrollLeft = 0;
+    container.scrollTop = 0;
+  });
+  container.addEventListener("focusin", (event) => {
+    const overlay = event.target.closest?.("rect.overlay");
+    if (overlay) reveal(overlay);
+  });
   container.addEventListener("keydown", (event) => {
     if (event.ctrlKey || event.metaKey || event.altKey) return;
     const overlay = event.target.closest?.("rect.overlay");

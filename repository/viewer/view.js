@@ -58,18 +58,20 @@ function applyView() {
 }
 
 export function fitView() {
-  if (!state.drawing) return;
+  if (state.drawing) centredAt(fitScale());
+}
+
+function centredAt(s) {
   const { base } = state.drawing;
   const box = container();
-  const s = fitScale();
   setView({ s, tx: (box.clientWidth - s * base.w) / 2, ty: (box.clientHeight - s * base.h) / 2 });
 }
 
-// A diagram readable when fitted opens fitted; a bigger one opens at the readable scale
-// on its start shape, near the left edge and in the vertical middle, the view kept
-// inside the drawing where the drawing is larger than the view.
+// A diagram readable when fitted opens fitted (a small one at 100 %, not blown up); a
+// bigger one opens at the readable scale on its start shape, near the left edge and in
+// the vertical middle, the view kept inside the drawing where the drawing is larger.
 export function openingView(startShape) {
-  fitView();
+  centredAt(Math.min(fitScale(), 1));
   const readable = readableScale(currentSvg());
   if (fitScale() >= readable || !startShape) return;
   const { base } = state.drawing;
@@ -195,9 +197,16 @@ function showViewportOnOverview(view) {
   const box = container();
   const left = (-view.tx / view.s) * ratio;
   const top = (-view.ty / view.s) * ratio;
+  const width = (box.clientWidth / view.s) * ratio;
+  const height = (box.clientHeight / view.s) * ratio;
   frame.style.transform = `translate(${left}px, ${top}px)`;
-  frame.style.width = `${(box.clientWidth / view.s) * ratio}px`;
-  frame.style.height = `${(box.clientHeight / view.s) * ratio}px`;
+  frame.style.width = `${width}px`;
+  frame.style.height = `${height}px`;
+  // With all of the drawing in view the map shows nothing more, and would only hide a part.
+  const slack = 0.5; // pixels of the map: rounding, not a part out of view
+  const all = left <= slack && top <= slack && left + width >= parseFloat(overview.style.width) - slack
+    && top + height >= parseFloat(overview.style.height) - slack;
+  overview.classList.toggle("all-in-view", all);
 }
 
 // ---- pointer and keyboard -------------------------------------------------------------

@@ -245,6 +245,8 @@ def test_every_shape_is_reached_with_the_keyboard_along_the_flows(viewer: Viewer
         seen.append(page.evaluate("document.activeElement.dataset.shapeId"))
     assert len(set(seen)) == total and None not in seen
     assert on_screen(viewer, f"{DIAGRAM} rect.overlay[data-shape-id='{seen[-1]}']")
+    # the view moved to the focused shapes; the pane itself never scrolled
+    assert page.evaluate(f"document.querySelector('{DIAGRAM}').scrollLeft") == 0
     page.keyboard.press("Tab")
     assert page.evaluate("document.activeElement.closest('[data-testid=diagram]')") is None
     page.keyboard.press("Shift+Tab")
@@ -289,6 +291,7 @@ def test_pan_and_zoom_by_keyboard_wheel_drag_buttons_and_overview(viewer: Viewer
     page.keyboard.press("0")
     fitted = view(viewer)
     assert fitted["s"] < opening["s"]
+    page.wait_for_selector("[data-testid=overview]", state="hidden")  # all of it is in view
     viewer.shot("fitted")
 
     # From Fit, the wheel zooms about the pointer: the shape under it stays under it.
@@ -327,6 +330,29 @@ def test_pan_and_zoom_by_keyboard_wheel_drag_buttons_and_overview(viewer: Viewer
     centre = (pane["width"] / 2 - moved["tx"]) / moved["s"]
     assert centre == pytest.approx(width * 0.9, rel=0.02)
     viewer.shot("overview-clicked")
+    assert viewer.problems == []
+
+
+def test_a_small_diagram_opens_at_full_size_not_blown_up(viewer: Viewer) -> None:
+    created = call(viewer.live, "rest/facets/processes/views/detail/elements/",
+                   {"count": 1, "elements": [{"type": "mainProcess",
+                                              "attributes": {"name": {"1033": "Tiny"}}}]})
+    diagram_id = created["elements"][0]["id"]
+    call(viewer.live, f"rest/facets/processes/views/diagram/elements/{diagram_id}/content", {"values": [
+        {"shapeInfo": {"index": 0, "predecessors": []},
+         "element": {"type": "evStart", "attributes": {"name": {"1033": "Begin"}}}},
+        {"shapeInfo": {"index": 1, "predecessors": [0]},
+         "element": {"type": "evEnd", "attributes": {"name": {"1033": "Done"}}}}]})
+    viewer.sign_in()
+    viewer.open(diagram_id)
+    opening = view(viewer)
+    assert opening["s"] == 1
+    assert on_screen(viewer, f"{DIAGRAM} rect.overlay[data-type=evEnd]")
+    assert not viewer.page.is_visible("[data-testid=overview]")  # all of it is in view
+    viewer.page.focus(DIAGRAM)
+    viewer.page.keyboard.press("0")  # Fit fills the pane, even beyond 100 %
+    assert view(viewer)["s"] > 1
+    viewer.shot("tiny")
     assert viewer.problems == []
 
 
