@@ -3,7 +3,7 @@
 // search within it (search.js); small edits (edit.js); SVG and PNG downloads.
 
 import { api, fetchElement } from "./api.js";
-import { wireEdits } from "./edit.js";
+import { noteDrawing, wireEdits } from "./edit.js";
 import { nameShapes, prepareShapes, resetKeyboard, shapeKey, shapesInFlowOrder } from "./flow.js";
 import { $, $$, enc, hrefFor, nameElement, nameOf, note, setStatus, state } from "./page.js";
 import { clearFound, searchForm } from "./search.js";
@@ -49,6 +49,7 @@ export async function showDiagram(diagram, navigation, { keepView = false } = {}
     resetKeyboard();
     clearFound();
     container.replaceChildren(svg);
+    if ((diagram.content || []).length) noteDrawing(diagram);
     state.drawing = { key, layout, svgText: cleanText, base: { x, y, w, h } };
     showOverview(cleanText);
     if (previousView) setView(previousView); else openingView(shapesInFlowOrder()[0]);

@@ -22,6 +22,7 @@ let redraw = null; // diagram.js: draw the diagram again, keeping the view
 let lastEdit = null; // {label, diagramId, reselect, undo: async () => void}: the last edit here
 let busy = false;
 let focusName = false; // after an insert, the new shape's name is typed next
+let drawn = null; // {diagramId, etag: Promise}: the diagram's revision when it was drawn
 
 const bar = () => $("[data-testid=edit-bar]");
 const selectedOverlay = () => $("[data-testid=diagram] rect.overlay.selected");
@@ -42,9 +43,20 @@ async function update(facet, element, etag) {
   return remember(answer.elements)[0];
 }
 
-// The diagram an edit is about, fixed when it starts: an undo after the page moved on to
-// another diagram still writes to its own.
-const diagramOf = () => ({ id: state.diagram.id, facet: state.diagram.facetName || "processes" });
+// The diagram an edit is about, fixed when it starts (an undo after the page moved on to
+// another diagram still writes to its own), with the revision the user looked at.
+function diagramOf() {
+  const diagram = { id: state.diagram.id, facet: state.diagram.facetName || "processes" };
+  return { ...diagram, drawnEtag: drawn?.diagramId === diagram.id ? drawn.etag : undefined };
+}
+
+// diagram.js, whenever a drawing of a diagram with content is shown: its revision now,
+// which the edits made on that picture send as If-Match.
+export function noteDrawing(diagram) {
+  const facet = diagram.facetName || "processes";
+  const etag = readWithEtag(facet, diagram.id, "attributes").then((read) => read.etag, () => undefined);
+  drawn = { diagramId: diagram.id, etag };
+}
 
 // The diagram's content as entries the update endpoint takes back, and its ETag.
 async function readContent(diagram) {
@@ -92,10 +104,11 @@ async function saveText(form) {
   if (!Object.keys(after).length) return "Nothing changed.";
   if (after.name && !wanted.name) throw new ApiError("A shape needs a name.", 400);
   await update(facet, { id, attributes: after }, etag);
-  lastEdit = { label: `rename of “${nameOf(id)}”`, diagramId: state.diagram.id, reselect: id, undo: async () => {
-    const { etag: now } = await readWithEtag(facet, id, "attributes");
-    await update(facet, { id, attributes: before }, now);
-  } };
+  // Undo holds the revision this edit made: over a later change by someone else it is
+  // refused (412) rather than undoing theirs too.
+  const { etag: edited } = await readWithEtag(facet, id, "attributes");
+  lastEdit = { label: `rename of “${nameOf(id)}”`, diagramId: state.diagram.id, reselect: id,
+    undo: () => update(facet, { id, attributes: before }, edited) };
   return "Saved.";
 }
 
@@ -111,7 +124,8 @@ function asHtml(text) {
 async function insertAfter(overlay, type) {
   const shapeId = overlay.dataset.shapeId;
   const diagram = diagramOf();
-  const { entries, etag } = await readContent(diagram);
+  const { entries, etag: now } = await readContent(diagram);
+  const etag = (await diagram.drawnEtag) ?? now;
   const name = { [state.culture]: `${typeName(type)}` };
   // Content create appends the new shape after the selected one (and makes its element),
   // refused with 412 when the diagram changed since it was read.
@@ -122,25 +136,24 @@ async function insertAfter(overlay, type) {
   const newShapeId = created.values.find((value) => value.index === 1).id;
   // Then the new shape takes the selected shape's first outgoing flow and its place in
   // the order, right after the selected shape.
-  const now = await readContent(diagram);
-  const added = now.entries.find((entry) => entry.shapeId === newShapeId);
-  const rest = now.entries.filter((entry) => entry !== added);
+  const appended = await readContent(diagram);
+  const added = appended.entries.find((entry) => entry.shapeId === newShapeId);
+  const rest = appended.entries.filter((entry) => entry !== added);
   const next = rest.find((entry) => entry.predecessors.includes(shapeId));
   if (next) next.predecessors = next.predecessors.map((p) => (p === shapeId ? newShapeId : p));
   rest.splice(rest.findIndex((entry) => entry.shapeId === shapeId) + 1, 0, added);
-  await writeContent(diagram, rest, now.etag);
+  await writeContent(diagram, rest, appended.etag);
+  const { etag: edited } = await readContent(diagram);
   lastEdit = { label: `insert of a ${typeName(type)}`, diagramId: diagram.id, reselect: overlay.dataset.guid,
-    undo: async () => {
-      const current = await readContent(diagram);
-      await writeContent(diagram, entries, current.etag);
-    } };
+    undo: () => writeContent(diagram, entries, edited) };
   return added.id;
 }
 
 async function deleteShape(overlay) {
   const shapeId = overlay.dataset.shapeId;
   const diagram = diagramOf();
-  const { entries, etag } = await readContent(diagram);
+  const { entries, etag: now } = await readContent(diagram);
+  const etag = (await diagram.drawnEtag) ?? now;
   const gone = entries.find((entry) => entry.shapeId === shapeId);
   const kept = entries.filter((entry) => entry !== gone).map((entry) => ({ ...entry,
     predecessors: entry.predecessors.includes(shapeId)
@@ -151,11 +164,9 @@ async function deleteShape(overlay) {
   const restored = entries.map((entry) => (entry === gone
     ? { key: shapeId, id: gone.id, predecessors: gone.predecessors }
     : entry));
+  const { etag: edited } = await readContent(diagram);
   lastEdit = { label: `delete of “${nameOf(gone.id)}”`, diagramId: diagram.id, reselect: gone.id,
-    undo: async () => {
-      const current = await readContent(diagram);
-      await writeContent(diagram, restored, current.etag);
-    } };
+    undo: () => writeContent(diagram, restored, edited) };
 }
 
 // ---- the bar ------------------------------------------------------------------------------

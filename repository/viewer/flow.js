@@ -71,7 +71,16 @@ export function prepareShapes(svg) {
 }
 
 // Names arrive after the drawing: one listing per facet, then every overlay is named.
-export async function nameShapes(svg) {
+// `shapesNamed` settles when they have (the search waits for it).
+let named = Promise.resolve();
+export const shapesNamed = () => named;
+
+export function nameShapes(svg) {
+  named = namedNow(svg);
+  return named;
+}
+
+async function namedNow(svg) {
   const overlays = $$("rect.overlay", svg);
   await lookUpNames(overlays.map((overlay) => ({ id: overlay.dataset.guid,
     facetName: state.facetOf.get(overlay.dataset.guid) || state.catalog.types[overlay.dataset.type]?.facet })));

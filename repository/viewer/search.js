@@ -3,7 +3,7 @@
 // on to the next. Names in the chosen culture match first, then in any other.
 
 import { $, $$, pick, state } from "./page.js";
-import { shapesInFlowOrder } from "./flow.js";
+import { shapesInFlowOrder, shapesNamed } from "./flow.js";
 import { centreOn } from "./view.js";
 
 const folded = (text) => text.normalize("NFD").replace(/\p{M}/gu, "").toLocaleLowerCase();
@@ -30,7 +30,9 @@ export function searchForm() {
   form.append(input, result);
   form.addEventListener("submit", (event) => {
     event.preventDefault();
-    findNext(input.value);
+    findNext(input.value).catch((error) => {
+      $("[data-testid=diagram-search-result]").textContent = error.message;
+    });
   });
   input.addEventListener("input", () => {
     if (!input.value.trim()) clearFound();
@@ -38,9 +40,10 @@ export function searchForm() {
   return form;
 }
 
-export function findNext(query) {
-  const svg = $("[data-testid=diagram] > svg");
+export async function findNext(query) {
   const text = folded(query.trim());
+  await shapesNamed(); // names come after the drawing
+  const svg = $("[data-testid=diagram] > svg");
   if (!svg || !text) return;
   if (text !== lastQuery || !hits.every((hit) => hit.isConnected)) {
     lastQuery = text;

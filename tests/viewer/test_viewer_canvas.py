@@ -206,6 +206,19 @@ def test_an_edit_over_someone_elses_change_is_refused_and_offers_a_reload(viewer
     page.click(f"{EDIT_BAR} [data-action=reload]")
     viewer.wait_for_drawing(ORDER_TO_CASH, "horizontal")
     assert find(viewer, "Issue invoice") != ""
+
+    # The drawing too: someone appends a shape after it was drawn; a delete on the old
+    # picture is refused, nothing deleted.
+    select_shape(viewer, "Issue invoice")
+    shape_id = page.get_attribute(f"{DIAGRAM} rect.overlay.selected", "data-shape-id") or ""
+    call(viewer.live, f"rest/facets/processes/views/diagram/elements/{ORDER_TO_CASH}/content",
+         {"values": [{"shapeInfo": {"index": 0, "predecessors": []},
+                      "element": {"type": "evEnd", "attributes": {"name": {"1033": "Elsewhere"}}}}]})
+    page.click(f"{EDIT_BAR} [data-action=delete-shape]")
+    edit_message(viewer, "Changed by someone else")
+    content = call(viewer.live, f"rest/facets/processes/views/detail/elements/{ORDER_TO_CASH}?$resources=content")
+    assert shape_id in [shape["shapeId"] for shape in content["elements"][0]["content"]]
+    viewer.shot("refused-412-delete")
     # a 412 is an answer the page expects: it says so, the console stays clean of it but
     # for the browser's own line about the refused request
     assert all("412" in problem for problem in viewer.problems)
