@@ -78,9 +78,13 @@ export function openingView(startShape) {
   const box = container();
   const x = Number(startShape.getAttribute("x")) - base.x;
   const y = Number(startShape.getAttribute("y")) + Number(startShape.getAttribute("height")) / 2 - base.y;
+  // A start in the first half of the view from the drawing's edge is shown with that edge
+  // (a lane's name, the top lane) rather than pushed to the margin.
+  const nearLeft = readable * x < box.clientWidth / 2;
+  const nearTop = readable * y < box.clientHeight / 2;
   setView({ s: readable,
-    tx: within(START_MARGIN_PX - readable * x, box.clientWidth, readable * base.w),
-    ty: within(box.clientHeight / 2 - readable * y, box.clientHeight, readable * base.h) });
+    tx: within(nearLeft ? 0 : START_MARGIN_PX - readable * x, box.clientWidth, readable * base.w),
+    ty: within(nearTop ? 0 : box.clientHeight / 2 - readable * y, box.clientHeight, readable * base.h) });
 }
 
 // An offset that keeps a drawing of `drawn` pixels covering a view of `size` pixels, or
