@@ -219,6 +219,20 @@ def test_an_edit_over_someone_elses_change_is_refused_and_offers_a_reload(viewer
     content = call(viewer.live, f"rest/facets/processes/views/detail/elements/{ORDER_TO_CASH}?$resources=content")
     assert shape_id in [shape["shapeId"] for shape in content["elements"][0]["content"]]
     viewer.shot("refused-412-delete")
+
+    # An undo holds the revision its edit left: after someone else's change it is refused
+    # too, rather than reverting theirs with it.
+    page.click(f"{EDIT_BAR} [data-action=reload]")
+    viewer.wait_for_drawing(ORDER_TO_CASH, "horizontal")
+    select_shape(viewer, "Issue invoice")
+    page.fill(f"{EDIT_BAR} input[name=name]", "Write invoice")
+    page.click(f"{EDIT_BAR} button[type=submit]")
+    edit_message(viewer, "Saved")
+    call(viewer.live, "rest/facets/processes/views/detail/elements/",
+         {"count": 1, "elements": [{"id": guid, "attributes": {"name": {"1033": "Send invoice"}}}]})
+    page.click(f"{EDIT_BAR} [data-action=undo-edit]")
+    edit_message(viewer, "Changed by someone else")
+    assert name_of(viewer.live, guid) == "Send invoice"
     # a 412 is an answer the page expects: it says so, the console stays clean of it but
     # for the browser's own line about the refused request
     assert all("412" in problem for problem in viewer.problems)
