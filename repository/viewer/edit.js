@@ -92,34 +92,42 @@ async function saveText(form) {
   const facet = state.facetOf.get(id) || "processes";
   const culture = String(state.culture);
   const { element, etag } = JSON.parse(form.dataset.loaded);
-  const wanted = { name: form.elements.name.value.trim(), description: asHtml(form.elements.description.value) };
+  const old = (attribute) => element.attributes?.[attribute]?.[culture] ?? null;
+  const name = form.elements.name.value.trim();
+  const description = form.elements.description.value.trim();
   const before = {};
   const after = {};
-  for (const [attribute, value] of Object.entries(wanted)) {
-    const old = element.attributes?.[attribute]?.[culture] ?? null;
-    if ((old ?? "") === (value ?? "")) continue;
-    before[attribute] = { [culture]: old };
-    after[attribute] = { [culture]: value || null };
+  if (name !== (old("name") ?? "")) {
+    if (!name) throw new ApiError("A shape needs a name.", 400);
+    before.name = { [culture]: old("name") };
+    after.name = { [culture]: name };
+  }
+  // Compared as text, as the form shows it: an untouched description keeps its HTML.
+  if (description !== htmlText(old("description") ?? "").trim()) {
+    before.description = { [culture]: old("description") };
+    after.description = { [culture]: asHtml(description) || null };
   }
   if (!Object.keys(after).length) return "Nothing changed.";
-  if (after.name && !wanted.name) throw new ApiError("A shape needs a name.", 400);
+  const label = `rename of “${nameOf(id)}”`;
   await update(facet, { id, attributes: after }, etag);
   // Undo holds the revision this edit made: over a later change by someone else it is
   // refused (412) rather than undoing theirs too.
   const { etag: edited } = await readWithEtag(facet, id, "attributes");
-  lastEdit = { label: `rename of “${nameOf(id)}”`, diagramId: state.diagram.id, reselect: id,
+  lastEdit = { label, diagramId: state.diagram.id, reselect: id,
     undo: () => update(facet, { id, attributes: before }, edited) };
   return "Saved.";
 }
 
 // Text typed in the form becomes the description's HTML as text, never as markup.
 function asHtml(text) {
-  const trimmed = text.trim();
-  if (!trimmed) return "";
+  if (!text) return "";
   const paragraph = document.createElement("p");
-  paragraph.textContent = trimmed;
+  paragraph.textContent = text;
   return paragraph.outerHTML;
 }
+
+// The text of stored HTML, parsed inertly (never inserted as markup).
+const htmlText = (html) => new DOMParser().parseFromString(html, "text/html").body.textContent;
 
 async function insertAfter(overlay, type) {
   const shapeId = overlay.dataset.shapeId;
@@ -316,8 +324,7 @@ async function fillBar() {
   form.dataset.loaded = JSON.stringify(loaded);
   const culture = String(state.culture);
   form.elements.name.value = loaded.element.attributes?.name?.[culture] ?? pick(loaded.element.attributes?.name) ?? "";
-  const html = loaded.element.attributes?.description?.[culture] ?? "";
-  form.elements.description.value = new DOMParser().parseFromString(html, "text/html").body.textContent;
+  form.elements.description.value = htmlText(loaded.element.attributes?.description?.[culture] ?? "");
   if (focusName) {
     focusName = false;
     form.elements.name.focus();

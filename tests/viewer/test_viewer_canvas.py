@@ -61,6 +61,12 @@ def select_shape(viewer: Viewer, name: str) -> None:
         arg=name)
 
 
+def attribute(viewer: Viewer, element_id: str, name: str) -> Any:
+    answer = call(viewer.live, f"rest/facets/processes/views/detail/elements/{element_id}"
+                               f"?$resources=attributes&$select={name}")
+    return answer["elements"][0]["attributes"].get(name)
+
+
 def edit_message(viewer: Viewer, text: str) -> None:
     viewer.page.wait_for_selector(f"[data-testid=edit-message] >> text=/{text}/")
 
@@ -106,6 +112,7 @@ def test_rename_insert_keep_the_drawing_and_undo(viewer: Viewer) -> None:
     edit_message(viewer, "Saved")
     renamed = "Prepare <b>binding</b> quotation"
     assert name_of(viewer.live, task_guid) == renamed
+    assert attribute(viewer, task_guid, "description") == {"1033": "<p>Prices &amp; terms</p>"}
     page.wait_for_function("(name) => document.querySelector('[data-testid=diagram] > svg')"
                            ".textContent.includes('binding')", arg=renamed)
     assert page.locator(f"{DIAGRAM} b").count() == 0  # user text never becomes markup
@@ -224,15 +231,19 @@ def test_an_edit_over_someone_elses_change_is_refused_and_offers_a_reload(viewer
     # too, rather than reverting theirs with it.
     page.click(f"{EDIT_BAR} [data-action=reload]")
     viewer.wait_for_drawing(ORDER_TO_CASH, "horizontal")
-    select_shape(viewer, "Issue invoice")
-    page.fill(f"{EDIT_BAR} input[name=name]", "Write invoice")
+    select_shape(viewer, "Credit check")
+    credit_check = page.get_attribute(f"{DIAGRAM} rect.overlay.selected", "data-guid") or ""
+    description = attribute(viewer, credit_check, "description")
+    assert "<" not in description["1033"]  # plain text, as the demo stores it
+    page.fill(f"{EDIT_BAR} input[name=name]", "Check credit")
     page.click(f"{EDIT_BAR} button[type=submit]")
     edit_message(viewer, "Saved")
+    assert attribute(viewer, credit_check, "description") == description  # a rename leaves it as stored
     call(viewer.live, "rest/facets/processes/views/detail/elements/",
-         {"count": 1, "elements": [{"id": guid, "attributes": {"name": {"1033": "Send invoice"}}}]})
+         {"count": 1, "elements": [{"id": credit_check, "attributes": {"name": {"1033": "Solvency check"}}}]})
     page.click(f"{EDIT_BAR} [data-action=undo-edit]")
     edit_message(viewer, "Changed by someone else")
-    assert name_of(viewer.live, guid) == "Send invoice"
+    assert name_of(viewer.live, credit_check) == "Solvency check"
     # a 412 is an answer the page expects: it says so, the console stays clean of it but
     # for the browser's own line about the refused request
     assert all("412" in problem for problem in viewer.problems)
