@@ -90,7 +90,7 @@ async function namedNow(svg) {
 export function accessibleName(overlay) {
   const id = overlay.dataset.guid;
   const parts = [`${typeName(overlay.dataset.type)}: ${nameOf(id)}`];
-  const lifecycle = state.elementStates?.get(id);
+  const lifecycle = state.elementStates.get(id);
   if (lifecycle) parts.push(stateWords(lifecycle));
   return parts.join(", ");
 }

@@ -215,8 +215,8 @@ function showViewportOnOverview(view) {
 
 // ---- pointer and keyboard -------------------------------------------------------------
 
-// Wheel zoom about the pointer, drag to pan; `onShape(overlay, event)` gets clicks that
-// were not the end of a drag. Returns nothing; keys are handled by diagram.js.
+// Wheel zoom about the pointer, drag to pan; `onShape(overlay)` gets the clicks that were
+// not the end of a drag. Keys are handled by diagram.js (with viewKey).
 export function wirePanZoom(box, onShape) {
   let drag = null;
   let suppressClick = false;
@@ -248,18 +248,18 @@ export function wirePanZoom(box, onShape) {
   box.addEventListener("pointercancel", endDrag);
   box.addEventListener("click", (event) => {
     const overlay = event.target.closest?.("rect.overlay");
-    if (overlay && !suppressClick) onShape(overlay, event);
+    if (overlay && !suppressClick) onShape(overlay);
   });
 }
 
 // The view keys, for the diagram and its shapes alike: + = - zoom, 0 fits, Shift+arrows
 // pan (plain arrows pan too on the diagram itself; on a shape they follow the flows).
-export function viewKey(event, onShape) {
+export function viewKey(event, focusedShape) {
   const pan = {
     ArrowLeft: [PAN_STEP_PX, 0], ArrowRight: [-PAN_STEP_PX, 0],
     ArrowUp: [0, PAN_STEP_PX], ArrowDown: [0, -PAN_STEP_PX],
   }[event.key];
-  if (pan && (event.shiftKey || !onShape)) return () => panBy(...pan);
+  if (pan && (event.shiftKey || !focusedShape)) return () => panBy(...pan);
   return {
     "+": () => zoomAt(ZOOM_STEP), "=": () => zoomAt(ZOOM_STEP),
     "-": () => zoomAt(1 / ZOOM_STEP), "0": fitView,
