@@ -34,6 +34,10 @@ STATIC_ASSETS: dict[str, str] = {
     "api.js": JAVASCRIPT,
     "tree.js": JAVASCRIPT,
     "diagram.js": JAVASCRIPT,
+    "view.js": JAVASCRIPT,
+    "flow.js": JAVASCRIPT,
+    "search.js": JAVASCRIPT,
+    "edit.js": JAVASCRIPT,
     "panel.js": JAVASCRIPT,
     "bpmn.js": JAVASCRIPT,
 }

@@ -15,12 +15,17 @@ export class ApiError extends Error {
   }
 }
 
-export async function api(path, { method = "GET", params = {}, svg = false } = {}) {
+// `body` is sent as JSON; `withEtag` answers {answer, etag} (edit.js: If-Match).
+export async function api(path, {
+  method = "GET", params = {}, svg = false, body, headers = {}, withEtag = false,
+} = {}) {
   const url = new URL(`/${enc(state.collection)}/${enc(state.storage)}/_api/${path}`,
     location.origin);
   for (const [name, value] of Object.entries(params)) url.searchParams.set(name, value);
+  const json = body === undefined ? {} : { "Content-Type": "application/json" };
   const response = await fetch(url, {
-    method, headers: { Authorization: `Bearer ${state.token}` }, credentials: "omit",
+    method, headers: { Authorization: `Bearer ${state.token}`, ...json, ...headers }, credentials: "omit",
+    body: body === undefined ? undefined : JSON.stringify(body),
   });
   if (!response.ok) {
     let message = `${response.status} ${response.statusText}`;
@@ -28,7 +33,8 @@ export async function api(path, { method = "GET", params = {}, svg = false } = {
     if (response.status === 401) showSignIn(`The token was not accepted: ${message}`);
     throw new ApiError(message, response.status);
   }
-  return svg ? response.text() : response.json();
+  const answer = await (svg ? response.text() : response.json());
+  return withEtag ? { answer, etag: response.headers.get("ETag") } : answer;
 }
 
 export const elementsPath = (facet, view) => `rest/facets/${enc(facet)}/views/${view}/elements`;
@@ -37,6 +43,7 @@ export function remember(elements) {
   for (const element of elements) {
     if (element.facetName) state.facetOf.set(element.id, element.facetName);
     if (element.attributes && element.attributes.name) state.names.set(element.id, element.attributes.name);
+    if (element.state) state.elementStates.set(element.id, element.state);
   }
   return elements;
 }

@@ -1,8 +1,15 @@
 // The drawing: fetched rendered SVG, sanitized before it enters the page, its overlays
-// made clickable; pan and zoom through the root's viewBox; SVG and PNG downloads.
+// made clickable and keyboard-reachable (flow.js); pan, zoom and the overview (view.js);
+// search within it (search.js); small edits (edit.js); SVG and PNG downloads.
 
-import { api } from "./api.js";
-import { $, $$, enc, hrefFor, nameElement, nameOf, note, setStatus, state, typeName } from "./page.js";
+import { api, fetchElement } from "./api.js";
+import { noteDrawing, wireEdits } from "./edit.js";
+import { nameShapes, prepareShapes, resetKeyboard, shapeKey, shapesInFlowOrder } from "./flow.js";
+import { $, $$, enc, hrefFor, nameElement, nameOf, note, setStatus, state } from "./page.js";
+import { clearFound, searchForm } from "./search.js";
+import {
+  fitView, hideOverview, openingView, reveal, setView, showOverview, viewKey, wirePanZoom, zoomIn, zoomOut,
+} from "./view.js";
 
 // Layouts that draw an element's hierarchy, so they work for elements without content.
 const HIERARCHY_LAYOUTS = ["graphic", "processMatrix", "customerMatrix"];
@@ -10,11 +17,6 @@ const SVG_NS = "http://www.w3.org/2000/svg";
 // What the renderer writes (docs/svg.md); anything else is dropped before insertion.
 const SVG_ELEMENTS = new Set(["svg", "g", "defs", "marker", "path", "polygon", "polyline",
   "rect", "circle", "ellipse", "line", "text", "tspan", "title", "desc"]);
-const ZOOM_STEP = 1.25;
-const ZOOM_LIMITS = { min: 0.05, max: 8 }; // pixels per diagram unit
-const READABLE_SCALE = 1; // big diagrams open at this scale instead of unreadably fitted
-const PAN_STEP_PX = 60;
-const DRAG_THRESHOLD_PX = 4;
 const PNG_MAX_SIDE = 16384; // canvas limits of current browsers
 const PNG_MAX_PIXELS = 100e6;
 
@@ -23,13 +25,15 @@ function effectiveLayout(diagram) {
   return hasContent || HIERARCHY_LAYOUTS.includes(state.layout) ? state.layout : HIERARCHY_LAYOUTS[0];
 }
 
-export async function showDiagram(diagram, navigation) {
+// `keepView`: after an edit the new drawing is shown where the old one was looked at.
+export async function showDiagram(diagram, navigation, { keepView = false } = {}) {
   const layout = effectiveLayout(diagram);
   $("select[name=layout]").value = layout;
   const key = `${diagram.id}|${layout}|${state.culture}`;
   const title = $("[data-testid=diagram-title]");
   title.replaceChildren(nameElement("span", diagram.id));
-  if (state.drawing?.key === key) return;
+  if (state.drawing?.key === key && !keepView) return;
+  const previousView = keepView ? state.drawing?.view : undefined;
   const container = $("[data-testid=diagram]");
   container.setAttribute("aria-busy", "true");
   try {
@@ -38,15 +42,22 @@ export async function showDiagram(diagram, navigation) {
     const svg = sanitizeSvg(svgText);
     const cleanText = new XMLSerializer().serializeToString(svg);
     const [x, y, w, h] = svg.getAttribute("viewBox").split(/[\s,]+/).map(Number);
-    svg.removeAttribute("width"); // the page sizes it; the download keeps the original
-    svg.removeAttribute("height");
+    // One diagram unit is one CSS pixel before the view's transform scales it.
+    svg.setAttribute("width", String(w));
+    svg.setAttribute("height", String(h));
     prepareOverlays(svg);
+    resetKeyboard();
+    clearFound();
     container.replaceChildren(svg);
+    if ((diagram.content || []).length) noteDrawing(diagram);
     state.drawing = { key, layout, svgText: cleanText, base: { x, y, w, h } };
-    openingView();
+    showOverview(cleanText);
+    if (previousView) setView(previousView); else openingView(shapesInFlowOrder()[0]);
+    nameShapes(svg).catch((error) => setStatus(error.message, true));
   } catch (error) {
     if (navigation !== state.navigation) return;
     state.drawing = null;
+    hideOverview();
     container.replaceChildren(note(`The diagram could not be drawn: ${error.message}`));
   } finally {
     container.removeAttribute("aria-busy");
@@ -55,6 +66,7 @@ export async function showDiagram(diagram, navigation) {
 
 export function clearDiagram() {
   state.drawing = null;
+  hideOverview();
   $("[data-testid=diagram-title]").textContent = "";
   $("[data-testid=diagram]").replaceChildren(note("This element has no diagram."));
 }
@@ -92,10 +104,8 @@ function scrubAttributes(element) {
 
 // Overlays become keyboard-reachable buttons; clicks are handled once on the container.
 function prepareOverlays(svg) {
+  prepareShapes(svg);
   for (const overlay of $$("rect.overlay", svg)) {
-    overlay.setAttribute("tabindex", "0");
-    overlay.setAttribute("role", "button");
-    overlay.setAttribute("aria-label", typeName(overlay.dataset.type));
     const facet = state.catalog.types[overlay.dataset.type]?.facet;
     if (facet) state.facetOf.set(overlay.dataset.guid, facet);
   }
@@ -104,121 +114,6 @@ function prepareOverlays(svg) {
 function openOverlay(overlay, { ownDiagram = false } = {}) {
   const id = overlay.dataset.guid;
   location.hash = hrefFor(id, { diagramId: ownDiagram ? undefined : state.diagram?.id });
-}
-
-// ---- pan and zoom: the root's viewBox is the view ----------------------------------
-
-const currentSvg = () => $("[data-testid=diagram] > svg");
-
-function setView(view) {
-  state.drawing.view = view;
-  currentSvg().setAttribute("viewBox", `${view.x} ${view.y} ${view.w} ${view.h}`);
-}
-
-// Pixels per diagram unit at the current view.
-export function scaleNow() {
-  return currentSvg().getScreenCTM()?.a || 1;
-}
-
-function fitView() {
-  if (currentSvg()) setView({ ...state.drawing.base });
-}
-
-function openingView() {
-  fitView();
-  const container = $("[data-testid=diagram]");
-  if (scaleNow() >= READABLE_SCALE / 2) return;
-  // Too big to read when fitted: open readable, around the first start event (where a
-  // flow begins), else at the top-left corner.
-  const { base } = state.drawing;
-  const w = container.clientWidth / READABLE_SCALE;
-  const h = container.clientHeight / READABLE_SCALE;
-  const start = $("rect.overlay[data-type=evStart]", currentSvg());
-  const number = (name) => Number(start.getAttribute(name));
-  const centre = start
-    ? { x: number("x") + number("width") / 2, y: number("y") + number("height") / 2 }
-    : { x: base.x, y: base.y };
-  setView({ x: within(centre.x - w / 2, base.x, base.w, w), y: within(centre.y - h / 2, base.y, base.h, h), w, h });
-}
-
-// Where a view of `size` starts so it stays inside [origin, origin + extent], or is
-// centred on it when larger.
-function within(wanted, origin, extent, size) {
-  if (size >= extent) return origin - (size - extent) / 2;
-  return Math.min(Math.max(wanted, origin), origin + extent - size);
-}
-
-function zoomAt(factor, clientX, clientY) {
-  const svg = currentSvg();
-  if (!svg) return;
-  const scale = scaleNow();
-  const wanted = Math.min(Math.max(scale * factor, ZOOM_LIMITS.min), ZOOM_LIMITS.max);
-  const applied = wanted / scale;
-  const box = svg.getBoundingClientRect();
-  const point = new DOMPoint(clientX ?? box.left + box.width / 2, clientY ?? box.top + box.height / 2)
-    .matrixTransform(svg.getScreenCTM().inverse());
-  const view = state.drawing.view;
-  setView({ x: point.x - (point.x - view.x) / applied, y: point.y - (point.y - view.y) / applied,
-    w: view.w / applied, h: view.h / applied });
-}
-
-function panBy(dxPixels, dyPixels) {
-  if (!currentSvg()) return;
-  const unitsPerPixel = 1 / scaleNow();
-  const view = state.drawing.view;
-  setView({ ...view, x: view.x - dxPixels * unitsPerPixel, y: view.y - dyPixels * unitsPerPixel });
-}
-
-function wirePanZoom(container) {
-  let drag = null;
-  let suppressClick = false;
-  container.addEventListener("wheel", (event) => {
-    event.preventDefault();
-    const pixels = event.deltaY * (event.deltaMode === 1 ? 16 : 1);
-    zoomAt(Math.exp(-pixels * 0.002), event.clientX, event.clientY);
-  }, { passive: false });
-  container.addEventListener("pointerdown", (event) => {
-    suppressClick = false;
-    if (event.button === 0) drag = { x: event.clientX, y: event.clientY, moved: false };
-  });
-  container.addEventListener("pointermove", (event) => {
-    if (!drag) return;
-    const dx = event.clientX - drag.x;
-    const dy = event.clientY - drag.y;
-    if (!drag.moved && Math.hypot(dx, dy) < DRAG_THRESHOLD_PX) return;
-    if (!drag.moved) container.setPointerCapture(event.pointerId);
-    drag = { x: event.clientX, y: event.clientY, moved: true };
-    container.classList.add("panning");
-    panBy(dx, dy);
-  });
-  const endDrag = () => {
-    suppressClick = Boolean(drag?.moved); // a drag that ends on a shape does not open it
-    drag = null;
-    container.classList.remove("panning");
-  };
-  container.addEventListener("pointerup", endDrag);
-  container.addEventListener("pointercancel", endDrag);
-  container.addEventListener("click", (event) => {
-    const overlay = event.target.closest?.("rect.overlay");
-    if (overlay && !suppressClick) openOverlay(overlay);
-  });
-  container.addEventListener("dblclick", (event) => {
-    const overlay = event.target.closest?.("rect.overlay");
-    if (overlay) openOverlay(overlay, { ownDiagram: true });
-  });
-  container.addEventListener("keydown", (event) => {
-    const overlay = event.target.closest?.("rect.overlay");
-    const actions = {
-      "+": () => zoomAt(ZOOM_STEP), "=": () => zoomAt(ZOOM_STEP),
-      "-": () => zoomAt(1 / ZOOM_STEP), "0": fitView,
-      ArrowLeft: () => panBy(PAN_STEP_PX, 0), ArrowRight: () => panBy(-PAN_STEP_PX, 0),
-      ArrowUp: () => panBy(0, PAN_STEP_PX), ArrowDown: () => panBy(0, -PAN_STEP_PX),
-      Enter: () => overlay && openOverlay(overlay), " ": () => overlay && openOverlay(overlay),
-    };
-    if (!actions[event.key] || event.ctrlKey || event.metaKey || event.altKey) return;
-    event.preventDefault();
-    actions[event.key]();
-  });
 }
 
 // ---- downloads ----------------------------------------------------------------------
@@ -271,12 +166,61 @@ async function downloadPng() {
   }
 }
 
-// The diagram pane's pointer and keyboard handling and its toolbar.
+// After an edit: the diagram's element read again (its content changed) and drawn where
+// it was looked at, the selection kept.
+async function redrawAfterEdit() {
+  if (!state.diagram) return;
+  state.diagram = await fetchElement(state.diagram.id);
+  await showDiagram(state.diagram, state.navigation, { keepView: true });
+  for (const overlay of $$("[data-testid=diagram] rect.overlay")) {
+    overlay.classList.toggle("selected", overlay.dataset.guid === state.element?.id);
+  }
+}
+
+function wireKeys(container) {
+  // The view is the transform alone: a focused shape outside it must not scroll the pane
+  // (overflow: hidden still scrolls to a focused element); the view moves to it instead.
+  container.addEventListener("scroll", () => {
+    container.scrollLeft = 0;
+    container.scrollTop = 0;
+  });
+  container.addEventListener("focusin", (event) => {
+    const overlay = event.target.closest?.("rect.overlay");
+    if (overlay) reveal(overlay);
+  });
+  container.addEventListener("keydown", (event) => {
+    if (event.ctrlKey || event.metaKey || event.altKey) return;
+    const overlay = event.target.closest?.("rect.overlay");
+    const open = (event.key === "Enter" || event.key === " ") && overlay ? () => openOverlay(overlay) : undefined;
+    const action = open ?? viewKey(event, overlay) ?? (overlay && shapeKey(event, overlay));
+    if (!action) return;
+    event.preventDefault();
+    action();
+  });
+}
+
+// The diagram pane's pointer and keyboard handling and its toolbar; the zoom figure and
+// the search box are added here, beside the page's own buttons.
 export function wireDiagram() {
-  $("[data-action=zoom-in]").addEventListener("click", () => zoomAt(ZOOM_STEP));
-  $("[data-action=zoom-out]").addEventListener("click", () => zoomAt(1 / ZOOM_STEP));
+  const figure = document.createElement("output");
+  figure.className = "zoom-figure";
+  figure.dataset.testid = "zoom-figure";
+  figure.setAttribute("aria-label", "Zoom");
+  $("[data-action=zoom-in]").before(searchForm(), figure);
+  $("[data-action=zoom-in]").addEventListener("click", zoomIn);
+  $("[data-action=zoom-out]").addEventListener("click", zoomOut);
   $("[data-action=zoom-fit]").addEventListener("click", fitView);
   $("[data-action=download-svg]").addEventListener("click", downloadSvg);
   $("[data-action=download-png]").addEventListener("click", downloadPng);
-  wirePanZoom($("[data-testid=diagram]"));
+  const container = $("[data-testid=diagram]");
+  // Its keys are its own (arrows pan or follow the flows), so it is an application to
+  // assistive technology, which then passes them on; it also makes its label allowed.
+  container.setAttribute("role", "application");
+  wirePanZoom(container, (overlay) => openOverlay(overlay));
+  container.addEventListener("dblclick", (event) => {
+    const overlay = event.target.closest?.("rect.overlay");
+    if (overlay) openOverlay(overlay, { ownDiagram: true });
+  });
+  wireKeys(container);
+  wireEdits({ redraw: redrawAfterEdit });
 }

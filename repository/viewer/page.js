@@ -26,6 +26,7 @@ export const state = {
   treeRoots: [], // the roots shown for treeTenant
   facetOf: new Map(), // element id -> facet, learned from every answer
   names: new Map(), // element id -> its `name` attribute (culture -> text)
+  elementStates: new Map(), // element id -> its lifecycle state, for versioned elements
   navigation: 0, // newest route(); older answers are dropped
 };
 

@@ -1,6 +1,7 @@
 """The viewer in a real headless Chromium against a live service with the demo: sign in,
-tree, diagram, shape click, layout and culture switches, back/forward, release, pan and
-zoom, downloads. Every step leaves a screenshot under the test's output folder."""
+tree, diagram, shape click, layout and culture switches, back/forward, release,
+downloads (pan, zoom, search and edits: test_viewer_canvas.py). Every step leaves a
+screenshot under the test's output folder."""
 
 from __future__ import annotations
 
@@ -45,11 +46,6 @@ def in_module(viewer: Viewer, module: str, expression: str, argument: Any = None
     return viewer.page.evaluate(
         f"async (argument) => {{ const module = await import('/ui/{module}'); "
         f"return {expression}; }}", argument)
-
-
-def view_box(viewer: Viewer) -> list[float]:
-    text = viewer.page.get_attribute(f"{DIAGRAM} > svg", "viewBox") or ""
-    return [float(number) for number in text.split()]
 
 
 def test_first_open_signs_in_and_shows_the_process_house(viewer: Viewer) -> None:
@@ -200,51 +196,6 @@ def test_downloads_the_svg_and_png_of_the_diagram(viewer: Viewer, tmp_path: Path
     assert viewer.problems == []
 
 
-def test_pan_and_zoom_by_keyboard_wheel_drag_and_buttons(viewer: Viewer) -> None:
-    page = viewer.page
-    viewer.sign_in()
-    viewer.open(ORDER_TO_CASH)
-    opening = view_box(viewer)
-    page.focus(DIAGRAM)
-    page.keyboard.press("+")
-    zoomed = view_box(viewer)
-    assert zoomed[2] == pytest.approx(opening[2] / 1.25, rel=1e-3)
-    page.keyboard.press("-")
-    assert view_box(viewer)[2] == pytest.approx(opening[2], rel=1e-3)
-    page.keyboard.press("0")
-    fitted = view_box(viewer)
-    assert fitted == [float(n) for n in (in_module(
-        viewer, "page.js", "new DOMParser().parseFromString(module.state.drawing.svgText, "
-        "'image/svg+xml').documentElement.getAttribute('viewBox')").split())]
-    viewer.shot("fitted")
-
-    box = page.locator(DIAGRAM).bounding_box()
-    assert box is not None
-    centre = (box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
-    page.mouse.move(*centre)
-    page.mouse.wheel(0, -400)
-    page.wait_for_function(f"document.querySelector('{DIAGRAM} > svg').getAttribute('viewBox')"
-                           f".split(' ')[2] < {fitted[2] / 1.5}")
-    before_drag = view_box(viewer)
-    url = page.url
-    page.mouse.down()
-    page.mouse.move(centre[0] - 200, centre[1] - 50, steps=5)
-    page.mouse.up()
-    dragged = view_box(viewer)
-    assert dragged[0] > before_drag[0] and dragged[2] == before_drag[2]
-    assert page.url == url  # a drag that ends on a shape does not open it
-    page.click("[data-action=zoom-out]")
-    assert view_box(viewer)[2] == pytest.approx(dragged[2] * 1.25, rel=1e-3)
-    viewer.shot("zoomed-and-panned")
-
-    overlay = page.locator(f"{DIAGRAM} rect.overlay[data-type=task]").first
-    overlay.focus()
-    page.keyboard.press("Enter")
-    expected = name_of(viewer.live, overlay.get_attribute("data-guid") or "")
-    page.wait_for_selector(f"{PANEL_NAME} >> text='{expected}'")
-    assert viewer.problems == []
-
-
 HOSTILE_SVG = (
     '<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink" '
     'viewBox="0 0 10 10" onload="window.owned = 1">'
@@ -267,31 +218,3 @@ def test_sanitizer_keeps_the_drawing_and_drops_active_content(viewer: Viewer) ->
     assert page.evaluate("window.owned") is None
     with pytest.raises(Exception, match="not an SVG document"):
         in_module(viewer, "diagram.js", "module.sanitizeSvg('<html><body>hi</body></html>')")
-
-
-def test_big_diagram_opens_readable_and_every_shape_is_clickable(
-        viewer: Viewer, shared_dir: Path) -> None:
-    fixture = json.loads((shared_dir / "corpus" / "simod" / "fixtures" / "BPIC15_1.json")
-                         .read_text(encoding="utf-8"))
-    live = viewer.live
-    created = call(live, "rest/facets/processes/views/detail/elements/",
-                   {"count": 1, "elements": [{"type": "mainProcess",
-                                              "attributes": fixture["diagram"]["attributes"]}]})
-    diagram_id = created["elements"][0]["id"]
-    call(live, f"rest/facets/processes/views/diagram/elements/{diagram_id}/content",
-         {"values": fixture["values"]})
-    page = viewer.page
-    page.set_default_timeout(120_000)
-    viewer.sign_in()
-    viewer.open(diagram_id)
-    overlays = page.locator(f"{DIAGRAM} rect.overlay")
-    assert overlays.count() == len(fixture["values"])
-    scale = in_module(viewer, "diagram.js", "module.scaleNow()")
-    assert scale == pytest.approx(1, rel=1e-3)  # readable, not fitted
-    viewer.shot("big-opening")
-    page.focus(DIAGRAM)
-    page.keyboard.press("0")
-    assert in_module(viewer, "diagram.js", "module.scaleNow()") < 0.5
-    viewer.shot("big-fitted")
-    page.click("[data-action=zoom-in]")
-    assert viewer.problems == []
