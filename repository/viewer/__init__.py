@@ -38,6 +38,7 @@ STATIC_ASSETS: dict[str, str] = {
     "diagram.js": JAVASCRIPT,
     "panel.js": JAVASCRIPT,
     "bpmn.js": JAVASCRIPT,
+    "i18n.js": JAVASCRIPT,
 }
 # Rendered SVG is inserted into the page (after diagram.js sanitizes it); PNG export draws
 # it from a blob: URL, the only source beyond 'self' the page needs.

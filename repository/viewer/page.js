@@ -27,6 +27,7 @@ export const state = {
   facetOf: new Map(), // element id -> facet, learned from every answer
   names: new Map(), // element id -> its `name` attribute (culture -> text)
   navigation: 0, // newest route(); older answers are dropped
+  caller: null, // the signed-in token's own description: {name, role, permissions}
 };
 
 export function note(text) {
@@ -81,6 +82,7 @@ export function hrefFor(elementId, { diagramId, layout = state.layout, culture =
 // One token per tenant, because a token belongs to exactly one tenant.
 export const tokenKey = (collection, storage) => `elrepo.token/${collection}/${storage}`;
 
+// The sign-in form, with `message` (why it is shown: a refused token) beside its fields.
 export function showSignIn(message) {
   const form = $("[data-testid=sign-in]");
   form.hidden = false;
@@ -90,13 +92,16 @@ export function showSignIn(message) {
   form.elements.storage.value = state.storage || DEFAULT_TENANT.storage;
   if (state.collection) sessionStorage.removeItem(tokenKey(state.collection, state.storage));
   state.treeTenant = null;
+  state.caller = null;
   $("[data-testid=tenant]").textContent = "";
-  setStatus(message || "", Boolean(message));
+  $("[data-testid=sign-in-error]").textContent = message || "";
+  setStatus("");
   form.elements.token.focus();
 }
 
 export function showWorkspace() {
   $("[data-testid=sign-in]").hidden = true;
+  $("[data-testid=sign-in-error]").textContent = "";
   $(".workspace").hidden = false;
   for (const element of $$(".bar .signed-in")) element.hidden = false;
   $("[data-testid=tenant]").textContent = `${state.collection}/${state.storage}`;
