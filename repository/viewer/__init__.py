@@ -15,7 +15,7 @@ import json
 from collections.abc import Mapping
 from importlib import resources
 
-from flask import Blueprint, Flask, Response, abort, request
+from flask import Blueprint, Flask, Response, abort, redirect, request
 
 from interchange.kept import KEPT_ATTRIBUTES
 from renderer.names import RELATION_NAMES
@@ -48,8 +48,9 @@ _CULTURE_NAMES = {catalog.ENGLISH: "English", catalog.GERMAN: "Deutsch"}
 
 
 def register_viewer(app: Flask) -> None:
-    """Serve the viewer at `/ui/` on `app`."""
+    """Serve the viewer at `/ui/` on `app`; the service's root leads there."""
     app.register_blueprint(_blueprint())
+    app.add_url_rule("/", "viewer_home", lambda: redirect(f"{URL_PREFIX}/"))
 
 
 def _blueprint() -> Blueprint:
