@@ -90,6 +90,7 @@ function showRootPath(rootPath) {
 async function showRelease(element) {
   const buttons = $("[data-testid=transitions]");
   const versions = $("[data-testid=versions]");
+  $("[data-testid=release] h4").hidden = !element.versionId;
   if (!element.versionId) {
     buttons.replaceChildren(note(t("notVersioned")));
     versions.replaceChildren();
