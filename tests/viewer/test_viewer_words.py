@@ -151,7 +151,7 @@ def test_a_first_visit_follows_the_browser_language(browser: Browser, live: Live
         viewer.page.goto(live.viewer_url)
         viewer.page.get_by_role("heading", name="Anmelden").wait_for()
         viewer.sign_in()
-        viewer.page.wait_for_selector(f"[data-testid=element-name] >> text='Prozesslandkarte Contoso Fertigung'")
+        viewer.page.wait_for_selector("[data-testid=element-name] >> text='Prozesslandkarte Contoso Fertigung'")
         assert "culture=1031" in viewer.page.url
         viewer.shot("german-first-visit")
         assert viewer.problems == []
