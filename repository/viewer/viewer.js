@@ -15,7 +15,7 @@ import {
   facetWord, layoutWord, preferredCulture, rememberCulture, roleWord, t, translatePage,
 } from "./i18n.js";
 import {
-  $, $$, DEFAULT_LAYOUT, DEFAULT_TENANT, FIRST_FACET, enc, hasDrawing, hrefFor,
+  $, $$, DEFAULT_LAYOUT, DEFAULT_TENANT, FIRST_FACET, enc, hasDrawing, hrefFor, note,
   relabel, setStatus, showSignIn, showWorkspace, state, tokenKey,
 } from "./page.js";
 import { showPanel, wireConfirmation } from "./panel.js";
@@ -185,7 +185,7 @@ async function boot() {
   $("select[name=facet]").addEventListener("change", (event) => {
     state.facet = event.target.value;
     $("input[name=search]").value = "";
-    loadTree(true).catch((error) => setStatus(error.message, true));
+    loadTree(true).catch((error) => $("[data-testid=tree]").replaceChildren(note(error.message)));
   });
   $("[data-testid=sign-in]").addEventListener("submit", signIn);
   $("[data-testid=search]").addEventListener("submit", search);
