@@ -41,6 +41,7 @@ from interchange.kept import (
     BPMN_PROCESS,
     BPMN_PROCESS_NAME,
     BPMN_TYPE,
+    name_from_file,
 )
 from interchange.parsing import ELREPO_NS, MODEL_NS, one_line, qname
 from interchange.reader import DATA_TAGS, PROCESS_DATA, SCOPES, SHAPE_TYPES
@@ -162,7 +163,7 @@ class _Exporter:
                             executable if isinstance(executable, bool) else None)
         name = self._element_name(self.diagram)
         file_name = self._kept(self.diagram, BPMN_FILE)
-        if file_name is not None and name == _xml_name(PurePath(file_name).stem):
+        if file_name is not None and name in (_xml_name(PurePath(file_name).stem), name_from_file(file_name)):
             name = ""
         imported = self._kept(self.diagram, BPMN_TYPE) is not None
         return _Process(process_id, name, executable if isinstance(executable, bool) else None if imported else False)

@@ -6,6 +6,9 @@ Every value is an attribute under the language-neutral culture, but the process 
 """
 from __future__ import annotations
 
+import re
+from pathlib import PurePath
+
 from interchange.model import BpmnModel
 
 #: Every imported element: the id it has in the BPMN file.
@@ -51,6 +54,15 @@ BPMN_ARTIFACTS = "bpmnArtifacts"
 #: Every kept attribute: the repository's bookkeeping, not text for people to read.
 KEPT_ATTRIBUTES = frozenset((BPMN_ID, BPMN_TYPE, BPMN_PROCESS, BPMN_FLOWS, BPMN_ARTIFACTS, BPMN_EVENT_DEFINITIONS,
                              BPMN_INTERRUPTING, BPMN_MARKERS, BPMN_EXECUTABLE, BPMN_PROCESS_NAME, BPMN_FILE))
+
+
+def name_from_file(file_name: str) -> str:
+    """The name a diagram imported from a file that names none gets: the file's stem in
+    words, without a collection's prefix (`blueprint.event-registration.bpmn` → "Event
+    registration"), so a modeller reads a business name rather than a file name."""
+    stem = PurePath(file_name).stem
+    words = re.sub(r"[-_\s]+", " ", stem.rsplit(".", 1)[-1]).strip() or stem
+    return words[:1].upper() + words[1:]
 
 
 def kept_counts(model: BpmnModel) -> dict[str, int]:

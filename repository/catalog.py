@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 from layouts.keys import LAYOUT_KEYS as LAYOUT_KEYS  # re-exported: the service names them too
 from renderer.kinds import KINDS
-from renderer.names import RELATION_NAMES
+from renderer.names import RELATION_NAMES, STATE_NAMES
 
 GERMAN = 1031
 ENGLISH = 1033
@@ -143,7 +143,7 @@ COMMON_ATTRIBUTES: tuple[tuple[str, str, str, str, bool], ...] = (
 # "Details clients rely on").
 SERVER_ATTRIBUTES = frozenset({
     "createdOn", "changedOn", "version", "validFrom", "validUntil", "isReleased", "relOn",
-    "state1",
+    "state1", "releaseComment",
 })
 
 SERVER_RELATED = frozenset({"createdBy", "changedBy", "relBy", "releaseHistory"})
@@ -153,6 +153,114 @@ SERVER_RELATED = frozenset({"createdBy", "changedBy", "relBy", "releaseHistory"}
 TASK_NAMES: dict[str, dict[int, str]] = {
     "approveExpiry": {GERMAN: "Ablauf genehmigen: {name}", ENGLISH: "Approve expiry: {name}"},
 }
+
+
+# ---- display names: what a reader sees instead of a key (the viewer, the configuration
+# endpoint); the drawings' own (types, related contexts, states) are in renderer/.
+
+def _names(german: str, english: str) -> dict[int, str]:
+    return {GERMAN: german, ENGLISH: english}
+
+
+FACET_NAMES: dict[str, dict[int, str]] = {
+    "processes": _names("Prozesse", "Processes"),
+    "users": _names("Benutzer", "Users"),
+    "products": _names("Produkte", "Products"),
+    "organization": _names("Organisation", "Organization"),
+    "knowledge": _names("Wissen", "Knowledge"),
+    "inputsoutputs": _names("Inputs und Outputs", "Inputs and outputs"),
+    "requirements": _names("Anforderungen", "Requirements"),
+    "it": _names("IT-Systeme", "IT systems"),
+    "stereotypes": _names("Stereotypen", "Stereotypes"),
+    "automation": _names("Automatisierung", "Automation"),
+    "cultures": _names("Sprachen", "Cultures"),
+    "usergroups": _names("Benutzergruppen", "User groups"),
+}
+
+LAYOUT_NAMES: dict[str, dict[int, str]] = {
+    "detailed": _names("Detailliert", "Detailed"),
+    "vertical": _names("Vertikal", "Vertical"),
+    "horizontal": _names("Horizontal", "Horizontal"),
+    "verticalSwimlane": _names("Vertikal mit Schwimmbahnen", "Vertical swimlanes"),
+    "horizontalSwimlane": _names("Horizontal mit Schwimmbahnen", "Horizontal swimlanes"),
+    "graphic": _names("Grafik", "Graphic"),
+    "processMatrix": _names("Prozessmatrix", "Process matrix"),
+    "customerMatrix": _names("Kundenmatrix", "Customer matrix"),
+    "entityRelationship": _names("Beziehungen", "Relationships"),
+}
+
+#: Attribute key → names, for the attributes the catalog and the server know; a tenant's
+#: own attribute has none (the viewer then says its key in words).
+ATTRIBUTE_NAMES: dict[str, dict[int, str]] = {
+    **{key: _names(german, english) for key, _type, german, english, _inv in COMMON_ATTRIBUTES},
+    "createdOn": _names("Erstellt am", "Created on"),
+    "changedOn": _names("Geändert am", "Changed on"),
+    "version": _names("Version", "Version"),
+    "validFrom": _names("Gültig ab", "Valid from"),
+    "validUntil": _names("Gültig bis", "Valid until"),
+    "isReleased": _names("Freigegeben", "Released"),
+    "relOn": _names("Freigegeben am", "Released on"),
+    "state1": _names("Status", "State"),
+    "releaseComment": _names("Freigabekommentar", "Release comment"),
+    "reasonForRevision": _names("Grund der Überarbeitung", "Reason for revision"),
+    "processMaturity": _names("Prozessreife", "Process maturity"),
+    "firstName": _names("Vorname", "First name"),
+    "lastName": _names("Nachname", "Last name"),
+    "role": _names("Rolle", "Role"),
+}
+
+#: A token's role → names (the viewer's header, a user's `role` attribute).
+ROLE_NAMES: dict[str, dict[int, str]] = {
+    "viewer": _names("Betrachter", "Viewer"),
+    "analyzer": _names("Analyst", "Analyzer"),
+    "editor": _names("Bearbeiter", "Editor"),
+    "architect": _names("Architekt", "Architect"),
+    "approver": _names("Freigeber", "Approver"),
+    "administrator": _names("Administrator", "Administrator"),
+}
+
+#: Selection attribute → value key → names.
+SELECTION_VALUE_NAMES: dict[str, dict[str, dict[int, str]]] = {
+    "processMaturity": {
+        "defined": _names("definiert", "defined"),
+        "implemented": _names("umgesetzt", "implemented"),
+        "trained": _names("geschult", "trained"),
+        "isLived": _names("gelebt", "lived"),
+        "isMeasured": _names("gemessen", "measured"),
+        "getsImproved": _names("wird verbessert", "being improved"),
+    },
+    "role": ROLE_NAMES,
+}
+
+#: Release state → names: the drawings' (renderer/names.py) plus `show`, the state of
+#: every element outside the release workflow.
+STATE_DISPLAY_NAMES: dict[str, dict[int, str]] = {
+    **STATE_NAMES, "show": _names("nicht versioniert", "not versioned"),
+}
+
+#: Release transition (repository/release.py) → names, as a button says what it does.
+TRANSITION_NAMES: dict[str, dict[int, str]] = {
+    "InProcessToInReview": _names("Zur Prüfung einreichen", "Submit for review"),
+    "InProcessToReadyForQA": _names("An die Qualitätssicherung", "Send to QA"),
+    "InProcessToReadyForRelease": _names("Zur Freigabe vorlegen", "Submit for release"),
+    "InProcessToReleased": _names("Freigeben", "Release"),
+    "InProcessToReleasedQA": _names("Freigeben (nach QS)", "Release (after QA)"),
+    "InProcessToReleasedExternal": _names("Freigeben (extern)", "Release (external)"),
+    "InReviewToInProcess": _names("Zurück in Bearbeitung", "Back to editing"),
+    "InReviewToReadyForQA": _names("An die Qualitätssicherung", "Send to QA"),
+    "ReadyForQAToInProcess": _names("Zurück in Bearbeitung", "Back to editing"),
+    "ReadyForQAToReadyForRelease": _names("Zur Freigabe vorlegen", "Submit for release"),
+    "ReadyForReleaseToInProcess": _names("Zurück in Bearbeitung", "Back to editing"),
+    "ReadyForReleaseToReleased": _names("Freigeben", "Release"),
+    "ReleasedToRequestToExpire": _names("Ablauf beantragen", "Request expiry"),
+    "RequestToExpireToExpired": _names("Ablauf genehmigen", "Approve expiry"),
+    "RequestToExpireToReleased": _names("Ablauf ablehnen", "Keep released"),
+}
+
+#: Attributes a reader is not shown as such: the state and version (the panel's facts say
+#: them) and the role flags a user's `role` already says.
+INTERNAL_ATTRIBUTES = frozenset({"state1", "version", "name"}) | frozenset(
+    f"role{role.capitalize()}" for role in ROLE_NAMES)
 
 
 def facet_of_type(type_key: str, facet_hint: str | None = None) -> str | None:

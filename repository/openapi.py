@@ -251,6 +251,16 @@ SCHEMAS: dict[str, Schema] = {
             "type": "object", "required": ["id", "index"],
             "properties": {"id": _STRING, "index": {"type": "integer"}}}}},
     },
+    "CallerValues": {
+        "type": "object", "required": ["count", "values"],
+        "properties": {"count": {"type": "integer"}, "values": {"type": "array", "items": {
+            "type": "object", "required": ["id", "name", "role", "permissions"],
+            "properties": {
+                "id": _STRING, "name": _STRING, "role": _STRING,
+                "permissions": {"type": "array", "items": _STRING},
+                "expiresAt": _nullable(_STRING),
+            }}}},
+    },
     "Transitions": {
         "type": "object", "required": ["count"],
         "properties": {"count": {"type": "integer"},

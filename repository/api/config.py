@@ -37,7 +37,8 @@ def describe(element_type: catalog.ElementType) -> dict[str, Any]:
         for key, data_type, german, english, invariant in catalog.COMMON_ATTRIBUTES
     ]
     properties += [
-        _attribute_property(key, "SelectionValue", key, key, True, options)
+        _attribute_property(key, "SelectionValue", *_german_english(catalog.ATTRIBUTE_NAMES.get(key), key),
+                            True, options)
         for key, options in element_type.selections.items()
     ]
     properties += [
@@ -57,7 +58,7 @@ def describe(element_type: catalog.ElementType) -> dict[str, Any]:
         "displayNames": {str(c): n for c, n in element_type.display_names.items()},
         "descriptions": {},
         "properties": properties,
-        "layouts": [{"key": key, "displayNames": _names(key, key)}
+        "layouts": [{"key": key, "displayNames": _names(*_german_english(catalog.LAYOUT_NAMES.get(key), key))}
                     for key in ("detailed", "graphic")],
     }
 
@@ -68,7 +69,9 @@ def _attribute_property(key: str, data_type: str, german: str, english: str,
                                  "isInvariantCulture": invariant}
     if data_type == "SelectionValue":
         attribute["selectableValues"] = [
-            {"key": option, "displayNames": _names(option, option), "descriptions": {},
+            {"key": option,
+             "displayNames": _names(*_german_english(catalog.SELECTION_VALUE_NAMES.get(key, {}).get(option), option)),
+             "descriptions": {},
              "tooltips": {}}
             for option in options
         ]
@@ -78,3 +81,9 @@ def _attribute_property(key: str, data_type: str, german: str, english: str,
 
 def _names(german: str, english: str) -> dict[str, str]:
     return {str(catalog.GERMAN): german, str(catalog.ENGLISH): english}
+
+
+def _german_english(names: dict[int, str] | None, key: str) -> tuple[str, str]:
+    """A catalog entry's German and English names, else the key in both."""
+    names = names or {}
+    return names.get(catalog.GERMAN, key), names.get(catalog.ENGLISH, key)

@@ -138,6 +138,10 @@ PAGE_SIZE = _query("$pageSize", _page_number(MAX_PAGE_SIZE, DEFAULT_PAGE_SIZE),
                    "Elements per page", allowEmptyValue=True)
 PAGE_SELECTION_KEY = _query("$pageSelectionKey", STRING,
                             "Element id whose page is returned (empty: none)")
+RELEASE_COMMENT_LENGTH = 2000
+RELEASE_COMMENT = _query("comment", {"type": "string", "maxLength": RELEASE_COMMENT_LENGTH},
+                         "A comment on a release (only with a transition into released), kept "
+                         "as the released version's `releaseComment`")
 IGNORE_WARNINGS = _query("ignoreWarnings",
                          {"type": "string", "pattern": "^(?:[Tt][Rr][Uu][Ee]|[Ff][Aa][Ll][Ss][Ee])$"},
                          "Ignore validation warnings: true or false, in any case")

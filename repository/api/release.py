@@ -14,6 +14,7 @@ from repository.api.endpoint import Resource
 from repository.api.lookup import serializer
 from repository.api.routes import RELEASE_PREFIXES
 from repository.errors import InvalidInput, NotFound
+from repository.input_rules import check_text
 from repository.serialize import Shaping
 
 resource = Resource("release", __name__)
@@ -37,7 +38,7 @@ def list_transitions(req: TenantRequest, element_id: str) -> dict[str, Any]:
 @resource.endpoint("POST", tuple(prefix + "/<element_id>/transitions/<transition_id>"
                                  for prefix in RELEASE_PREFIXES),
                    summary="Change state", api_version="4.0", answer="ElementList",
-                   parameters=(parameters.IGNORE_WARNINGS,))
+                   parameters=(parameters.IGNORE_WARNINGS, parameters.RELEASE_COMMENT))
 def change_state(req: TenantRequest, element_id: str, transition_id: str) -> dict[str, Any]:
     name = parameters.IGNORE_WARNINGS.name
     ignore_warnings = request.args.get(name)
@@ -47,7 +48,24 @@ def change_state(req: TenantRequest, element_id: str, transition_id: str) -> dic
         transition = release.find(transition_id)
     except release.UnknownTransition:
         raise NotFound(f"Transition {transition_id!r} not found") from None
+    comment = _release_comment(transition)
     element = req.store.reads.element(element_id)
     req.caller.require(transition.permission)
-    req.store.releases.transition(element, transition, req.actor_pk)
+    req.store.releases.transition(element, transition, req.actor_pk, comment=comment)
     return elements_envelope(serializer(req, Shaping()).elements([(element, None)]))
+
+
+def _release_comment(transition: release.Transition) -> str | None:
+    """The optional `comment` of a release: plain text of bounded length; refused (400)
+    with a transition that does not release, which would have nowhere to keep it."""
+    comment = request.args.get(parameters.RELEASE_COMMENT.name)
+    if comment is None or not comment.strip():
+        return None
+    if transition.effect is not release.Effect.RELEASE:
+        raise InvalidInput(f"A comment goes with a release; {transition.transition_id} "
+                           "does not release")
+    if len(comment) > parameters.RELEASE_COMMENT_LENGTH:
+        raise InvalidInput(f"A release comment holds at most {parameters.RELEASE_COMMENT_LENGTH} "
+                           f"characters, not {len(comment)}")
+    check_text(comment, "The release comment")
+    return comment.strip()

@@ -14,6 +14,7 @@ from repository.cli.common import (
     Subcommands,
     add_command,
     db_option,
+    engine_or_hint,
     session_on,
     with_db,
 )
@@ -107,7 +108,7 @@ def _db_upgrade(args: argparse.Namespace) -> int:
     from repository.settings import database_url
     from repository.store.db import SchemaMismatch, make_engine, upgrade_schema
 
-    engine = make_engine(database_url(args.db))
+    engine = engine_or_hint(make_engine, database_url(args.db))
     try:
         found = upgrade_schema(engine)
     except SchemaMismatch as error:

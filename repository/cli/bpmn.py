@@ -161,6 +161,7 @@ def plan_import(imported: BpmnImport, tenant: Tenant, file_name: str) -> ImportP
         BPMN_PROCESS,
         BPMN_PROCESS_NAME,
         BPMN_TYPE,
+        name_from_file,
     )
     from interchange.model import ANNOTATION
     from repository.wire import parse_content_body, parse_document, parse_update_body
@@ -237,7 +238,7 @@ def plan_import(imported: BpmnImport, tenant: Tenant, file_name: str) -> ImportP
     scopes = [None] + [node.id for node in model.nodes if node.expandable and scope_nodes(model, node.id)]
     diagram_names = diagram_name(model)
     named = {"name": _by_culture(diagram_names)} if diagram_names else \
-        {"name": {neutral: Path(file_name).stem}, BPMN_FILE: {neutral: file_name}}
+        {"name": {neutral: name_from_file(file_name)}, BPMN_FILE: {neutral: file_name}}
     diagram_kept = kept(model.plane_element, "collaboration" if model.pools else "process",
                         **{BPMN_FLOWS: flows.get(None, [])}, **artifacts_of(None))
     if not model.pools:  # the diagram is the process

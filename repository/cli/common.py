@@ -5,13 +5,14 @@ from __future__ import annotations
 
 import argparse
 import shlex
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
 from repository import catalog
 
 if TYPE_CHECKING:
+    from sqlalchemy import Engine
     from sqlalchemy.orm import Session
 
 EXIT_FAILURE = 1
@@ -59,6 +60,20 @@ def with_db(db: str | None) -> str:
     return f" --db {shlex.quote(db)}" if db else ""
 
 
+def engine_or_hint(make: Callable[[str], Engine], url: str) -> Engine:
+    """`make(url)`, or, when the URL's database driver is not installed, a one-line
+    refusal saying what to install (instead of a ModuleNotFoundError)."""
+    try:
+        return make(url)
+    except ModuleNotFoundError as error:
+        backend = url.split(":", 1)[0]
+        install = ("pip install -e '.[postgres]' and write the URL as "
+                   "postgresql+psycopg://USER@HOST/DATABASE") if backend.startswith("postgres") \
+            else "install the driver the URL names"
+        raise CommandError(f"The database driver for {backend} is not installed "
+                           f"(no module {error.name!r}): {install}") from None
+
+
 @contextmanager
 def session_on(db: str | None, *, write: bool = True) -> Iterator[Session]:
     """A session on the database, which is at this elrepo's schema (an empty one gets
@@ -74,7 +89,7 @@ def session_on(db: str | None, *, write: bool = True) -> Iterator[Session]:
         session_factory,
     )
 
-    engine = make_engine(database_url(db))
+    engine = engine_or_hint(make_engine, database_url(db))
     try:
         try:
             create_schema(engine)

@@ -8,6 +8,7 @@ import math
 import os
 import socket
 import sys
+from typing import TYPE_CHECKING
 
 from repository.cli.common import CommandError, Subcommands, add_command, db_option, session_on, with_db
 from repository.settings import (
@@ -23,6 +24,9 @@ from repository.settings import (
     database_url,
     redis_url,
 )
+
+if TYPE_CHECKING:
+    from sqlalchemy.orm import Session
 
 HEADER_TIMEOUT_ENV = "ELREPO_HEADER_TIMEOUT"
 DEFAULT_HEADER_TIMEOUT = 10.0
@@ -101,18 +105,32 @@ def _serve(args: argparse.Namespace) -> int:
                 print(f"Viewer: {_viewer_url(args.host, port)} (sign in with the token)",
                       file=sys.stderr)
             else:
-                # A second start finds the data (and the tokens) the first one left.
-                print(f"Empty database, no demo loaded (--no-demo). A tenant:\n  elrepo tenant "
-                      f"create COLLECTION STORAGE{with_db(args.db)}\nThen a token for it:"
-                      if empty else "Serving the data already in the database; earlier tokens "
-                      "stay valid. A new token:", file=sys.stderr)
-                print(f"  elrepo token create COLLECTION STORAGE --role ROLE{with_db(args.db)}",
-                      file=sys.stderr)
-                print(f"Viewer: {_viewer_url(args.host, port)}", file=sys.stderr)
+                _say_how_to_sign_in(session, empty, args.db, _viewer_url(args.host, port))
         print(cache_note, file=sys.stderr)
         run(settings=settings, listener=listener, workers=args.workers,
             header_timeout=header_timeout, body_min_rate=body_min_rate)
     return 0
+
+
+def _say_how_to_sign_in(session: Session, empty: bool, db: str | None, viewer_url: str) -> None:
+    """What a start that loads no demo says: the command that makes a token, paste-ready
+    with the demo's names when the demo tenant is there (a restart of a first start)."""
+    from repository.demo import DEMO_COLLECTION, DEMO_STORAGE
+    from repository.store import find_tenant
+
+    if empty:
+        print(f"Empty database, no demo loaded (--no-demo). A tenant:\n  elrepo tenant create "
+              f"COLLECTION STORAGE{with_db(db)}\nThen a token for it:", file=sys.stderr)
+    else:
+        print("Serving the data already in the database; earlier tokens stay valid. A new "
+              "token:", file=sys.stderr)
+    if not empty and find_tenant(session, DEMO_COLLECTION, DEMO_STORAGE) is not None:
+        print(f"  elrepo token create {DEMO_COLLECTION} {DEMO_STORAGE} --role editor{with_db(db)}",
+              file=sys.stderr)
+        print("  (other roles: viewer, analyzer, architect, approver, administrator)", file=sys.stderr)
+    else:
+        print(f"  elrepo token create COLLECTION STORAGE --role ROLE{with_db(db)}", file=sys.stderr)
+    print(f"Viewer: {viewer_url}", file=sys.stderr)
 
 
 def _viewer_url(host: str, port: int) -> str:

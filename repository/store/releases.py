@@ -34,8 +34,9 @@ class Releases:
         self.guard = guard
 
     def transition(self, element: Element, transition: release.Transition,
-                   actor_pk: int | None) -> Element:
-        """Run a release transition (409 when it does not start from the current state)."""
+                   actor_pk: int | None, *, comment: str | None = None) -> Element:
+        """Run a release transition (409 when it does not start from the current state);
+        a release keeps `comment` as the released version's `releaseComment`."""
         self.guard.refuse_protected_changes([element], actor_pk)
         self.rows.count_writes([element])
         version = self.reads.current_version(element)
@@ -47,6 +48,8 @@ class Releases:
         self._set_state(element, version, transition.target)
         if transition.effect is release.Effect.RELEASE:
             self._release(element, version, stamp, actor_pk)
+            if comment:
+                self.rows.write_attributes(version, {"releaseComment": {NEUTRAL: comment}})
         elif transition.effect is release.Effect.REQUEST_EXPIRY:
             self._open_expiry_task(element, actor_pk)
         elif transition.effect is release.Effect.EXPIRE:

@@ -37,7 +37,7 @@ class Versions:
         element.state = release.IN_PROCESS
         attributes = self.reads.attributes([frozen.pk])[frozen.pk]
         label_of_frozen = str(attributes.get("version", {}).get(NEUTRAL, release.FIRST_VERSION))
-        for dropped in ("validFrom", "validUntil", "relOn"):
+        for dropped in ("validFrom", "validUntil", "relOn", "releaseComment"):
             attributes.pop(dropped, None)
         attributes.update({
             "version": {NEUTRAL: release.revision_version(label_of_frozen)},

@@ -12,11 +12,13 @@ renderer measures text with, so labels fit their shapes in the browser too.
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from importlib import resources
 
-from flask import Blueprint, Flask, Response, abort, request
+from flask import Blueprint, Flask, Response, abort, redirect, request
 
 from interchange.kept import KEPT_ATTRIBUTES
+from renderer.names import RELATION_NAMES
 from repository import catalog
 
 __all__ = ["URL_PREFIX", "register_viewer"]
@@ -40,6 +42,7 @@ STATIC_ASSETS: dict[str, str] = {
     "edit.js": JAVASCRIPT,
     "panel.js": JAVASCRIPT,
     "bpmn.js": JAVASCRIPT,
+    "i18n.js": JAVASCRIPT,
 }
 # Rendered SVG is inserted into the page (after diagram.js sanitizes it); PNG export draws
 # it from a blob: URL, the only source beyond 'self' the page needs.
@@ -49,8 +52,9 @@ _CULTURE_NAMES = {catalog.ENGLISH: "English", catalog.GERMAN: "Deutsch"}
 
 
 def register_viewer(app: Flask) -> None:
-    """Serve the viewer at `/ui/` on `app`."""
+    """Serve the viewer at `/ui/` on `app`; the service's root leads there."""
     app.register_blueprint(_blueprint())
+    app.add_url_rule("/", "viewer_home", lambda: redirect(f"{URL_PREFIX}/"))
 
 
 def _blueprint() -> Blueprint:
@@ -93,17 +97,40 @@ def _asset_response(name: str) -> Response:
 
 def catalog_document() -> dict[str, object]:
     """What the page needs to know of the catalog: each facet's views, each type's facet
-    and display names, the layout keys and the cultures it offers, and the attributes a
-    BPMN import keeps (the panel says them in a line of their own, `bpmn.js`)."""
+    and display names, the layout keys and the cultures it offers, the attributes a BPMN
+    import keeps (the panel says them in a line of their own, `bpmn.js`), and the words
+    a reader sees instead of keys: facets, views, layouts, attributes and their selection
+    values, related contexts, states, transitions and roles (`repository.catalog`)."""
     return {
-        "facets": [{"name": facet.name, "views": list(facet.views)}
+        "facets": [{"name": facet.name, "views": list(facet.views),
+                    "displayNames": _by_culture(catalog.FACET_NAMES[facet.name])}
                    for facet in catalog.FACETS.values()],
         "types": {key: {"facet": catalog.facet_of_type(key),
-                        "displayNames": {str(c): n for c, n in element_type.display_names.items()},
+                        "displayNames": _by_culture(element_type.display_names),
                         "color": element_type.color}
                   for key, element_type in catalog.TYPES.items()},
         "layouts": list(catalog.LAYOUT_KEYS),
         "cultures": [{"id": culture, "name": name} for culture, name in _CULTURE_NAMES.items()],
         "neutralCulture": catalog.NEUTRAL,
         "keptAttributes": sorted(KEPT_ATTRIBUTES),
+        "internalAttributes": sorted(catalog.INTERNAL_ATTRIBUTES),
+        "names": {
+            "layouts": _each_by_culture(catalog.LAYOUT_NAMES),
+            "views": _each_by_culture(catalog.VIEW_NAMES),
+            "attributes": _each_by_culture(catalog.ATTRIBUTE_NAMES),
+            "selectionValues": {attribute: _each_by_culture(values)
+                                for attribute, values in catalog.SELECTION_VALUE_NAMES.items()},
+            "related": _each_by_culture(RELATION_NAMES),
+            "states": _each_by_culture(catalog.STATE_DISPLAY_NAMES),
+            "transitions": _each_by_culture(catalog.TRANSITION_NAMES),
+            "roles": _each_by_culture(catalog.ROLE_NAMES),
+        },
     }
+
+
+def _by_culture(names: Mapping[int, str]) -> dict[str, str]:
+    return {str(culture): name for culture, name in names.items()}
+
+
+def _each_by_culture(table: Mapping[str, Mapping[int, str]]) -> dict[str, dict[str, str]]:
+    return {key: _by_culture(names) for key, names in table.items()}

@@ -1,6 +1,7 @@
 // Calls to this service's REST API with the tenant's bearer token, and what the answers
 // teach the page: each element's facet and name.
 
+import { t } from "./i18n.js";
 import { enc, showSignIn, state } from "./page.js";
 
 const NAME_LOOKUP_CHUNK = 100; // ids per `$filter=id in (...)`, well under its 8,000 chars
@@ -30,7 +31,7 @@ export async function api(path, {
   if (!response.ok) {
     let message = `${response.status} ${response.statusText}`;
     try { message = (await response.json()).message || message; } catch { /* not JSON */ }
-    if (response.status === 401) showSignIn(`The token was not accepted: ${message}`);
+    if (response.status === 401) showSignIn(t("tokenRefused", { reason: message }));
     throw new ApiError(message, response.status);
   }
   const answer = await (svg ? response.text() : response.json());

@@ -28,6 +28,7 @@ export const state = {
   names: new Map(), // element id -> its `name` attribute (culture -> text)
   elementStates: new Map(), // element id -> its lifecycle state, for versioned elements
   navigation: 0, // newest route(); older answers are dropped
+  caller: null, // the signed-in token's own description: {name, role, permissions}
 };
 
 export function note(text) {
@@ -82,6 +83,7 @@ export function hrefFor(elementId, { diagramId, layout = state.layout, culture =
 // One token per tenant, because a token belongs to exactly one tenant.
 export const tokenKey = (collection, storage) => `elrepo.token/${collection}/${storage}`;
 
+// The sign-in form, with `message` (why it is shown: a refused token) beside its fields.
 export function showSignIn(message) {
   const form = $("[data-testid=sign-in]");
   form.hidden = false;
@@ -91,13 +93,16 @@ export function showSignIn(message) {
   form.elements.storage.value = state.storage || DEFAULT_TENANT.storage;
   if (state.collection) sessionStorage.removeItem(tokenKey(state.collection, state.storage));
   state.treeTenant = null;
+  state.caller = null;
   $("[data-testid=tenant]").textContent = "";
-  setStatus(message || "", Boolean(message));
+  $("[data-testid=sign-in-error]").textContent = message || "";
+  setStatus("");
   form.elements.token.focus();
 }
 
 export function showWorkspace() {
   $("[data-testid=sign-in]").hidden = true;
+  $("[data-testid=sign-in-error]").textContent = "";
   $(".workspace").hidden = false;
   for (const element of $$(".bar .signed-in")) element.hidden = false;
   $("[data-testid=tenant]").textContent = `${state.collection}/${state.storage}`;

@@ -145,12 +145,12 @@ def diagram_names(db: str) -> dict[str, str]:
 
 
 @pytest.mark.parametrize("db", ["sqlite"], indirect=True)
-def test_a_diagram_is_named_after_its_process_or_pool_else_its_file(db: str, tmp_path: Path) -> None:
+def test_a_diagram_is_named_after_its_process_or_pool_else_its_file_in_words(db: str, tmp_path: Path) -> None:
     files = {name: next(path for path in FIXTURE_FILES if path.name == name) for name in (
         MEANING_FILE.name, "collaboration.one-pool-without-lanes.bpmn", "lane.cross-lane-sequence-flow.bpmn")}
     assert main(["import", "--db", db, *TENANT, *map(str, files.values())]) == 0
     assert diagram_names(db) == {"Process_Claims": "Handle a claim", "Collaboration_Customer": "Customer",
-                                 "Collaboration_1nusplv": "lane.cross-lane-sequence-flow"}
+                                 "Collaboration_1nusplv": "Cross lane sequence flow"}  # not the file's name
     # the file's name stays the diagram's: it does not become the process's
     exported = [model for models in export(db, tmp_path / "out").values() for model in models]
     process_names = {process: dict(names) for model in exported for process, names in model.process_names.items()}

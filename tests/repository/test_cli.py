@@ -209,8 +209,19 @@ def test_a_second_serve_on_the_same_database_says_it_serves_the_data_already_the
     again = capsys.readouterr()
     assert again.out == "" and "Loaded" not in again.err
     assert "Serving the data already in the database; earlier tokens stay valid." in again.err
-    assert main(printed_command(again.err, "token create", COLLECTION="demo",
-                                STORAGE="default", ROLE="viewer")) == 0
+    # paste-ready: the demo's names and a role, nothing to fill in
+    pasted = printed_command(again.err, "token create")
+    assert pasted[:6] == ["token", "create", "demo", "default", "--role", "editor"]
+    assert main(pasted) == 0
+    assert len(capsys.readouterr().out.strip()) > 30  # the token, alone on standard output
+
+
+def test_a_postgresql_url_without_its_driver_gets_a_one_line_hint(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    # pg8000 stands for any driver this venv lacks (psycopg is installed for the tests)
+    assert main(["tenant", "create", "a", "b", "--db", "postgresql+pg8000://u@127.0.0.1:1/x"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "pip install -e '.[postgres]'" in err and "pg8000" in err
 
 
 def test_serve_with_no_demo_on_an_empty_database_says_so(

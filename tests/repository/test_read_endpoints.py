@@ -114,9 +114,13 @@ def test_config_all_types_of_the_facet_and_one_type_case_insensitive(api: Api) -
     maturity = properties["processMaturity"]["attribute"]
     assert maturity["dataType"] == "SelectionValue"
     assert [v["key"] for v in maturity["selectableValues"]][:2] == ["defined", "implemented"]
+    # words, not keys, in both cultures (issue 23)
+    assert properties["processMaturity"]["displayNames"] == {"1031": "Prozessreife", "1033": "Process maturity"}
+    assert maturity["selectableValues"][4]["displayNames"] == {"1031": "gemessen", "1033": "measured"}
     assert properties["executedBy"]["related"]["relatedTypes"] == ["orgUnit"]
     assert properties["executedBy"]["related"]["facet"] == "organization"
     assert {layout["key"] for layout in one["values"][0]["layouts"]} == {"detailed", "graphic"}
+    assert one["values"][0]["layouts"][0]["displayNames"]["1031"] == "Detailliert"
 
 
 def test_config_unknown_type_is_404(api: Api) -> None:

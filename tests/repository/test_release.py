@@ -142,3 +142,31 @@ def test_state_machine_is_pure_and_complete() -> None:
     assert release.revision_version("2.0") == "2.1"
     assert all(t.permission == "ApproveElement" for t in release.TRANSITIONS
                if t.target in ("released", "expired"))
+
+
+def test_a_release_keeps_its_comment_on_the_released_version_only(api: Api) -> None:
+    response = run(api, DRAFT, "InProcessToReleased", role="approver", comment="  Audit passed  ")
+    assert response.status_code == 200, response.get_json()
+    assert response.get_json()["elements"][0]["attributes"]["releaseComment"] == {"127": "Audit passed"}
+    update = {"count": 1, "elements": [{"id": DRAFT, "attributes": {"authorNote": {"1033": "v2"}}}]}
+    assert api.post(FACETS + "/processes/views/detail/elements", update).status_code == 200
+    versions = api.get(VERSIONS.format(DRAFT), **{"$resources": "attributes"}).get_json()["elements"]
+    assert [v["attributes"].get("releaseComment") for v in versions] == [{"127": "Audit passed"}, None]
+
+
+def test_a_comment_without_a_release_or_too_long_is_400_and_changes_nothing(api: Api) -> None:
+    assert_error(run(api, DRAFT, "InProcessToInReview", role="editor", comment="why"), 400)
+    assert_error(run(api, DRAFT, "InProcessToReleased", role="approver", comment="x" * 2001), 400)
+    assert transitions(api, DRAFT, "editor")[0] == "InProcessToInReview"  # still in process
+
+
+def test_the_caller_reads_its_own_token(api: Api) -> None:
+    for role in ("editor", "approver"):
+        response = api.get(f"{TENANT}/_api/rest/token", role=role)
+        assert response.status_code == 200, response.get_json()
+        own = response.get_json()["values"][0]
+        assert own["role"] == role and own["permissions"] == [
+            p for p in ("NewElement", "EditElement", "DeleteElement", "ShowElement", "ApproveElement",
+                        "OpenElement") if p in ROLE_PERMISSIONS[role]]
+        assert own["name"] and own["id"]
+    assert_error(api.get(f"{TENANT}/_api/token", role=None), 401)

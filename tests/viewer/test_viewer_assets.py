@@ -92,3 +92,32 @@ def test_the_catalog_document_is_the_service_catalog(client: FlaskClient) -> Non
         "displayNames": {"1031": "Aufgabe", "1033": "Task"}}
     assert document["types"]["orgUnit"]["facet"] == "organization"
     assert {culture["id"] for culture in document["cultures"]} == {catalog.GERMAN, catalog.ENGLISH}
+    names = document["names"]
+    assert names["transitions"]["InProcessToInReview"]["1033"] == "Submit for review"
+    assert names["transitions"]["ReleasedToRequestToExpire"]["1031"] == "Ablauf beantragen"
+    assert names["related"]["changedBy"]["1033"] == "changed by"
+    assert names["selectionValues"]["processMaturity"]["isMeasured"]["1031"] == "gemessen"
+    assert names["states"]["inProcess"]["1033"] == "in process"
+    assert "state1" in document["internalAttributes"]
+
+
+def test_every_key_the_service_answers_with_has_words_in_both_cultures() -> None:
+    from repository import auth, release
+
+    tables = {
+        "transitions": (catalog.TRANSITION_NAMES, {t.transition_id for t in release.TRANSITIONS}),
+        "states": (catalog.STATE_DISPLAY_NAMES, {t.target for t in release.TRANSITIONS} | {"show"}),
+        "roles": (catalog.ROLE_NAMES, set(auth.ROLE_PERMISSIONS)),
+        "facets": (catalog.FACET_NAMES, set(catalog.FACETS)),
+        "layouts": (catalog.LAYOUT_NAMES, set(catalog.LAYOUT_KEYS)),
+        "attributes": (catalog.ATTRIBUTE_NAMES, set(catalog.SERVER_ATTRIBUTES) - {"state1"}
+                       | {key for key, *_ in catalog.COMMON_ATTRIBUTES}),
+    }
+    for table, (names, keys) in tables.items():
+        assert keys <= set(names), (table, keys - set(names))
+        assert all(set(names[key]) >= {catalog.GERMAN, catalog.ENGLISH} for key in keys), table
+
+
+def test_the_service_root_leads_to_the_viewer(client: FlaskClient) -> None:
+    response = client.get("/")
+    assert response.status_code == 302 and response.headers["Location"] == "/ui/"

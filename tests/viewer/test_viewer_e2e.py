@@ -69,9 +69,14 @@ def test_wrong_token_is_refused_with_the_reason(viewer: Viewer) -> None:
     page.goto(viewer.live.viewer_url)
     page.fill("input[name=token]", "not-a-token")
     page.click("[data-testid=sign-in] button[type=submit]")
-    page.wait_for_selector("[data-testid=status].error")
-    assert "Sign-in failed" in (page.text_content("[data-testid=status]") or "")
+    error = page.locator("[data-testid=sign-in-error]")
+    error.get_by_text("Sign-in failed").wait_for()
     assert page.is_visible("input[name=token]")
+    # beside the form that caused it, not in the status line at the foot of the page
+    field = page.locator("input[name=token]").bounding_box()
+    said = error.bounding_box()
+    assert field is not None and said is not None and 0 < said["y"] - field["y"] < 200
+    assert page.text_content("[data-testid=status]") == ""
     viewer.shot("refused")
 
 
@@ -158,13 +163,23 @@ def test_release_from_the_panel_as_approver(viewer: Viewer) -> None:
     viewer.open(ORDER_TO_CASH)
     release = page.locator("button[data-transition=InProcessToReleased]")
     release.wait_for()
-    assert page.locator("[data-testid=transitions] button").count() >= 1
+    assert release.text_content() == "Release"
+    assert page.locator("[data-testid=role]").text_content() == "Signed in as Approver"
     viewer.shot("transitions")
+    release.click()  # asks first: cancelling changes nothing
+    dialog = page.locator("[data-testid=confirm]")
+    dialog.get_by_role("button", name="Cancel").click()
+    assert not dialog.is_visible() and page.text_content("[data-testid=release-result]") == ""
     release.click()
+    dialog.locator("textarea[name=comment]").fill("Checked with sales: ready")
+    viewer.shot("confirm-release")
+    dialog.locator("[data-testid=confirm-run]").click()
     page.wait_for_selector("[data-testid=release-result] >> text=/now released, version 3.0/")
     page.wait_for_selector("[data-testid=element-state] >> text='released'")
-    versions = page.locator("[data-testid=versions] li").all_text_contents()
+    versions = page.locator("[data-testid=versions] li .version-line").all_text_contents()
     assert versions[-1] == "3.0 — released" and "2.0 — expired" in versions
+    assert page.locator("[data-testid=versions] li").last.locator(
+        "[data-testid=release-comment]").text_content() == "Checked with sales: ready"
     assert page.locator("button[data-transition=InProcessToReleased]").count() == 0
     viewer.shot("released")
     assert viewer.problems == []
