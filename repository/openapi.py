@@ -80,16 +80,16 @@ _RELATED_INPUT: Schema = {"type": "object", "propertyNames": _NAME,
 def _comparison_schema() -> Schema:
     """The compare endpoint's answer (repository/api/compare.py, renderer/compare.py)."""
     names = _map_of(_STRING)
-    change = {"attributes": {"type": "array", "items": {
+    change: Schema = {"attributes": {"type": "array", "items": {
                   "type": "object", "required": ["name", "cultures"],
                   "properties": {"name": _STRING, "cultures": {"type": "array", "items": {"type": "integer"}}}}},
               "related": {"type": "array", "items": _STRING},
               "typeChanged": {"type": "boolean"}, "childrenChanged": {"type": "boolean"}}
-    shape = {"type": "object", "required": ["shapeId", "elementId", "type", "name"],
+    shape: Schema = {"type": "object", "required": ["shapeId", "elementId", "type", "name"],
              "properties": {"shapeId": _STRING, "elementId": _STRING, "type": _STRING, "name": names}}
-    element = {"type": "object", "required": ["id", "type", "name"],
+    element: Schema = {"type": "object", "required": ["id", "type", "name"],
                "properties": {"id": _STRING, "type": _STRING, "name": names}}
-    flow = {"type": "object", "required": ["sourceShapeId", "targetShapeId"],
+    flow: Schema = {"type": "object", "required": ["sourceShapeId", "targetShapeId"],
             "properties": {"sourceShapeId": _STRING, "targetShapeId": _STRING}}
 
     def listed(item: Schema) -> Schema:

@@ -9,6 +9,7 @@ from lxml import etree
 
 from tests.repository.conftest import OTHER_TENANT, TENANT, Api, assert_error
 from tests.repository.standin import DRAFT, ORDER
+from tests.repository.test_openapi import document, validate
 from tests.repository.test_versioned_content import CONTENT, release, update, versions
 
 COMPARE = TENANT + "/_api/rest/diagram/{}/compare/{}/{}"
@@ -35,11 +36,16 @@ def new_revision(api: Api) -> tuple[str, str, str]:
     return old_version, new_version, added
 
 
-def test_compare_names_the_added_shape_its_flow_and_the_renamed_diagram(api: Api) -> None:
+__all__ = ["document"]  # the OpenAPI document, a fixture of test_openapi
+
+
+def test_compare_names_the_added_shape_its_flow_and_the_renamed_diagram(api: Api, document: dict[str, Any]) -> None:
     old, new, added = new_revision(api)
-    response = api.get(COMPARE.format(ORDER, old, new), **{"api-version": "2.0"})
+    path = COMPARE.format(ORDER, old, new)
+    response = api.get(path, **{"api-version": "2.0"})
     assert response.status_code == 200, response.get_json()
     body: dict[str, Any] = response.get_json()
+    validate(document, "GET", path, 200, body)
     assert (body["diagramId"], body["fromVersionId"], body["toVersionId"]) == (ORDER, old, new)
     assert body["same"] is False
     assert [s["shapeId"] for s in body["shapes"]["added"]] == [added]
