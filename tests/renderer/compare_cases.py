@@ -38,9 +38,11 @@ def newer(old: dict[str, Any]) -> dict[str, Any]:
     return edited(new, insert_after="shape-1", remove=REMOVED_SHAPE)
 
 
-def edited(fixture: dict[str, Any], insert_after: str, remove: str) -> dict[str, Any]:
-    """A task inserted on the flow leaving ``insert_after`` and the shape ``remove`` cut
-    out (its predecessors joined to its successors); indices renumbered, ids kept."""
+def edited(fixture: dict[str, Any], insert_after: str, remove: str, added: str = ADDED_SHAPE) -> dict[str, Any]:
+    """A task (shape id ``added``) inserted on the flow leaving ``insert_after`` and the
+    shape ``remove`` cut out (its predecessors joined to its successors); indices
+    renumbered, ids kept."""
+    fixture = copy.deepcopy(fixture)
     values = fixture["values"]
     ids = {value["shapeInfo"]["index"]: value["shapeInfo"]["id"] for value in values}
     predecessors = {value["shapeInfo"]["id"]: [ids[i] for i in value["shapeInfo"]["predecessors"]]
@@ -51,14 +53,14 @@ def edited(fixture: dict[str, Any], insert_after: str, remove: str) -> dict[str,
             predecessors[shape_id] = list(dict.fromkeys(
                 [p for p in before if p != remove] + [p for p in removed_before if p not in before]))
         if before == [insert_after]:
-            predecessors[shape_id] = [ADDED_SHAPE]
-    predecessors[ADDED_SHAPE] = [insert_after]
-    task = {"id": "element-new", "type": "task", "facetName": "processes",
+            predecessors[shape_id] = [added]
+    predecessors[added] = [insert_after]
+    task = {"id": added.replace("shape-", "element-"), "type": "task", "facetName": "processes",
             "attributes": {"name": {"1031": "Vertragsdaten erfassen", "1033": "Record contract data"}},
             "related": {}}
     kept = [value for value in values if value["shapeInfo"]["id"] != remove]
     at = next(i for i, value in enumerate(kept) if value["shapeInfo"]["id"] == insert_after) + 1
-    kept.insert(at, {"shapeInfo": {"id": ADDED_SHAPE}, "element": task})
+    kept.insert(at, {"shapeInfo": {"id": added}, "element": task})
     index = {value["shapeInfo"]["id"]: i for i, value in enumerate(kept)}
     for value in kept:
         shape_id = value["shapeInfo"]["id"]
