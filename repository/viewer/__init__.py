@@ -35,6 +35,7 @@ STATIC_ASSETS: dict[str, str] = {
     "tree.js": JAVASCRIPT,
     "diagram.js": JAVASCRIPT,
     "panel.js": JAVASCRIPT,
+    "compare.js": JAVASCRIPT,
     "bpmn.js": JAVASCRIPT,
 }
 # Rendered SVG is inserted into the page (after diagram.js sanitizes it); PNG export draws

@@ -1,9 +1,11 @@
 // The element panel: name, type, state, version, attributes, related elements and the
 // path to the root, every one a link; the release transitions open to the token and the
-// element's versions.
+// element's versions (two of them compared, and a pending release against the released
+// one: compare.js).
 
 import { api, elementsPath, fetchElement, lookUpNames } from "./api.js";
 import { panelAttributes } from "./bpmn.js";
+import { clearComparisons, showComparisons } from "./compare.js";
 import { $, $$, enc, hasDrawing, hrefFor, nameElement, note, pick, setStatus, state, typeName } from "./page.js";
 
 export async function showPanel(element) {
@@ -81,6 +83,7 @@ async function showRelease(element) {
   if (!element.versionId) {
     buttons.replaceChildren(note("Not versioned: no release workflow."));
     versions.replaceChildren();
+    clearComparisons();
     return;
   }
   const facet = element.facetName;
@@ -103,6 +106,7 @@ async function showRelease(element) {
     item.textContent = `${pick(version.attributes?.version) ?? "?"} — ${version.state}`;
     return item;
   }));
+  await showComparisons(element, history.elements);
 }
 
 async function runTransition(element, transitionId) {
