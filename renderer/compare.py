@@ -15,6 +15,11 @@ element id, flows by the shape ids of their ends. A shape is
 
 The attributes and related contexts the server keeps (changedOn, version, relBy, ...)
 change with every write and are no change of the model, so they are left out.
+
+An element of one state only (in the repository: every unversioned element, which both
+versions describe alike) cannot show what changed; the caller may name, in
+``written_since``, those it knows were written after the older version was saved: they
+are changed, ``written_since`` set, with no attribute named.
 """
 from __future__ import annotations
 
@@ -57,9 +62,10 @@ class ElementChange:
     related: tuple[str, ...] = ()
     type: bool = False
     children: bool = False
+    written_since: bool = False
 
     def __bool__(self) -> bool:
-        return bool(self.attributes or self.related or self.type or self.children)
+        return bool(self.attributes or self.related or self.type or self.children or self.written_since)
 
 
 @dataclass(frozen=True, slots=True)
@@ -138,8 +144,9 @@ class DiagramChanges:
         }
 
 
-def compare_diagrams(old: Diagram, new: Diagram) -> DiagramChanges:
-    """What changed from ``old`` to ``new`` (see the module's docstring)."""
+def compare_diagrams(old: Diagram, new: Diagram, written_since: frozenset[str] = frozenset()) -> DiagramChanges:
+    """What changed from ``old`` to ``new``; ``written_since``: ids of elements of one
+    state written after ``old`` was saved (see the module's docstring)."""
     old_shapes = {shape.shape_id: shape for shape in old.shapes}
     new_shapes = {shape.shape_id: shape for shape in new.shapes}
     old_flows, new_flows = _flows(old), _flows(new)
@@ -152,7 +159,7 @@ def compare_diagrams(old: Diagram, new: Diagram) -> DiagramChanges:
         if before is None:
             continue
         swapped = before.element.id != shape.element.id
-        change = element_change(before.element, shape.element)
+        change = element_change(before.element, shape.element, written_since)
         if swapped or change:
             changed_shapes.append(ShapeChange(shape, before.element if swapped else None, change))
         elif _moved(old_places.get(shape.shape_id), new_places.get(shape.shape_id)):
@@ -160,7 +167,7 @@ def compare_diagrams(old: Diagram, new: Diagram) -> DiagramChanges:
     old_elements, new_elements = _elements(old), _elements(new)
     changed_elements = [(element, change) for element_id, element in new_elements.items()
                         if element_id in old_elements
-                        and (change := element_change(old_elements[element_id], element))]
+                        and (change := element_change(old_elements[element_id], element, written_since))]
     return DiagramChanges(
         diagram=element_change(old.element, new.element),
         added_shapes=tuple(shape for shape in new.shapes if shape.shape_id not in old_shapes),
@@ -175,7 +182,7 @@ def compare_diagrams(old: Diagram, new: Diagram) -> DiagramChanges:
     )
 
 
-def element_change(old: Element, new: Element) -> ElementChange:
+def element_change(old: Element, new: Element, written_since: frozenset[str] = frozenset()) -> ElementChange:
     """What differs between two states of an element, bookkeeping left out."""
     names = sorted((set(old.attributes) | set(new.attributes)) - BOOKKEEPING_ATTRIBUTES)
     attributes = tuple(AttributeChange(name, cultures) for name in names
@@ -184,7 +191,8 @@ def element_change(old: Element, new: Element) -> ElementChange:
     contexts = sorted((set(old.related) | set(new.related)) - BOOKKEEPING_RELATED)
     related = tuple(context for context in contexts
                     if old.related.get(context, ()) != new.related.get(context, ()))
-    return ElementChange(attributes, related, old.type != new.type, old.children != new.children)
+    return ElementChange(attributes, related, old.type != new.type, old.children != new.children,
+                         new.id in written_since)
 
 
 def _changed_cultures(old: Mapping[int, Any], new: Mapping[int, Any]) -> tuple[int, ...]:
@@ -270,6 +278,8 @@ def _change_json(change: ElementChange) -> dict[str, Any]:
         body["typeChanged"] = True
     if change.children:
         body["childrenChanged"] = True
+    if change.written_since:
+        body["writtenSince"] = True
     return body
 
 

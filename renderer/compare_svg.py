@@ -96,8 +96,10 @@ class Ghost:
 def render_comparison(old_fixture: Any, new_fixture: Any, layout_key: str,
                       culture: int | str = DEFAULT_CULTURE, options: LayoutOptions | None = None,
                       font: FontMetrics | None = None, *,
-                      default_culture: int | str = DEFAULT_CULTURE) -> Comparison:
-    """The compare drawing of two diagram fixtures and what changed between them;
+                      default_culture: int | str = DEFAULT_CULTURE,
+                      written_since: frozenset[str] = frozenset()) -> Comparison:
+    """The compare drawing of two diagram fixtures and what changed between them
+    (``written_since`` as ``compare_diagrams`` takes it);
     ``RenderInputError`` (one line) for what either version cannot be drawn for."""
     cultures = Cultures(culture_id(culture, "culture"), culture_id(default_culture, "default culture"))
     old, new = parse_diagram(old_fixture), parse_diagram(new_fixture)
@@ -106,7 +108,7 @@ def render_comparison(old_fixture: Any, new_fixture: Any, layout_key: str,
     _, old_scene, old_layout = lay_out(old, layout_key, cultures, options, font)
     sketch = Sketch.of(old_layout, VERTICAL if layout_key in VERTICAL_KEYS else HORIZONTAL)
     _, scene, layout = lay_out(new, layout_key, cultures, replace(options, sketch=sketch), font)
-    changes = compare_diagrams(old, new)
+    changes = compare_diagrams(old, new, written_since)
     drawing = draw_svg(layout, scene, font)
     marks = _node_marks(layout, scene, changes)
     ghosts = _ghosts(old_layout, old_scene, layout, frozenset(s.shape_id for s in changes.removed_shapes),

@@ -84,7 +84,8 @@ def _comparison_schema() -> Schema:
                   "type": "object", "required": ["name", "cultures"],
                   "properties": {"name": _STRING, "cultures": {"type": "array", "items": {"type": "integer"}}}}},
               "related": {"type": "array", "items": _STRING},
-              "typeChanged": {"type": "boolean"}, "childrenChanged": {"type": "boolean"}}
+              "typeChanged": {"type": "boolean"}, "childrenChanged": {"type": "boolean"},
+              "writtenSince": {"type": "boolean"}}
     shape: Schema = {"type": "object", "required": ["shapeId", "elementId", "type", "name"],
              "properties": {"shapeId": _STRING, "elementId": _STRING, "type": _STRING, "name": names}}
     element: Schema = {"type": "object", "required": ["id", "type", "name"],

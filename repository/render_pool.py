@@ -254,13 +254,13 @@ class RenderPool:
         assert isinstance(xml, bytes)
         return xml
 
-    def compare(self, job: RenderJob, fixtures: tuple[Any, Any], layout_key: str, culture: int,
-                timeout: float, *, default_culture: int,
+    def compare(self, job: RenderJob, fixtures: tuple[Any, Any], written_since: frozenset[str],
+                layout_key: str, culture: int, timeout: float, *, default_culture: int,
                 timed_out: TimedOutRenders | None = None) -> str:
-        """The compare drawing of two versions' fixtures (older, newer), as `render`
-        draws one: same deadline, refusals and errors. The job's keys must differ from
-        every render's."""
-        svg = self._run("compare", job, (fixtures, layout_key, culture, default_culture),
+        """The compare drawing of two versions' fixtures (older, newer; `written_since` as
+        `renderer.compare.compare_diagrams` takes it), as `render` draws one: same
+        deadline, refusals and errors. The job's keys must differ from every render's."""
+        svg = self._run("compare", job, ((*fixtures, written_since), layout_key, culture, default_culture),
                         timeout, timed_out)
         assert isinstance(svg, str)
         return svg
@@ -494,13 +494,14 @@ def _bpmn_answer(fixture: Any, layout_key: str, culture: int,
         return ("input", str(error))
 
 
-def _compare_answer(fixtures: tuple[Any, Any], layout_key: str, culture: int,
+def _compare_answer(versions: tuple[Any, Any, frozenset[str]], layout_key: str, culture: int,
                     default_culture: int) -> tuple[str, Any]:
     # Imported by the first compare, as the BPMN export is.
     from renderer.compare_svg import render_comparison
 
-    old, new = fixtures
-    return ("output", render_comparison(old, new, layout_key, culture, default_culture=default_culture).svg)
+    old, new, written_since = versions
+    return ("output", render_comparison(old, new, layout_key, culture, default_culture=default_culture,
+                                        written_since=written_since).svg)
 
 
 if __name__ == "__main__":

@@ -25,9 +25,10 @@ from flask import Response, current_app
 
 from renderer.compare import compare_diagrams
 from renderer.contract import MAX_SHAPES, RenderInputError
+from renderer.culture import LANGUAGE_NEUTRAL
 from renderer.identity import engine_version
 from renderer.model import parse_diagram
-from repository import catalog
+from repository import catalog, release
 from repository.api import parameters
 from repository.api.common import TenantRequest, cached_answer
 from repository.api.endpoint import Answer, Resource
@@ -58,7 +59,8 @@ def compare_versions(req: TenantRequest, diagram_id: str, from_version_id: str,
     diagram, older, newer = _versions(req, diagram_id, from_version_id, to_version_id)
     old_fixture, new_fixture = _fixtures(req, diagram, older, newer)
     try:
-        changes = compare_diagrams(parse_diagram(old_fixture), parse_diagram(new_fixture))
+        changes = compare_diagrams(parse_diagram(old_fixture), parse_diagram(new_fixture),
+                                   written_since(older, newer, old_fixture, new_fixture))
     except RenderInputError as error:
         raise InvalidInput(f"Diagram {diagram_id!r} cannot be compared: {error}") from None
     return {"diagramId": diagram_id, "fromVersionId": from_version_id, "toVersionId": to_version_id,
@@ -93,7 +95,8 @@ def render_compare(req: TenantRequest, diagram_id: str, from_version_id: str, to
         content = pool_key(tenant.collection_id, tenant.storage_id,
                            [content_key(tenant.collection_id, tenant.storage_id, "compare", f) for f in fixtures])
         content_keys.put(drawn_key, content)
-        svg = render_pool().compare(RenderJob(key, content, pool_id(tenant)), fixtures, layout_key, culture,
+        svg = render_pool().compare(RenderJob(key, content, pool_id(tenant)), fixtures,
+                                    written_since(older, newer, *fixtures), layout_key, culture,
                                     timeout, default_culture=tenant.default_culture,
                                     timed_out=timed_out_renders())
         return svg.encode("utf-8")
@@ -115,6 +118,31 @@ def _versions(req: TenantRequest, diagram_id: str, from_version_id: str,
             raise NotFound(f"Diagram {diagram_id!r} has no version {version_id!r}")
         found.append(versions[version_id])
     return diagram, found[0], found[1]
+
+
+def written_since(older: ElementVersion, newer: ElementVersion, old_fixture: dict[str, Any],
+                  new_fixture: dict[str, Any]) -> frozenset[str]:
+    """The elements both versions draw that were written after the earlier of the two was
+    frozen (released, requestToExpire, expired): both fixtures describe such an element
+    by its one newest state, so only its `changedOn` can tell that it changed since (a
+    task renamed for the pending release). None when the earlier version is not frozen
+    (it is then the newest, and shares every element's state)."""
+    earlier, earlier_fixture = (older, old_fixture) if older.seq <= newer.seq else (newer, new_fixture)
+    if older.pk == newer.pk or earlier.state not in release.FROZEN_STATES:
+        return frozenset()
+    saved = _changed_on(earlier_fixture["diagram"])
+    if saved is None:
+        return frozenset()
+    drawn_before = {value["element"]["id"] for value in earlier_fixture["values"]}
+    return frozenset(value["element"]["id"] for value in new_fixture["values"]
+                     if value["element"]["id"] in drawn_before
+                     and (_changed_on(value["element"]) or "") > saved)
+
+
+def _changed_on(element: dict[str, Any]) -> str | None:
+    """The server's `changedOn` stamp (ISO 8601, seconds: compared as text)."""
+    value = element.get("attributes", {}).get("changedOn", {}).get(str(LANGUAGE_NEUTRAL))
+    return value if isinstance(value, str) else None
 
 
 def _fixtures(req: TenantRequest, diagram: Element, older: ElementVersion,

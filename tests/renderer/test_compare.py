@@ -119,3 +119,14 @@ def test_a_run_of_inserted_shapes_leaves_its_neighbours_unmarked() -> None:
                  added="shape-newer")
     body = changes_of(old, new)
     assert body["shapes"]["moved"] == []
+
+
+def test_an_element_written_since_is_changed_without_attributes() -> None:
+    old = older()
+    element_id = value_of(old, "shape-4")["element"]["id"]
+    changes = compare_diagrams(parse_diagram(old), parse_diagram(copy.deepcopy(old)), frozenset({element_id}))
+    body = changes.to_json()
+    assert body["same"] is False
+    assert [(c["shapeId"], c["attributes"], c["writtenSince"]) for c in body["shapes"]["changed"]] == [
+        ("shape-4", [], True)]
+    assert changes.shape_marks() == {"shape-4": "changed"}

@@ -3,6 +3,8 @@ and the compare drawing, with the render endpoint's checks."""
 
 from __future__ import annotations
 
+import time
+from datetime import UTC, datetime
 from typing import Any
 
 from lxml import etree
@@ -114,3 +116,28 @@ def test_release_then_compare_keeps_the_released_version_as_it_was(api: Api) -> 
     release(api, ORDER)
     body = api.get(COMPARE.format(ORDER, old, new)).get_json()
     assert [s["shapeId"] for s in body["shapes"]["added"]] == [added]
+
+
+def test_a_task_renamed_since_the_release_is_changed_though_it_has_one_state(api: Api) -> None:
+    """A task is not versioned: both versions describe it by its one state. Written after
+    the released version was saved, it is changed, `writtenSince`; the others are not."""
+    released = api.element(ORDER)
+    saved = released["attributes"]["changedOn"]["127"]
+    while now_stamp() <= saved:  # stamps have seconds: the rename must come after the release's
+        time.sleep(0.2)
+    renamed = released["content"][2]
+    update(api, {"id": renamed["id"], "attributes": {"name": {"1033": "Check the customer's credit"}}})
+    old, new, added = new_revision(api)
+    body = api.get(COMPARE.format(ORDER, old, new)).get_json()
+    assert [(s["shapeId"], s["attributes"], s.get("writtenSince")) for s in body["shapes"]["changed"]] == [
+        (renamed["shapeId"], [], True)]
+    assert [s["shapeId"] for s in body["shapes"]["added"]] == [added]
+    svg = etree.fromstring(api.get(DRAWING.format(ORDER, old, new, 1033, "horizontal")).data)
+    marked = {(o.get("data-shape-id"), o.get("data-change")) for o in svg.iter(f"{SVG}rect")
+              if o.get("class") == "overlay" and o.get("data-change")}
+    assert marked == {(added, "added"), (renamed["shapeId"], "changed")}
+    assert api.get(COMPARE.format(ORDER, new, ORDER)).get_json()["same"] is True  # both in process: one state
+
+
+def now_stamp() -> str:
+    return datetime.now(UTC).replace(tzinfo=None).isoformat(timespec="seconds")
