@@ -139,6 +139,7 @@ function changeList(changes) {
   }
   for (const shape of changes.shapes.changed) {
     const what = [...shape.attributes.map((attribute) => attribute.name), ...shape.related];
+    if (shape.writtenSince) what.push("edited since the older version"); // one state: what changed is not kept
     line("changed", `${shapeText(shape)}: ${what.join(", ") || "its element"}`);
   }
   const diagram = [...changes.diagram.attributes.map((attribute) => attribute.name), ...changes.diagram.related];
