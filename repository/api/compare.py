@@ -53,7 +53,7 @@ COMPARE = TENANT + "/_api/rest/diagram/<diagram_id>/compare/<from_version_id>/<t
 
 @resource.endpoint("GET", COMPARE, summary="Compare two versions of a diagram: shapes, elements "
                    "and flows added, removed, changed or moved", api_version="2.0",
-                   answer="Comparison", deadline=True)
+                   answer="Comparison")  # no layout: reads (statement deadline) and a linear diff
 def compare_versions(req: TenantRequest, diagram_id: str, from_version_id: str,
                      to_version_id: str) -> dict[str, Any]:
     diagram, older, newer = _versions(req, diagram_id, from_version_id, to_version_id)
