@@ -14,7 +14,8 @@ from __future__ import annotations
 
 import base64
 import functools
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 from layouts.geometry import Box, Cell, EdgeRoute, LaneBand, Layout, NodeBox, Point
@@ -46,7 +47,8 @@ from renderer.symbols import (
 )
 from renderer.text import EMBEDDED_FAMILY, FONT_FAMILY, FontMetrics, font_subset_woff2, load_font
 
-__all__ = ["ARROW_MARKER_ID", "finished_document", "path_data", "svg_root", "write_svg"]
+__all__ = ["ARROW_MARKER_ID", "Drawing", "draw_svg", "finished_document", "overlays", "path_data", "svg_root",
+           "write_svg"]
 
 ARROW_MARKER_ID = "arrow"
 EDGE_COLOR = "#4a5568"
@@ -62,6 +64,26 @@ FONT_FACES_KEPT = 64
 def write_svg(layout: Layout, scene: Scene, font: FontMetrics | None = None) -> str:
     """The SVG document of ``layout`` drawn as ``scene`` describes; ``font`` (default:
     the shipped Source Sans Pro) gives the line height and measures the legend."""
+    drawing = draw_svg(layout, scene, font)
+    drawing.root.add(overlays(layout.nodes, drawing.views, scene))
+    return finished_document(drawing.root, drawing.text.font)
+
+
+@dataclass(frozen=True, slots=True)
+class Drawing:
+    """A drawing before its overlays and font: the root (its size set), the scene's
+    views by node id and the text style, for a caller that adds to it (the compare
+    drawing's change marks, renderer/compare_svg.py)."""
+
+    root: Element
+    views: dict[str, ShapeView]
+    text: TextStyle
+    width: float
+    height: float
+
+
+def draw_svg(layout: Layout, scene: Scene, font: FontMetrics | None = None) -> Drawing:
+    """Everything of ``write_svg``'s document but the overlays and the font."""
     views = _checked_views(layout, scene)
     text = TextStyle(font or load_font(), scene.font_size)
     legend = legend_lines(scene)
@@ -87,8 +109,7 @@ def write_svg(layout: Layout, scene: Scene, font: FontMetrics | None = None) -> 
     ):
         if group.children:
             svg.add(group)
-    svg.add(_overlays(layout.nodes, views, scene))
-    return finished_document(svg, text.font)
+    return Drawing(svg, views, text, width, height)
 
 
 def svg_root(width: float, height: float, diagram_id: str, layout_key: str, font_size: float) -> Element:
@@ -334,9 +355,12 @@ def _nodes(name: str, nodes: Sequence[NodeBox], views: dict[str, ShapeView],
 
 
 # --------------------------------------------------------------------------- overlays
-def _overlays(nodes: Sequence[NodeBox], views: dict[str, ShapeView], scene: Scene) -> Element:
+def overlays(nodes: Sequence[NodeBox], views: dict[str, ShapeView], scene: Scene,
+             changes: Mapping[str, str] | None = None) -> Element:
     """The click targets of the SVG contract (docs/contract.md): one transparent rect per
-    node, exactly its box, in root user space, drawn last so they sit on top of everything."""
+    node, exactly its box, in root user space, drawn last so they sit on top of everything.
+    ``changes`` (node id → added, changed or moved) gives a compare drawing's rects their
+    ``data-change``."""
     group = group_element("overlays")
     diagram_id = clean_text(scene.diagram_id)
     for node in nodes:
@@ -346,5 +370,7 @@ def _overlays(nodes: Sequence[NodeBox], views: dict[str, ShapeView], scene: Scen
                  "data-diagram-id": diagram_id}
         if view.lane_id is not None:
             attrs["data-lane-id"] = clean_text(view.lane_id)
+        if changes and node.id in changes:
+            attrs["data-change"] = changes[node.id]
         group.add(rect_element(node.box, attrs))
     return group

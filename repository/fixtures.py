@@ -7,7 +7,8 @@ diagram, its shapes' elements or those descendants reference (one level), so eve
 layout key (swimlanes, matrices, graphic, entityRelationship) finds what it draws.
 
 Every element is described by its newest version: attributes, related, children and the
-diagram's content (older, released versions keep theirs but are not rendered).
+diagram's content; the diagram itself by the version asked for, its newest by default
+(the compare endpoint reads two of them, repository/api/compare.py).
 """
 
 from __future__ import annotations
@@ -19,19 +20,22 @@ from renderer.contract import MAX_SHAPES
 from repository.errors import InvalidInput, TooLarge
 from repository.store import Link, Store
 from repository.store.base import current_version_pk
-from repository.store.models import Element
+from repository.store.models import Element, ElementVersion
 
 MAX_DESCENDANTS = 20000
 #: How deep expanded sub-processes may sit inside each other in a BPMN export.
 MAX_NESTING = 10
 
 
-def diagram_fixture(store: Store, diagram: Element) -> dict[str, Any]:
-    shapes = store.reads.shapes(store.reads.current_version(diagram))
-    descendants = _descendants(store, diagram)
+def diagram_fixture(store: Store, diagram: Element, version: ElementVersion | None = None) -> dict[str, Any]:
+    """The fixture of ``diagram`` as its ``version`` (default: its newest) holds it."""
+    version = version or store.reads.current_version(diagram)
+    shapes = store.reads.shapes(version)
+    chosen = {diagram.pk: version.pk}
+    descendants = _descendants(store, diagram, chosen)
     shape_elements = store.reads.elements_by_pk(s.element_pk for s in shapes)
     described = {diagram.pk: diagram, **shape_elements, **{e.pk: e for e in descendants}}
-    details = _Details(store, list(described.values()))
+    details = _Details(store, list(described.values()), chosen)
     referenced_pks = [pk for e in described.values() for pk in details.link_targets(e)]
     referenced = store.reads.elements_by_pk(referenced_pks)
     details.load([e for pk, e in referenced.items() if pk not in described])
@@ -97,16 +101,16 @@ def nested_fixture(store: Store, diagram: Element, max_depth: int | None = None,
     return gather(diagram, (diagram.id,))
 
 
-def _descendants(store: Store, root: Element) -> list[Element]:
-    """Children (of each newest version) recursively, breadth first, each once (the
-    hierarchy may not loop, but a defensive `seen` keeps a damaged database from hanging
-    a request)."""
+def _descendants(store: Store, root: Element, chosen: dict[int, int]) -> list[Element]:
+    """Children (of each newest version, of the `chosen` version for the elements it
+    names) recursively, breadth first, each once (the hierarchy may not loop, but a
+    defensive `seen` keeps a damaged database from hanging a request)."""
     seen = {root.pk}
     order: list[Element] = []
     frontier = [root]
     while frontier and len(order) < MAX_DESCENDANTS:
-        children = store.reads.child_pks([current_version_pk(e) for e in frontier])
-        fresh = list(dict.fromkeys(pk for e in frontier for pk in children[current_version_pk(e)]
+        children = store.reads.child_pks([_version_pk(e, chosen) for e in frontier])
+        fresh = list(dict.fromkeys(pk for e in frontier for pk in children[_version_pk(e, chosen)]
                                    if pk not in seen))
         seen.update(fresh)
         loaded = store.reads.elements_by_pk(fresh)
@@ -115,11 +119,17 @@ def _descendants(store: Store, root: Element) -> list[Element]:
     return order
 
 
-class _Details:
-    """Attributes, related and children of a set of elements, loaded in batches."""
+def _version_pk(element: Element, chosen: dict[int, int]) -> int:
+    return chosen.get(element.pk) or current_version_pk(element)
 
-    def __init__(self, store: Store, elements: list[Element]) -> None:
+
+class _Details:
+    """Attributes, related and children of a set of elements, loaded in batches: of each
+    element's newest version, or of the version `chosen` names for it."""
+
+    def __init__(self, store: Store, elements: list[Element], chosen: dict[int, int]) -> None:
         self.store = store
+        self.chosen = chosen
         self.attributes: dict[int, dict[str, dict[int, Any]]] = {}
         self.links: dict[int, dict[str, list[Link]]] = {}
         self.children: dict[int, list[str]] = {}
@@ -127,7 +137,7 @@ class _Details:
         self.load(elements)
 
     def load(self, elements: list[Element]) -> None:
-        version_pks = [current_version_pk(e) for e in elements]
+        version_pks = [_version_pk(e, self.chosen) for e in elements]
         self.attributes.update(self.store.reads.attributes(version_pks))
         self.links.update(self.store.reads.links(version_pks))
         children = self.store.reads.child_pks(version_pks)
@@ -135,14 +145,14 @@ class _Details:
                    for link in ls} | {pk for pks in children.values() for pk in pks}
         self.ids.update({pk: e.id for pk, e in self.store.reads.elements_by_pk(targets).items()})
         for element in elements:
-            self.children[element.pk] = [self.ids[pk] for pk in children[current_version_pk(element)]]
+            self.children[element.pk] = [self.ids[pk] for pk in children[_version_pk(element, self.chosen)]]
 
     def link_targets(self, element: Element) -> list[int]:
-        per_context = self.links.get(current_version_pk(element), {})
+        per_context = self.links.get(_version_pk(element, self.chosen), {})
         return [link.target_pk for ls in per_context.values() for link in ls]
 
     def describe(self, element: Element, with_children: bool = True) -> dict[str, Any]:
-        version_pk = current_version_pk(element)
+        version_pk = _version_pk(element, self.chosen)
         body: dict[str, Any] = {
             "id": element.id,
             "type": element.type,

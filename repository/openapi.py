@@ -77,6 +77,47 @@ _REFERENCES_INPUT: Schema = {"type": "array", "items": {
 _RELATED_INPUT: Schema = {"type": "object", "propertyNames": _NAME,
                           "additionalProperties": _REFERENCES_INPUT}
 
+def _comparison_schema() -> Schema:
+    """The compare endpoint's answer (repository/api/compare.py, renderer/compare.py)."""
+    names = _map_of(_STRING)
+    change: Schema = {"attributes": {"type": "array", "items": {
+                  "type": "object", "required": ["name", "cultures"],
+                  "properties": {"name": _STRING, "cultures": {"type": "array", "items": {"type": "integer"}}}}},
+              "related": {"type": "array", "items": _STRING},
+              "typeChanged": {"type": "boolean"}, "childrenChanged": {"type": "boolean"},
+              "writtenSince": {"type": "boolean"}}
+    shape: Schema = {"type": "object", "required": ["shapeId", "elementId", "type", "name"],
+             "properties": {"shapeId": _STRING, "elementId": _STRING, "type": _STRING, "name": names}}
+    element: Schema = {"type": "object", "required": ["id", "type", "name"],
+               "properties": {"id": _STRING, "type": _STRING, "name": names}}
+    flow: Schema = {"type": "object", "required": ["sourceShapeId", "targetShapeId"],
+            "properties": {"sourceShapeId": _STRING, "targetShapeId": _STRING}}
+
+    def listed(item: Schema) -> Schema:
+        return {"type": "array", "items": item}
+
+    def kinds(item: Schema, changed: Schema | None, *extra: str) -> Schema:
+        properties = {"added": listed(item), "removed": listed(item),
+                      **({"changed": listed(changed)} if changed else {}),
+                      **{name: listed(item) for name in extra}}
+        return {"type": "object", "required": list(properties), "properties": properties}
+
+    changed_shape = {**shape, "properties": {**shape["properties"], **change, "elementBefore": _STRING}}
+    changed_element = {**element, "properties": {**element["properties"], **change}}
+    return {
+        "type": "object",
+        "required": ["diagramId", "fromVersionId", "toVersionId", "same", "diagram", "shapes", "elements", "flows"],
+        "properties": {
+            "diagramId": _STRING, "fromVersionId": _STRING, "toVersionId": _STRING,
+            "same": {"type": "boolean"},
+            "diagram": {"type": "object", "required": ["attributes", "related"], "properties": change},
+            "shapes": kinds(shape, changed_shape, "moved"),
+            "elements": kinds(element, changed_element),
+            "flows": kinds(flow, None),
+        },
+    }
+
+
 SCHEMAS: dict[str, Schema] = {
     "ValidJson": {"anyOf": [
         {"type": ["null", "boolean"]}, _INTEGER, _FRACTION, _TEXT,
@@ -98,6 +139,7 @@ SCHEMAS: dict[str, Schema] = {
     "Attributes": _map_of(_map_of({})),
     "Svg": {"type": "string", "description": "An SVG document"},
     "BpmnXml": {"type": "string", "description": "A BPMN 2.0 XML document with diagram interchange"},
+    "Comparison": _comparison_schema(),
     "Element": {
         "type": "object",
         "required": ["id", "creationId", "type", "facetName", "expandUri"],

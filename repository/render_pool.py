@@ -89,8 +89,9 @@ PROCESSES_PER_WORKER = 2
 #: less tells little (it mostly waited), and a repeat runs.
 _TELLING_SHARE = 0.5
 _NICENESS = 10
-#: What a render process makes, as the refusals name it: an SVG, or BPMN 2.0 XML with DI.
-Work = Literal["render", "BPMN export"]
+#: What a render process makes, as the refusals name it: an SVG, BPMN 2.0 XML with DI, or
+#: the compare drawing of two versions (renderer/compare_svg.py).
+Work = Literal["render", "BPMN export", "compare"]
 
 
 class RenderTimedOut(ServiceUnavailable):
@@ -252,6 +253,17 @@ class RenderPool:
                         timeout, timed_out)
         assert isinstance(xml, bytes)
         return xml
+
+    def compare(self, job: RenderJob, fixtures: tuple[Any, Any], written_since: frozenset[str],
+                layout_key: str, culture: int, timeout: float, *, default_culture: int,
+                timed_out: TimedOutRenders | None = None) -> str:
+        """The compare drawing of two versions' fixtures (older, newer; `written_since` as
+        `renderer.compare.compare_diagrams` takes it), as `render` draws one: same
+        deadline, refusals and errors. The job's keys must differ from every render's."""
+        svg = self._run("compare", job, ((*fixtures, written_since), layout_key, culture, default_culture),
+                        timeout, timed_out)
+        assert isinstance(svg, str)
+        return svg
 
     def _run(self, work: Work, job: RenderJob, arguments: tuple[Any, ...], timeout: float,
              timed_out: TimedOutRenders | None) -> Any:
@@ -462,6 +474,8 @@ def _answer(work: Work, fixture: Any, layout_key: str, culture: int,
     try:
         if work == "BPMN export":
             return _bpmn_answer(fixture, layout_key, culture, default_culture)
+        if work == "compare":
+            return _compare_answer(fixture, layout_key, culture, default_culture)
         return ("output", render_any(fixture, layout_key, culture, default_culture=default_culture))
     except RenderInputError as error:
         return ("input", str(error))
@@ -478,6 +492,16 @@ def _bpmn_answer(fixture: Any, layout_key: str, culture: int,
         return ("output", diagram_to_bpmn(fixture, layout_key, culture, default_culture))
     except BpmnError as error:
         return ("input", str(error))
+
+
+def _compare_answer(versions: tuple[Any, Any, frozenset[str]], layout_key: str, culture: int,
+                    default_culture: int) -> tuple[str, Any]:
+    # Imported by the first compare, as the BPMN export is.
+    from renderer.compare_svg import render_comparison
+
+    old, new, written_since = versions
+    return ("output", render_comparison(old, new, layout_key, culture, default_culture=default_culture,
+                                        written_since=written_since).svg)
 
 
 if __name__ == "__main__":

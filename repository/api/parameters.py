@@ -183,6 +183,8 @@ PATH: dict[str, Parameter] = {
     "related_id": _path("relatedId"),
     "type_key": _path("type"),
     "diagram_id": _path("diagramId", ELEMENT_ID),
+    "from_version_id": _path("fromVersionId", ELEMENT_ID),
+    "to_version_id": _path("toVersionId", ELEMENT_ID),
     "culture_id": _path("cultureId", CULTURE_ID),
     "layout_key": _path("layoutKey", _names(list(catalog.LAYOUT_KEYS))),
     "bpmn_layout_key": _path("layoutKey", _names(list(BPMN_LAYOUT_KEYS)), "bpmnLayoutKey"),

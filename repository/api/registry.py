@@ -8,6 +8,7 @@ from repository.api import (
     attributes,
     bpmn,
     caller,
+    compare,
     config,
     content,
     elements,
@@ -23,4 +24,4 @@ from repository.api.endpoint import Resource
 
 RESOURCES: tuple[Resource, ...] = tuple(module.resource for module in (
     views, elements, attributes, related, info, config, content, reporting, release, render,
-    bpmn, caller, maintenance))
+    bpmn, caller, compare, maintenance))

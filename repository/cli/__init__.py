@@ -1,4 +1,4 @@
-"""`elrepo`: serve, db upgrade, tenant create, token create, render, layout, export,
+"""`elrepo`: serve, db upgrade, tenant create, token create, render, layout, diff, export,
 import (README, "Commands").
 
 Every command that touches the store takes `--db URL` (else ELREPO_DATABASE_URL, else
@@ -65,12 +65,12 @@ def run(arguments: Sequence[str]) -> int:
 def _parser() -> argparse.ArgumentParser:
     import argparse
 
-    from repository.cli import admin, bpmn, files, serve, worker
+    from repository.cli import admin, bpmn, diff, files, serve, worker
     from repository.cli.common import HelpFormatter
 
     parser = argparse.ArgumentParser(prog="elrepo", description="Element repository service "
                                      "and diagram renderer", formatter_class=HelpFormatter)
     commands = parser.add_subparsers(required=True, metavar="COMMAND")
-    for module in (serve, admin, files, bpmn, worker):
+    for module in (serve, admin, files, diff, bpmn, worker):
         module.add_commands(commands)
     return parser

@@ -82,7 +82,7 @@ def _read_bytes(path: Path) -> bytes:
         raise CommandError(f"cannot read {path}: {error.strerror}") from None
 
 
-def _write(path: Path, data: bytes) -> None:
+def write_file(path: Path, data: bytes) -> None:
     try:
         path.write_bytes(data)
     except OSError as error:
@@ -93,7 +93,7 @@ def _is_bpmn(path: Path) -> bool:
     return path.suffix.lower() in (".bpmn", ".xml")
 
 
-def _fixture_of(path: Path) -> Any:
+def read_fixture(path: Path) -> Any:
     """The diagram fixture in `path`: read as JSON, or converted from BPMN 2.0 XML."""
     data = _read_bytes(path)
     if _is_bpmn(path):
@@ -133,7 +133,7 @@ def _render(args: argparse.Namespace) -> int:
     if args.output is None:
         sys.stdout.write(svg)
     else:
-        _write(args.output, svg.encode("utf-8"))
+        write_file(args.output, svg.encode("utf-8"))
     return 0
 
 
@@ -150,7 +150,7 @@ def _bpmn_notation(path: Path, layout_key: str, culture: int) -> str:
 
 
 def _rendered_fixture(path: Path, layout_key: str, culture: int) -> str:
-    fixture = _fixture_of(path)
+    fixture = read_fixture(path)
     if isinstance(fixture, dict) and not fixture.get("values"):
         # The engine draws an empty diagram as an empty picture; asked for one from the
         # command line, that is a mistake in the file.
@@ -173,7 +173,7 @@ def _layout(args: argparse.Namespace) -> int:
     except BpmnError as error:
         raise CommandError(f"{args.model}: {error}") from None
     print_warnings(args.model, model.warnings)
-    _write(args.output, laid_out)  # only once the layout succeeded: bad input writes nothing
+    write_file(args.output, laid_out)  # only once the layout succeeded: bad input writes nothing
     return 0
 
 
@@ -241,7 +241,7 @@ def _export_bpmn(jobs: list[ExportJob], output: Path) -> int:
     written = failed = 0
     for job in tqdm(jobs, disable=len(jobs) < 2, file=sys.stderr, unit="diagram"):
         try:
-            _write(output / output_name(job, "bpmn"),
+            write_file(output / output_name(job, "bpmn"),
                    diagram_to_bpmn(job.fixture, job.layout_key, job.culture, job.default_culture))
             written += 1
         except (BpmnError, CommandError) as error:

@@ -447,11 +447,13 @@ class Reads:
         """The ordered shapes of each version."""
         return self.context.load(plain.SHAPES, version_pks)
 
-    def shape_count(self, element: Element) -> int:
-        """How many shapes the element's newest version holds, counted in the index: what
-        a render checks before it reads them (content stored before the limits held)."""
+    def shape_count(self, element: Element, version: ElementVersion | None = None) -> int:
+        """How many shapes the element's newest version (or `version` of it) holds, counted
+        in the index: what a render checks before it reads them (content stored before the
+        limits held)."""
+        version_pk = element.current_version_pk if version is None else version.pk
         return int(self.context.session.scalar(select(func.count()).select_from(Shape).where(
-            Shape.version_pk == element.current_version_pk)) or 0)
+            Shape.version_pk == version_pk)) or 0)
 
     def has_content(self, element: Element) -> bool:
         """Whether the element's newest version has shapes."""

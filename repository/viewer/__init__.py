@@ -41,6 +41,7 @@ STATIC_ASSETS: dict[str, str] = {
     "search.js": JAVASCRIPT,
     "edit.js": JAVASCRIPT,
     "panel.js": JAVASCRIPT,
+    "compare.js": JAVASCRIPT,
     "bpmn.js": JAVASCRIPT,
     "i18n.js": JAVASCRIPT,
 }

@@ -1,10 +1,12 @@
 // The element panel: name, type, state, version, attributes, related elements and the
 // path to the root, every one a link, all in the catalog's words (i18n.js); the release
 // transitions open to the token, each confirmed first (a release with an optional
-// comment), and the element's versions with their release dates and comments.
+// comment), and the element's versions with their release dates and comments (two of
+// them compared, and a pending release against the released one: compare.js).
 
 import { api, elementsPath, fetchElement, lookUpNames } from "./api.js";
 import { panelAttributes } from "./bpmn.js";
+import { clearComparisons, showComparisons } from "./compare.js";
 import {
   attributeWord, dateWords, relatedWord, stateWord, t, transitionWord, typeWord, valueWords,
 } from "./i18n.js";
@@ -94,6 +96,7 @@ async function showRelease(element) {
   if (!element.versionId) {
     buttons.replaceChildren(note(t("notVersioned")));
     versions.replaceChildren();
+    clearComparisons();
     return;
   }
   const facet = element.facetName;
@@ -113,6 +116,7 @@ async function showRelease(element) {
   }));
   if (!transitions.values.length) buttons.append(note(t("noTransition")));
   versions.replaceChildren(...history.elements.map(versionItem));
+  await showComparisons(element, history.elements);
 }
 
 // One line of the versions list: number and state, when it was released, its comment.

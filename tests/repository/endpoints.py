@@ -48,4 +48,6 @@ CALLS: list[Call] = [
          "ApproveElement"),
     Call("GET", f"/_api/rest/diagram/{ORDER}/render/1033/horizontal"),
     Call("GET", f"/_api/rest/diagram/{ORDER}/bpmn/1033/horizontal"),
+    Call("GET", f"/_api/rest/diagram/{ORDER}/compare/{ORDER}/{ORDER}"),
+    Call("GET", f"/_api/rest/diagram/{ORDER}/compare/{ORDER}/{ORDER}/render/1033/horizontal"),
 ]

@@ -1,0 +1,66 @@
+"""Versions compared in the viewer (issue 22, item 4), in a real headless Chromium against
+a live service with the demo: the approver of a pending release sees the diff against the
+released version beside the transition buttons; anyone may pick two versions."""
+
+from __future__ import annotations
+
+from tests.viewer.conftest import Viewer
+from tests.viewer.test_viewer_e2e import ORDER_TO_CASH, call
+
+CONTENT = f"rest/facets/processes/views/diagram/elements/{ORDER_TO_CASH}/content?api-version=3.0"
+COMPARE = "[data-testid=compare]"
+
+
+def add_task_and_ask_for_review(viewer: Viewer) -> str:
+    """A task appended after the diagram's last shape of its pending revision, and the
+    revision sent to review: the added shape's id."""
+    element = call(viewer.live, f"rest/facets/processes/views/detail/elements/{ORDER_TO_CASH}"
+                                "?$resources=content")["elements"][0]
+    last = element["content"][-1]["shapeId"]
+    answer = call(viewer.live, CONTENT, {"values": [
+        {"shapeInfo": {"index": 0, "predecessors": [], "id": last}},
+        {"shapeInfo": {"index": 1, "predecessors": [0]},
+         "element": {"type": "task", "attributes": {"name": {"1033": "Archive the <b>order</b>"}}}}]})
+    added: str = answer["values"][1]["id"]
+    call(viewer.live, f"release/{ORDER_TO_CASH}/transitions/InProcessToInReview", {})
+    return added
+
+
+def test_the_approver_sees_what_the_pending_release_changes(viewer: Viewer) -> None:
+    added = add_task_and_ask_for_review(viewer)
+    page = viewer.page
+    viewer.sign_in("approver")
+    viewer.open(ORDER_TO_CASH)
+    page.wait_for_selector("[data-testid=element-state] >> text='inReview'")
+    drawing = page.wait_for_selector(f"{COMPARE} [data-testid=compare-drawing] svg")
+    assert drawing is not None
+    heading = page.text_content(f"{COMPARE} h4") or ""
+    assert "Changes since the released version" in heading and "(released)" in heading
+    marked = page.eval_on_selector_all(f"{COMPARE} rect.overlay[data-change]",
+                                       "rects => rects.map(r => [r.dataset.shapeId, r.dataset.change])")
+    assert marked == [[added, "added"]]
+    changes = page.locator(f"{COMPARE} [data-testid=change-list] li").all_text_contents()
+    assert "added: Archive the <b>order</b> (Task)" in changes  # user text shown as text
+    assert page.locator(f"{COMPARE} b").count() == 0
+    # Beside the transition buttons: right after them, in the release section.
+    assert page.eval_on_selector("[data-testid=transitions]",
+                                 "buttons => buttons.nextElementSibling.dataset.testid") == "compare"
+    viewer.shot("pending-release-diff")
+    assert viewer.problems == []
+
+
+def test_picking_two_versions_shows_their_comparison(viewer: Viewer) -> None:
+    page = viewer.page
+    viewer.sign_in("viewer")
+    viewer.open(ORDER_TO_CASH)
+    pickers = page.locator("[data-testid=versions] input[data-compare-version]")
+    pickers.first.wait_for()
+    count = pickers.count()
+    assert count >= 2
+    pickers.nth(0).check()
+    pickers.nth(count - 1).check()
+    page.wait_for_selector(f"{COMPARE} [data-testid=compare-drawing] svg")
+    assert "Changes between the picked versions" in (page.text_content(f"{COMPARE} h4") or "")
+    assert page.locator(f"{COMPARE} [data-testid=change-list] li").count() >= 1
+    viewer.shot("picked-versions")
+    assert viewer.problems == []
