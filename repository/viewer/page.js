@@ -27,6 +27,7 @@ export const state = {
   facetOf: new Map(), // element id -> facet, learned from every answer
   names: new Map(), // element id -> its `name` attribute (culture -> text)
   elementStates: new Map(), // element id -> its lifecycle state, for versioned elements
+  drawable: new Map(), // element id -> whether it has a drawing of its own (content or children)
   navigation: 0, // newest route(); older answers are dropped
   caller: null, // the signed-in token's own description: {name, role, permissions}
 };
@@ -58,7 +59,6 @@ export function pick(values) {
 }
 
 export const nameOf = (id) => pick(state.names.get(id)) ?? "(no name)";
-export const typeName = (type) => pick(state.catalog.types[type]?.displayNames) ?? type;
 
 // Every visible name is an element carrying data-name-of, so a culture switch relabels all.
 export function nameElement(tag, id) {

@@ -249,19 +249,6 @@ def test_an_edit_over_someone_elses_change_is_refused_and_offers_a_reload(viewer
     assert all("412" in problem for problem in viewer.problems)
 
 
-def test_a_viewer_may_not_edit(viewer: Viewer) -> None:
-    page = viewer.page
-    viewer.sign_in("viewer")
-    viewer.open(ORDER_TO_CASH)
-    select_shape(viewer, "Ship goods")
-    page.fill(f"{EDIT_BAR} input[name=name]", "Ship the goods")
-    page.click(f"{EDIT_BAR} button[type=submit]")
-    edit_message(viewer, "Your role may not edit")
-    guid = page.get_attribute(f"{DIAGRAM} rect.overlay.selected", "data-guid") or ""
-    assert name_of(viewer.live, guid) == "Ship goods"
-    viewer.shot("viewer-refused")
-
-
 def focused_label(viewer: Viewer) -> str:
     label: str = viewer.page.evaluate("document.activeElement.getAttribute('aria-label')")
     return label
