@@ -355,17 +355,21 @@ async function fillBar() {
   }
 }
 
+// The bar again: the selection, the culture or the signed-in role changed.
+export function refillBar() {
+  fillBar().catch((error) => showRefusal($("[data-testid=edit-message]"), error));
+}
+
 export function wireEdits({ redraw: drawAgain }) {
   redraw = drawAgain;
   const form = buildBar();
   $(".diagram-pane .toolbar").after(form);
   // The selection is the overlay marked `selected` (viewer.js); follow its changes.
-  const refill = () => fillBar().catch((error) => showRefusal($("[data-testid=edit-message]"), error));
   new MutationObserver(() => {
     const shown = `${selectedOverlay()?.dataset.guid ?? ""}|${state.culture}`;
     if (shown !== form.dataset.shown) {
       form.dataset.shown = shown;
-      refill();
+      refillBar();
     }
   }).observe($("[data-testid=diagram]"), { subtree: true, childList: true, attributeFilter: ["class"] });
 }

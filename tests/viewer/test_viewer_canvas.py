@@ -85,7 +85,7 @@ def test_order_to_cash_opens_readable_on_its_start_and_the_search_finds_a_shape(
     viewer.shot("order-to-cash-opening")
 
     credit_check = find(viewer, "bonitätsprüf")  # any case, part of the name
-    assert page.text_content("[data-testid=diagram-search-result]") == "1 of 1"
+    assert page.text_content("[data-testid=diagram-search-result]") == "1 von 1"  # in culture 1031
     guid = page.get_attribute(f"{DIAGRAM} rect.overlay[data-shape-id='{credit_check}']", "data-guid") or ""
     assert name_of(viewer.live, guid, 1031) == "Bonitätsprüfung"
     assert on_screen(viewer, FOUND)
@@ -93,7 +93,7 @@ def test_order_to_cash_opens_readable_on_its_start_and_the_search_finds_a_shape(
     assert find(viewer, "Credit check") == credit_check  # another culture's name matches too
     page.fill("[data-testid=diagram-search] input", "no such shape")
     page.press("[data-testid=diagram-search] input", "Enter")
-    assert page.text_content("[data-testid=diagram-search-result]") == "not found"
+    assert page.text_content("[data-testid=diagram-search-result]") == "nicht gefunden"
     assert page.locator(FOUND).count() == 0
     assert viewer.problems == []
 
