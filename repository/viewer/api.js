@@ -2,7 +2,7 @@
 // teach the page: each element's facet and name.
 
 import { t } from "./i18n.js";
-import { enc, showSignIn, state } from "./page.js";
+import { enc, hasDrawing, showSignIn, state } from "./page.js";
 
 const NAME_LOOKUP_CHUNK = 100; // ids per `$filter=id in (...)`, well under its 8,000 chars
 
@@ -45,6 +45,7 @@ export function remember(elements) {
     if (element.facetName) state.facetOf.set(element.id, element.facetName);
     if (element.attributes && element.attributes.name) state.names.set(element.id, element.attributes.name);
     if (element.state) state.elementStates.set(element.id, element.state);
+    if (element.content || element.children) state.drawable.set(element.id, hasDrawing(element));
   }
   return elements;
 }
@@ -64,12 +65,14 @@ export async function fetchElement(id) {
   throw new ApiError(`No element ${id} in this tenant`, 404);
 }
 
-// Names of referenced elements (references carry none): one listing per facet.
-export async function lookUpNames(references) {
+// Names of referenced elements (references carry none): one listing per facet; with
+// `drawings`, also whether each has a drawing of its own (state.drawable).
+export async function lookUpNames(references, { drawings = false } = {}) {
   const missing = new Map();
+  const resources = drawings ? "attributes,content,children" : "attributes";
   for (const reference of references) {
     state.facetOf.set(reference.id, reference.facetName);
-    if (state.names.has(reference.id)) continue;
+    if (state.names.has(reference.id) && (!drawings || state.drawable.has(reference.id))) continue;
     if (!missing.has(reference.facetName)) missing.set(reference.facetName, new Set());
     missing.get(reference.facetName).add(reference.id);
   }
@@ -79,7 +82,7 @@ export async function lookUpNames(references) {
     for (let start = 0; start < ids.length; start += NAME_LOOKUP_CHUNK) {
       const quoted = ids.slice(start, start + NAME_LOOKUP_CHUNK).map((id) => `'${id.replaceAll("'", "''")}'`);
       requests.push(api(elementsPath(facet, "list"), { params: {
-        $filter: `id in (${quoted.join(", ")})`, $resources: "attributes", $select: "name",
+        $filter: `id in (${quoted.join(", ")})`, $resources: resources, $select: "name",
         $pageSize: "1000" } }).then((answer) => remember(answer.elements)));
     }
   }

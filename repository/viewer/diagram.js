@@ -4,7 +4,8 @@
 
 import { api, fetchElement } from "./api.js";
 import { noteDrawing, wireEdits } from "./edit.js";
-import { nameShapes, prepareShapes, resetKeyboard, shapeKey, shapesInFlowOrder } from "./flow.js";
+import { nameShapes, opensDiagram, prepareShapes, resetKeyboard, shapeKey, shapesInFlowOrder } from "./flow.js";
+import { t } from "./i18n.js";
 import { $, $$, enc, hrefFor, nameElement, nameOf, note, setStatus, state } from "./page.js";
 import { clearFound, searchForm } from "./search.js";
 import {
@@ -58,7 +59,7 @@ export async function showDiagram(diagram, navigation, { keepView = false } = {}
     if (navigation !== state.navigation) return;
     state.drawing = null;
     hideOverview();
-    container.replaceChildren(note(`The diagram could not be drawn: ${error.message}`));
+    container.replaceChildren(note(t("cannotDraw", { reason: error.message })));
   } finally {
     container.removeAttribute("aria-busy");
   }
@@ -68,7 +69,7 @@ export function clearDiagram() {
   state.drawing = null;
   hideOverview();
   $("[data-testid=diagram-title]").textContent = "";
-  $("[data-testid=diagram]").replaceChildren(note("This element has no diagram."));
+  $("[data-testid=diagram]").replaceChildren(note(t("noDiagram")));
 }
 
 // Rendered SVG goes into the DOM: keep only what the renderer writes (no script, no
@@ -111,6 +112,8 @@ function prepareOverlays(svg) {
   }
 }
 
+// A shape (or its badge, which carries the same data-guid) opened: in the panel, inside the
+// shown diagram, or with `ownDiagram` its own diagram.
 function openOverlay(overlay, { ownDiagram = false } = {}) {
   const id = overlay.dataset.guid;
   location.hash = hrefFor(id, { diagramId: ownDiagram ? undefined : state.diagram?.id });
@@ -160,7 +163,7 @@ async function downloadPng() {
     if (!blob) throw new Error("the browser could not encode the image");
     saveBlob(blob, downloadName("png"));
   } catch (error) {
-    setStatus(`PNG export failed: ${error.message}`, true);
+    setStatus(t("pngFailed", { reason: error.message }), true);
   } finally {
     URL.revokeObjectURL(url);
   }
@@ -191,7 +194,10 @@ function wireKeys(container) {
   container.addEventListener("keydown", (event) => {
     if (event.ctrlKey || event.metaKey || event.altKey) return;
     const overlay = event.target.closest?.("rect.overlay");
-    const open = (event.key === "Enter" || event.key === " ") && overlay ? () => openOverlay(overlay) : undefined;
+    // Enter or Space selects the shape; Shift+Enter opens its own diagram, as its badge does.
+    const ownDiagram = event.key === "Enter" && event.shiftKey && overlay && opensDiagram(overlay);
+    const open = (event.key === "Enter" || event.key === " ") && overlay
+      ? () => openOverlay(overlay, { ownDiagram }) : undefined;
     const action = open ?? viewKey(event, overlay) ?? (overlay && shapeKey(event, overlay));
     if (!action) return;
     event.preventDefault();
@@ -205,7 +211,7 @@ export function wireDiagram() {
   const figure = document.createElement("output");
   figure.className = "zoom-figure";
   figure.dataset.testid = "zoom-figure";
-  figure.setAttribute("aria-label", "Zoom");
+  figure.dataset.i18nLabel = "zoom";
   $("[data-action=zoom-in]").before(searchForm(), figure);
   $("[data-action=zoom-in]").addEventListener("click", zoomIn);
   $("[data-action=zoom-out]").addEventListener("click", zoomOut);
@@ -216,7 +222,8 @@ export function wireDiagram() {
   // Its keys are its own (arrows pan or follow the flows), so it is an application to
   // assistive technology, which then passes them on; it also makes its label allowed.
   container.setAttribute("role", "application");
-  wirePanZoom(container, (overlay) => openOverlay(overlay));
+  // A click on a shape selects it (panel, edit bar); one on its badge opens its diagram.
+  wirePanZoom(container, (target) => openOverlay(target, { ownDiagram: target.matches(".diagram-badge") }));
   container.addEventListener("dblclick", (event) => {
     const overlay = event.target.closest?.("rect.overlay");
     if (overlay) openOverlay(overlay, { ownDiagram: true });

@@ -12,14 +12,16 @@
 // that must point at a new shape is done in two steps.
 
 import { ApiError, api, elementsPath, fetchElement, remember } from "./api.js";
-import { $, enc, hrefFor, nameOf, pick, relabel, state, typeName } from "./page.js";
+import { t, typeWord } from "./i18n.js";
+import { $, enc, hrefFor, nameOf, pick, relabel, state } from "./page.js";
 import { showPanel } from "./panel.js";
 
 const INSERTABLE = ["task", "evIntermediate", "ruleXor"];
 const DETAIL = "detail";
+const EDIT_PERMISSION = "EditElement"; // repository/auth.py: what a rename or an insert needs
 
 let redraw = null; // diagram.js: draw the diagram again, keeping the view
-let lastEdit = null; // {label, diagramId, reselect, undo: async () => void}: the last edit here
+let lastEdit = null; // {label (in words), diagramId, reselect, undo: async () => void}: the last edit here
 let busy = false;
 let focusName = false; // after an insert, the new shape's name is typed next
 let drawn = null; // {diagramId, etag: Promise}: the diagram's revision when it was drawn
@@ -98,7 +100,7 @@ async function saveText(form) {
   const before = {};
   const after = {};
   if (name !== (old("name") ?? "")) {
-    if (!name) throw new ApiError("A shape needs a name.", 400);
+    if (!name) throw new ApiError(t("needsName"), 400);
     before.name = { [culture]: old("name") };
     after.name = { [culture]: name };
   }
@@ -107,15 +109,15 @@ async function saveText(form) {
     before.description = { [culture]: old("description") };
     after.description = { [culture]: asHtml(description) || null };
   }
-  if (!Object.keys(after).length) return "Nothing changed.";
-  const label = `rename of “${nameOf(id)}”`;
+  if (!Object.keys(after).length) return t("nothingChanged");
+  const label = t("editRename", { name: nameOf(id) });
   await update(facet, { id, attributes: after }, etag);
   // Undo holds the revision this edit made: over a later change by someone else it is
   // refused (412) rather than undoing theirs too.
   const { etag: edited } = await readWithEtag(facet, id, "attributes");
   lastEdit = { label, diagramId: state.diagram.id, reselect: id,
     undo: () => update(facet, { id, attributes: before }, edited) };
-  return "Saved.";
+  return t("saved");
 }
 
 // Text typed in the form becomes the description's HTML as text, never as markup.
@@ -134,7 +136,7 @@ async function insertAfter(overlay, type) {
   const diagram = diagramOf();
   const { entries, etag: now } = await readContent(diagram);
   const etag = (await diagram.drawnEtag) ?? now;
-  const name = { [state.culture]: `${typeName(type)}` };
+  const name = { [state.culture]: typeWord(type) };
   // Content create appends the new shape after the selected one (and makes its element),
   // refused with 412 when the diagram changed since it was read.
   const created = await api(`rest/facets/${enc(diagram.facet)}/views/diagram/elements/${enc(diagram.id)}/content`,
@@ -152,7 +154,7 @@ async function insertAfter(overlay, type) {
   rest.splice(rest.findIndex((entry) => entry.shapeId === shapeId) + 1, 0, added);
   await writeContent(diagram, rest, appended.etag);
   const { etag: edited } = await readContent(diagram);
-  lastEdit = { label: `insert of a ${typeName(type)}`, diagramId: diagram.id, reselect: overlay.dataset.guid,
+  lastEdit = { label: t("editInsert", { type: typeWord(type) }), diagramId: diagram.id, reselect: overlay.dataset.guid,
     undo: () => writeContent(diagram, entries, edited) };
   return added.id;
 }
@@ -173,31 +175,47 @@ async function deleteShape(overlay) {
     ? { key: shapeId, id: gone.id, predecessors: gone.predecessors }
     : entry));
   const { etag: edited } = await readContent(diagram);
-  lastEdit = { label: `delete of “${nameOf(gone.id)}”`, diagramId: diagram.id, reselect: gone.id,
+  lastEdit = { label: t("editDelete", { name: nameOf(gone.id) }), diagramId: diagram.id, reselect: gone.id,
     undo: () => writeContent(diagram, restored, edited) };
 }
 
 // ---- the bar ------------------------------------------------------------------------------
 
-function button(action, text) {
+// The bar's words carry i18n.js keys, so a culture switch says them again.
+function button(action, key) {
   const element = document.createElement("button");
   element.type = "button";
   element.dataset.action = action;
-  element.textContent = text;
+  element.dataset.i18n = key;
+  element.textContent = t(key);
   return element;
 }
 
-function labelled(text, control) {
+function labelled(key, control) {
   const label = document.createElement("label");
+  const text = document.createElement("span");
+  text.dataset.i18n = key;
+  text.textContent = t(key);
   label.append(text, " ", control);
   return label;
 }
+
+// The types one may insert, named in the current culture.
+function fillInsertTypes(select) {
+  const chosen = select.value;
+  select.replaceChildren(...INSERTABLE.map((key) => new Option(typeWord(key), key)));
+  if (chosen) select.value = chosen;
+}
+
+// Edits are offered only to a role that may make them (GET …/token: its permissions).
+const mayEdit = () => Boolean(state.caller?.permissions?.includes(EDIT_PERMISSION));
 
 function buildBar() {
   const form = document.createElement("form");
   form.className = "edit-bar";
   form.dataset.testid = "edit-bar";
-  form.setAttribute("aria-label", "Edit the selected shape");
+  form.dataset.i18nLabel = "editBar";
+  form.setAttribute("aria-label", t("editBar"));
   form.hidden = true;
   const name = document.createElement("input");
   name.name = "name";
@@ -206,18 +224,20 @@ function buildBar() {
   description.name = "description";
   const save = document.createElement("button");
   save.type = "submit";
-  save.textContent = "Save";
+  save.dataset.i18n = "save";
+  save.textContent = t("save");
   const type = document.createElement("select");
   type.name = "insertType";
-  type.setAttribute("aria-label", "Type of the shape to insert");
-  type.append(...INSERTABLE.map((key) => new Option(typeName(key), key)));
+  type.dataset.i18nLabel = "insertType";
+  type.setAttribute("aria-label", t("insertType"));
+  fillInsertTypes(type);
   const message = document.createElement("span");
   message.className = "edit-message";
   message.dataset.testid = "edit-message";
   message.setAttribute("role", "status");
-  form.append(labelled("Name", name), labelled("Description", description), save,
-    button("insert-shape", "Insert after"), type, button("delete-shape", "Delete"),
-    button("undo-edit", "Undo"), message);
+  form.append(labelled("name", name), labelled("description", description), save,
+    button("insert-shape", "insertAfter"), type, button("delete-shape", "delete"),
+    button("undo-edit", "undo"), message);
   form.addEventListener("submit", (event) => {
     event.preventDefault();
     run(() => saveText(form), { reselect: form.dataset.elementId });
@@ -229,19 +249,19 @@ function buildBar() {
       run(async () => {
         const elementId = await insertAfter(overlay, type.value);
         focusName = true;
-        return { message: `Inserted a ${typeName(type.value)}.`, reselect: elementId };
+        return { message: t("inserted", { type: typeWord(type.value) }), reselect: elementId };
       });
     } else if (action === "delete-shape" && overlay) {
       run(async () => {
         await deleteShape(overlay);
-        return { message: "Deleted.", reselect: state.diagram.id };
+        return { message: t("deleted"), reselect: state.diagram.id };
       });
     } else if (action === "undo-edit" && lastEdit) {
       const undone = lastEdit;
       run(async () => {
         await undone.undo();
         lastEdit = null;
-        return { message: `Undid the ${undone.label}.`, reselect: undone.reselect };
+        return { message: t("undidThe", { edit: undone.label }), reselect: undone.reselect };
       });
     } else if (action === "reload") {
       location.reload();
@@ -286,30 +306,33 @@ async function run(edit, { reselect } = {}) {
 function showRefusal(message, error) {
   message.classList.add("error");
   if (error.status === 412) {
-    message.replaceChildren("Changed by someone else since you opened it; nothing was written. ",
-      button("reload", "Reload"));
+    message.replaceChildren(`${t("changedElsewhere")} `, button("reload", "reload"));
   } else if (error.status === 403) {
-    message.replaceChildren(`Your role may not edit: ${error.message}`);
+    message.replaceChildren(t("mayNotEdit", { reason: error.message }));
   } else {
-    message.replaceChildren(`Not saved: ${error.message}`);
+    message.replaceChildren(t("notSaved", { reason: error.message }));
   }
 }
 
 function updateUndo() {
   const undo = $("[data-action=undo-edit]", bar());
   undo.disabled = !lastEdit;
-  undo.title = lastEdit ? `Undo the ${lastEdit.label}` : "Nothing to undo";
+  undo.title = lastEdit ? t("undoThe", { edit: lastEdit.label }) : t("nothingToUndo");
 }
 
-// The bar follows the selection: shown for a shape of the shown diagram, filled with its
-// element's name and description in the current culture (and the ETag they came with).
+// The bar follows the selection: shown to a role that may edit, for a diagram with
+// content, filled with the selected shape's element's name and description in the
+// current culture (and the ETag they came with).
 async function fillBar() {
   const form = bar();
   const overlay = selectedOverlay();
   const hasContent = (state.diagram?.content || []).length > 0;
   if (lastEdit && lastEdit.diagramId !== state.diagram?.id) lastEdit = null; // undo is per diagram
   const editable = Boolean(overlay) && hasContent;
-  form.hidden = !hasContent; // shown, not hidden, with nothing selected: the drawing stays put
+  // Shown, not hidden, with nothing selected: the drawing stays put.
+  form.hidden = !hasContent || !mayEdit();
+  if (form.hidden) return;
+  fillInsertTypes(form.elements.insertType);
   for (const control of form.elements) {
     if (control.dataset.action !== "undo-edit" && control.dataset.action !== "reload") control.disabled = !editable;
   }
@@ -332,17 +355,21 @@ async function fillBar() {
   }
 }
 
+// The bar again: the selection, the culture or the signed-in role changed.
+export function refillBar() {
+  fillBar().catch((error) => showRefusal($("[data-testid=edit-message]"), error));
+}
+
 export function wireEdits({ redraw: drawAgain }) {
   redraw = drawAgain;
   const form = buildBar();
   $(".diagram-pane .toolbar").after(form);
   // The selection is the overlay marked `selected` (viewer.js); follow its changes.
-  const refill = () => fillBar().catch((error) => showRefusal($("[data-testid=edit-message]"), error));
   new MutationObserver(() => {
     const shown = `${selectedOverlay()?.dataset.guid ?? ""}|${state.culture}`;
     if (shown !== form.dataset.shown) {
       form.dataset.shown = shown;
-      refill();
+      refillBar();
     }
   }).observe($("[data-testid=diagram]"), { subtree: true, childList: true, attributeFilter: ["class"] });
 }

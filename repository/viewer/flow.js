@@ -6,7 +6,8 @@
 // goldens) stays as it is.
 
 import { lookUpNames } from "./api.js";
-import { $$, nameOf, state, typeName } from "./page.js";
+import { stateWord, t, typeWord } from "./i18n.js";
+import { $$, nameOf, state } from "./page.js";
 import { reveal } from "./view.js";
 
 // The flow graph of the shown drawing: overlays by shape id, successors and predecessors
@@ -65,7 +66,7 @@ export function prepareShapes(svg) {
   for (const overlay of graph.overlays.values()) {
     overlay.setAttribute("tabindex", overlay === first ? "0" : "-1");
     overlay.setAttribute("role", "button");
-    overlay.setAttribute("aria-label", typeName(overlay.dataset.type));
+    overlay.setAttribute("aria-label", typeWord(overlay.dataset.type));
   }
   return graph;
 }
@@ -83,20 +84,54 @@ export function nameShapes(svg) {
 async function namedNow(svg) {
   const overlays = $$("rect.overlay", svg);
   await lookUpNames(overlays.map((overlay) => ({ id: overlay.dataset.guid,
-    facetName: state.facetOf.get(overlay.dataset.guid) || state.catalog.types[overlay.dataset.type]?.facet })));
-  for (const overlay of overlays) overlay.setAttribute("aria-label", accessibleName(overlay));
+    facetName: state.facetOf.get(overlay.dataset.guid) || state.catalog.types[overlay.dataset.type]?.facet })),
+  { drawings: true });
+  if (!svg.isConnected) return; // another drawing replaced this one meanwhile
+  for (const overlay of overlays) {
+    if (opensDiagram(overlay)) addDiagramBadge(overlay);
+    overlay.setAttribute("aria-label", accessibleName(overlay));
+  }
 }
 
+// A shape whose element has a drawing of its own, other than the one shown.
+export const opensDiagram = (overlay) =>
+  Boolean(state.drawable.get(overlay.dataset.guid)) && overlay.dataset.guid !== state.diagram?.id;
+
+// "Sub process: Credit check, released, has its own diagram", in the culture's words.
 export function accessibleName(overlay) {
   const id = overlay.dataset.guid;
-  const parts = [`${typeName(overlay.dataset.type)}: ${nameOf(id)}`];
+  const parts = [`${typeWord(overlay.dataset.type)}: ${nameOf(id)}`];
   const lifecycle = state.elementStates.get(id);
-  if (lifecycle) parts.push(stateWords(lifecycle));
+  if (lifecycle) parts.push(stateWord(lifecycle));
+  if (opensDiagram(overlay)) parts.push(t("hasOwnDiagram"));
   return parts.join(", ");
 }
 
-// "inProcess" → "in process": the panel's display names are not at hand here.
-const stateWords = (key) => key.replace(/([a-z])([A-Z])/g, "$1 $2").toLowerCase();
+const SVG_NS = "http://www.w3.org/2000/svg";
+const BADGE = 16; // diagram units: 12 px at the readable scale
+const BADGE_INSET = 3;
+
+function svgElement(tag, attributes) {
+  const element = document.createElementNS(SVG_NS, tag);
+  for (const [name, value] of Object.entries(attributes)) element.setAttribute(name, String(value));
+  return element;
+}
+
+// The cue on a shape that opens a diagram: a small badge in its top right corner (two
+// boxes and a flow), lit when the shape is hovered; one click on it opens the diagram
+// (diagram.js). Hidden from assistive technology: the shape's own name says it.
+function addDiagramBadge(overlay) {
+  const x = Number(overlay.getAttribute("x")) + Number(overlay.getAttribute("width")) - BADGE - BADGE_INSET;
+  const y = Number(overlay.getAttribute("y")) + BADGE_INSET;
+  overlay.classList.add("has-diagram");
+  const badge = svgElement("g", { class: "diagram-badge", "data-guid": overlay.dataset.guid,
+    "data-testid": "diagram-badge", "aria-hidden": "true" });
+  const title = svgElement("title", {});
+  title.textContent = t("openDiagram");
+  badge.append(title, svgElement("rect", { x, y, width: BADGE, height: BADGE, rx: 3 }),
+    svgElement("path", { d: `M${x + 3} ${y + 5}h4v6h-4z M${x + 9} ${y + 5}h4v6h-4z M${x + 7} ${y + 8}h2` }));
+  overlay.after(badge);
+}
 
 // ---- keyboard -------------------------------------------------------------------------
 

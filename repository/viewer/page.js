@@ -27,6 +27,7 @@ export const state = {
   facetOf: new Map(), // element id -> facet, learned from every answer
   names: new Map(), // element id -> its `name` attribute (culture -> text)
   elementStates: new Map(), // element id -> its lifecycle state, for versioned elements
+  drawable: new Map(), // element id -> whether it has a drawing of its own (content or children)
   navigation: 0, // newest route(); older answers are dropped
   caller: null, // the signed-in token's own description: {name, role, permissions}
 };

@@ -2,6 +2,7 @@
 // the first shape (in flow order) whose name holds it and highlights it; Enter again goes
 // on to the next. Names in the chosen culture match first, then in any other.
 
+import { t } from "./i18n.js";
 import { $, $$, pick, state } from "./page.js";
 import { shapesInFlowOrder, shapesNamed } from "./flow.js";
 import { centreOn } from "./view.js";
@@ -17,12 +18,12 @@ export function searchForm() {
   form.className = "diagram-search";
   form.dataset.testid = "diagram-search";
   form.setAttribute("role", "search");
-  form.setAttribute("aria-label", "Find in diagram");
+  form.dataset.i18nLabel = "findInDiagram"; // i18n.js says the labels in the culture
   const input = document.createElement("input");
   input.type = "search";
   input.name = "find";
-  input.placeholder = "Find in diagram";
-  input.setAttribute("aria-label", "Find a shape in the diagram by name");
+  input.dataset.i18nPlaceholder = "findInDiagram";
+  input.dataset.i18nLabel = "findShape";
   const result = document.createElement("span");
   result.className = "hits";
   result.dataset.testid = "diagram-search-result";
@@ -53,14 +54,14 @@ export async function findNext(query) {
   for (const overlay of $$("rect.overlay.found", svg)) overlay.classList.remove("found");
   const result = $("[data-testid=diagram-search-result]");
   if (!hits.length) {
-    result.textContent = "not found";
+    result.textContent = t("notFound");
     return;
   }
   current = (current + 1) % hits.length;
   const hit = hits[current];
   hit.classList.add("found");
   centreOn(hit);
-  result.textContent = `${current + 1} of ${hits.length}`;
+  result.textContent = t("hitOf", { n: current + 1, total: hits.length });
 }
 
 function matches(text) {

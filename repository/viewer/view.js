@@ -2,6 +2,7 @@
 // keeps its own size and viewBox, so a pan or zoom step never re-lays the SVG out; steps
 // are batched to one per animation frame. Also the zoom figure and the overview map.
 
+import { t } from "./i18n.js";
 import { $, state } from "./page.js";
 
 const ZOOM_STEP = 1.25;
@@ -164,7 +165,8 @@ function ensureOverview() {
   overview = document.createElement("div");
   overview.className = "overview";
   overview.dataset.testid = "overview";
-  overview.title = "Overview: click or drag to move the view";
+  overview.dataset.i18nTitle = "overviewHelp";
+  overview.title = t("overviewHelp");
   overview.setAttribute("aria-hidden", "true"); // the keyboard pans and zooms the diagram itself
   const image = document.createElement("img");
   image.alt = "";
@@ -215,8 +217,8 @@ function showViewportOnOverview(view) {
 
 // ---- pointer and keyboard -------------------------------------------------------------
 
-// Wheel zoom about the pointer, drag to pan; `onShape(overlay)` gets the clicks that were
-// not the end of a drag. Keys are handled by diagram.js (with viewKey).
+// Wheel zoom about the pointer, drag to pan; `onShape(target)` gets the clicks on a shape
+// or its diagram badge that were not the end of a drag. Keys are handled by diagram.js (with viewKey).
 export function wirePanZoom(box, onShape) {
   let drag = null;
   let suppressClick = false;
@@ -247,8 +249,8 @@ export function wirePanZoom(box, onShape) {
   box.addEventListener("pointerup", endDrag);
   box.addEventListener("pointercancel", endDrag);
   box.addEventListener("click", (event) => {
-    const overlay = event.target.closest?.("rect.overlay");
-    if (overlay && !suppressClick) onShape(overlay);
+    const target = event.target.closest?.("rect.overlay, .diagram-badge");
+    if (target && !suppressClick) onShape(target);
   });
 }
 

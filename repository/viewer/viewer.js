@@ -11,6 +11,7 @@
 
 import { api, fetchElement } from "./api.js";
 import { clearDiagram, showDiagram, wireDiagram } from "./diagram.js";
+import { refillBar } from "./edit.js";
 import {
   facetWord, layoutWord, preferredCulture, rememberCulture, roleWord, t, translatePage,
 } from "./i18n.js";
@@ -79,6 +80,7 @@ async function showCaller() {
   if (state.caller?.tenant !== tenant) {
     const answer = await api("rest/token");
     state.caller = { ...answer.values[0], tenant };
+    refillBar(); // another role may see the edit bar differently on the same drawing
   }
   showRole();
 }
