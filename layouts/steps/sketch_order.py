@@ -102,9 +102,12 @@ def sketch_ranks(node_ids: Sequence[str], dag: Sequence[tuple[int, int]], sketch
     spans at least one layer; a new shape takes the earliest layer after its
     predecessors, pushing the later layers on where it needs room. None when the
     sketch's layers and the edges contradict each other (an edge within a layer or
-    against the sketch's order: the fresh layering then decides)."""
+    against the sketch's order), or when no node stood in the sketch: the fresh layering
+    then decides."""
     node_count = len(node_ids)
     old_along = [sketch.nodes[node_id][0] if node_id in sketch.nodes else None for node_id in node_ids]
+    if all(along is None for along in old_along):
+        return None  # nothing of the sketch is drawn again
     layers = sorted({along for along in old_along if along is not None})
     # one vertex per kept layer (node_count + k), every sketched node joined to its layer's
     group = {along: node_count + k for k, along in enumerate(layers)}
