@@ -72,10 +72,11 @@ def draw_bpmn_model(model: BpmnModel, layout_key: str, cultures: Cultures, refs:
     return notation_svg(model, geometry, layout_key, cultures, font, refs, diagram_id)
 
 
-def draw_bpmn_import(imported: BpmnImport, layout_key: str, culture: int) -> str:
+def draw_bpmn_import(imported: BpmnImport, layout_key: str, culture: int,
+                     options: LayoutOptions | None = None) -> str:
     """A BPMN file read (``read_bpmn``) drawn in BPMN's notation, without the round trip
     through a fixture; overlays name BPMN ids as element ids and the shape ids the
     file's fixture gives its shapes (``shape-<index>``)."""
     refs = {bpmn_id: ShapeRef(bpmn_id, f"shape-{index}") for bpmn_id, index in imported.shape_index.items()}
     return draw_bpmn_model(imported.model, layout_key, Cultures(culture, DEFAULT_CULTURE), refs,
-                           imported.model.plane_element)
+                           imported.model.plane_element, options)

@@ -1,10 +1,11 @@
 """``horizontal``, ``vertical`` and their swimlane variants: the process flow as a
 layered drawing; the swimlane keys draw the lanes the graph carries (the builder puts
 every node in a lane). A long drawing without lanes is folded into strips
-(``steps/wrap.py``)."""
+(``steps/wrap.py``); such a drawing ignores ``LayoutOptions.sketch`` (its strips fold the
+sketch's coordinates)."""
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from layouts.base import LayoutOptions
 from layouts.geometry import HORIZONTAL, VERTICAL, Direction, Layout
@@ -19,6 +20,10 @@ class FlowLayout:
     direction: Direction
 
     def layout(self, graph: LayoutGraph, options: LayoutOptions) -> Layout:
+        if options.sketch is not None and not graph.lanes and len(graph.nodes) >= options.wrap_min_nodes:
+            # a drawing this large may have been wrapped into strips, whose folded
+            # coordinates tell neither layers nor rows apart: laid out afresh (issue 22 open)
+            options = replace(options, sketch=None)
         drawn = layered_layout(graph, options, self.direction)
         return wrap_layout(drawn, self.direction, WrapOptions(options.wrap_aspect, options.wrap_min_nodes,
                                                               options.edge_spacing, options.margin))

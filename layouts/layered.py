@@ -54,7 +54,7 @@ from layouts.steps.main_path import main_path_edges
 from layouts.steps.ordering import sweep_order
 from layouts.steps.placement import place_across
 from layouts.steps.proper import ProperGraph, make_proper
-from layouts.steps.sketch_order import follow_sketch
+from layouts.steps.sketch_order import follow_sketch, sketch_ranks
 from layouts.steps.spacing import Bands, Placement, Spacing
 from layouts.steps.straighten import straighten
 
@@ -64,8 +64,13 @@ MAIN_PATH_WEIGHT = 4.0
 #: a pointed node takes it at the middle of a side.
 PORT_CORNER = 10.0
 #: How strongly a shape holds to where it stood in the previous drawing (a link between
-#: two shapes weighs 1, the main path 4 times more); a long edge's dummy a quarter of it.
-SKETCH_WEIGHT = 4.0
+#: two shapes weighs 1, the main path 4 times more): more than all of a shape's links
+#: together, so an old shape stays put unless the order or the gaps move it (at 4 it was
+#: pulled halfway towards its links when a neighbour was deleted and left its row); a
+#: long edge's dummy a quarter of it.
+SKETCH_WEIGHT = 64.0
+#: A shape placed this near where the sketch had it is held there by straightening.
+HELD = 2.0
 
 
 def _no_graph() -> ProperGraph:
@@ -181,6 +186,12 @@ def _break_cycles(state: FlowState) -> None:
 def _layer(state: FlowState) -> None:
     index = {node.id: i for i, node in enumerate(state.graph.nodes)}
     aligned = [(index[a], index[b]) for a, b in state.graph.aligned]
+    sketch = state.options.sketch
+    if sketch is not None:
+        kept = sketch_ranks([node.id for node in state.graph.nodes], state.dag, sketch)
+        if kept is not None:
+            state.ranks = kept
+            return
     state.ranks = minimal_length_ranks(len(state.graph.nodes), state.dag, state.options.budgets, aligned)
 
 
@@ -255,7 +266,8 @@ def _follow_sketch(state: FlowState) -> None:
         return
     node_ids = [node.id for node in state.graph.nodes]
     edge_ends = [(edge.source, edge.target) for edge in state.graph.edges]
-    state.layers, state.sketch_places = follow_sketch(state.proper, state.layers, node_ids, edge_ends, sketch)
+    state.layers, state.sketch_places = follow_sketch(state.proper, state.layers, node_ids, edge_ends, sketch,
+                                                      state.options.budgets)
 
 
 def _insert_turns(state: FlowState) -> None:
@@ -371,7 +383,14 @@ def _place(state: FlowState) -> None:
 def _straighten(state: FlowState) -> None:
     # the optimum of summed lengths does not care about small steps; a reader does
     state.placement = straighten(state.placement, _spacing(state), state.links,
-                                 state.pulls, state.bands, state.options.budgets)
+                                 state.pulls, state.bands, state.options.budgets, _held(state))
+
+
+def _held(state: FlowState) -> frozenset[int]:
+    """The shapes placement left where the sketch had them: straightening keeps them there."""
+    positions = state.placement.positions
+    return frozenset(v for v, place in enumerate(state.sketch_places or ())
+                     if place is not None and v < state.proper.node_count and abs(positions[v] - place) <= HELD)
 
 
 def _chain_ports(state: FlowState) -> None:

@@ -96,13 +96,14 @@ class DrawnState:
 
 
 def render_key(collection_id: str, storage_id: str, drawn: DrawnState, layout_key: str,
-               culture: int, *, default_culture: int = DEFAULT_CULTURE) -> str:
+               culture: int, *, default_culture: int = DEFAULT_CULTURE, sketch: str = "") -> str:
     """`<collection>.<storage>:<sha256>` over the drawn state, the request
-    (`default_culture` as passed to `renderer.api.render`), the tenant and the engine
-    version."""
+    (`default_culture` as passed to `renderer.api.render`), the tenant, the engine
+    version and, for a drawing kept stable, the digest of the sketch record it is drawn
+    from (`sketch`, repository/store/sketches.py; "" for none)."""
     return pool_key(collection_id, storage_id, [
         drawn.diagram_id, drawn.version_pk, drawn.generation, layout_key, culture,
-        default_culture, engine_version()])
+        default_culture, engine_version(), *([sketch] if sketch else [])])
 
 
 def content_key(collection_id: str, storage_id: str, work: str,

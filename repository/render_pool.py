@@ -233,12 +233,14 @@ class RenderPool:
 
     def render(self, job: RenderJob, fixture: Any, layout_key: str, culture: int,
                timeout: float, *, default_culture: int,
-               timed_out: TimedOutRenders | None = None) -> str:
-        """The engine's SVG of `fixture`. A repeat of a render that timed out is refused
-        by `timed_out` (the server's memory; else this pool's). Raises InvalidInput for
-        the engine's input errors, RenderTimedOut, RenderBusy, ServiceUnavailable if the
-        render process died, and RuntimeError for a bug in the engine."""
-        svg = self._run("render", job, (fixture, layout_key, culture, default_culture),
+               timed_out: TimedOutRenders | None = None, sketch: str = "") -> str:
+        """The engine's SVG of `fixture`, laid out from `sketch` (a previous drawing's
+        `layouts.sketch.Sketch` as JSON; "" for a fresh layout). A repeat of a render that
+        timed out is refused by `timed_out` (the server's memory; else this pool's).
+        Raises InvalidInput for the engine's input errors, RenderTimedOut, RenderBusy,
+        ServiceUnavailable if the render process died, and RuntimeError for a bug in the
+        engine."""
+        svg = self._run("render", job, (fixture, layout_key, culture, default_culture, sketch),
                         timeout, timed_out)
         assert isinstance(svg, str)
         return svg
@@ -467,8 +469,10 @@ def _serve(connection: Connection) -> None:
 
 
 def _answer(work: Work, fixture: Any, layout_key: str, culture: int,
-            default_culture: int) -> tuple[str, Any]:
+            default_culture: int, sketch: str = "") -> tuple[str, Any]:
     from interchange.drawing import render_any
+    from layouts.base import LayoutOptions
+    from layouts.sketch import Sketch
     from renderer.api import RenderInputError
 
     try:
@@ -476,7 +480,8 @@ def _answer(work: Work, fixture: Any, layout_key: str, culture: int,
             return _bpmn_answer(fixture, layout_key, culture, default_culture)
         if work == "compare":
             return _compare_answer(fixture, layout_key, culture, default_culture)
-        return ("output", render_any(fixture, layout_key, culture, default_culture=default_culture))
+        options = LayoutOptions(sketch=Sketch.from_json(sketch)) if sketch else None
+        return ("output", render_any(fixture, layout_key, culture, options, default_culture=default_culture))
     except RenderInputError as error:
         return ("input", str(error))
     except Exception as error:  # an engine bug: the worker logs it, as in process

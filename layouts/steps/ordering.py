@@ -85,6 +85,17 @@ def sweep_order(graph: ProperGraph, roots: Sequence[int], max_sweeps: int = 24,
     return best
 
 
+def transposed(graph: ProperGraph, layers: Layers, budgets: Budgets = DEFAULT_BUDGETS) -> Layers:
+    """``layers`` with neighbours swapped while that removes crossings (no sweep): the
+    nearest order with fewer crossings, for an order that should change little (the
+    previous drawing's, ``sketch_order.follow_sketch``)."""
+    setup = _SweepSetup.of(graph)
+    ordered = [list(layer) for layer in layers]
+    _transpose(graph, ordered, positions(graph, ordered), allow_ties=False, single=setup.single,
+               work=Work(budgets.sweep_work), pass_work=setup.transpose_work)
+    return ordered
+
+
 def _reversed_start(graph: ProperGraph, roots: Sequence[int]) -> Layers:
     return _by_lane(graph, [list(reversed(layer)) for layer in initial_order(graph, list(reversed(roots)))])
 

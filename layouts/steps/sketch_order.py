@@ -3,18 +3,26 @@
 Expects a proper layered graph, the fresh order the ordering steps found, the ids of its
 nodes and of its edges' ends, and a ``Sketch`` of the previous drawing. Guarantees: each
 layer holds the same vertices as in the fresh order, grouped by lane as there, sorted by
-where they stood across the flow in the sketch: a shape where it stood; a new shape at
-the mean of its sketched neighbours; a long edge's dummy where the edge's old route ran
-at the dummy's place along the flow (else between its ends); anything the sketch cannot
-place right after the vertex it follows in the fresh order. ``follow_sketch`` takes that
-order when it costs at most ``EXTRA_CROSSINGS`` crossings more than the fresh one.
+where they stood across the flow in the sketch: a shape where it stood; a long edge's
+dummy where the edge's old route ran at the dummy's place along the flow (else between
+its ends); anything the sketch cannot place (a new shape) right after the vertex it
+follows in the fresh order, which puts a new branch beside the old ones instead of
+between them (placing it at its neighbours' mean pushed old shapes out of their rows).
+``follow_sketch`` takes that order when it costs at most ``EXTRA_CROSSINGS`` crossings
+more than the fresh one, else that order with neighbours swapped while that removes
+crossings (``ordering.transposed``) if that is within the bound, else the fresh order.
+
+``sketch_ranks`` (the layering with a sketch) keeps the sketch's layers: see there.
 """
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Sequence
 
+from layouts.budgets import DEFAULT_BUDGETS, Budgets
 from layouts.sketch import Sketch
 from layouts.steps.crossings import Layers, drawn_crossings
+from layouts.steps.ordering import transposed
 from layouts.steps.proper import ProperGraph
 
 #: Crossings the sketch's order may add to the fresh order's and still be taken.
@@ -22,20 +30,26 @@ EXTRA_CROSSINGS = 1
 
 
 def follow_sketch(graph: ProperGraph, fresh: Layers, node_ids: Sequence[str], edge_ends: Sequence[tuple[str, str]],
-                  sketch: Sketch) -> tuple[Layers, list[float | None] | None]:
+                  sketch: Sketch, budgets: Budgets = DEFAULT_BUDGETS) -> tuple[Layers, list[float | None] | None]:
     """The sketch's order and each vertex's place across the flow in it (None: not
-    placed), or the fresh order and None when the sketch's costs too many crossings."""
+    placed); else that order with neighbours swapped where that removes crossings;
+    else the fresh order and None when both cost too many crossings."""
     places = sketch_places(graph, node_ids, edge_ends, sketch)
     sketched = sketch_order(graph, fresh, places)
-    if drawn_crossings(graph, sketched) <= drawn_crossings(graph, fresh) + EXTRA_CROSSINGS:
+    allowed = drawn_crossings(graph, fresh) + EXTRA_CROSSINGS
+    if drawn_crossings(graph, sketched) <= allowed:
         return sketched, places
+    # neighbours swapped where they cross: most of the sketch's order, fewer crossings
+    nearer = transposed(graph, sketched, budgets)
+    if drawn_crossings(graph, nearer) <= allowed:
+        return nearer, places
     return fresh, None
 
 
 def sketch_places(graph: ProperGraph, node_ids: Sequence[str], edge_ends: Sequence[tuple[str, str]],
                   sketch: Sketch) -> list[float | None]:
     """Where each vertex stood across the flow in the sketch (module docstring)."""
-    across = _node_places(graph, node_ids, edge_ends, sketch)
+    across = _node_places(graph, node_ids, sketch)
     _place_dummies(graph, node_ids, edge_ends, sketch, across)
     return across
 
@@ -53,21 +67,11 @@ def sketch_order(graph: ProperGraph, fresh: Layers, across: Sequence[float | Non
     return ordered
 
 
-def _node_places(graph: ProperGraph, node_ids: Sequence[str], edge_ends: Sequence[tuple[str, str]],
-                 sketch: Sketch) -> list[float | None]:
+def _node_places(graph: ProperGraph, node_ids: Sequence[str], sketch: Sketch) -> list[float | None]:
     across: list[float | None] = [None] * graph.vertex_count
     for vertex, node_id in enumerate(node_ids):
         old = sketch.nodes.get(node_id)
         across[vertex] = None if old is None else old[1]
-    index_of = {node_id: vertex for vertex, node_id in enumerate(node_ids)}
-    neighbours: dict[int, list[float]] = {}
-    for source, target in edge_ends:
-        for new, other in ((index_of[source], index_of[target]), (index_of[target], index_of[source])):
-            place = across[other]
-            if across[new] is None and place is not None:
-                neighbours.setdefault(new, []).append(place)
-    for vertex, places in neighbours.items():
-        across[vertex] = sum(places) / len(places)
     return across
 
 
@@ -90,3 +94,56 @@ def _place_dummies(graph: ProperGraph, node_ids: Sequence[str], edge_ends: Seque
             if ran is None and start is not None and end is not None:
                 ran = start + (end - start) * share
             across[dummy] = ran
+
+
+def sketch_ranks(node_ids: Sequence[str], dag: Sequence[tuple[int, int]], sketch: Sketch) -> list[int] | None:
+    """A layer per node that keeps the sketch's layers: shapes that shared a layer share
+    one, a later layer stays later (an emptied layer closes), and every edge of ``dag``
+    spans at least one layer; a new shape takes the earliest layer after its
+    predecessors, pushing the later layers on where it needs room. None when the
+    sketch's layers and the edges contradict each other (an edge within a layer or
+    against the sketch's order), or when no node stood in the sketch: the fresh layering
+    then decides."""
+    node_count = len(node_ids)
+    old_along = [sketch.nodes[node_id][0] if node_id in sketch.nodes else None for node_id in node_ids]
+    if all(along is None for along in old_along):
+        return None  # nothing of the sketch is drawn again
+    layers = sorted({along for along in old_along if along is not None})
+    # one vertex per kept layer (node_count + k), every sketched node joined to its layer's
+    group = {along: node_count + k for k, along in enumerate(layers)}
+    representative = [v if along is None else group[along] for v, along in enumerate(old_along)]
+    vertex_count = node_count + len(layers)
+    successors: list[list[int]] = [[] for _ in range(vertex_count)]
+    for k in range(1, len(layers)):
+        successors[node_count + k - 1].append(node_count + k)
+    for source, target in dag:
+        a, b = representative[source], representative[target]
+        if a == b:
+            return None
+        successors[a].append(b)
+    rank = _longest_paths(successors)
+    if rank is None:
+        return None
+    ranks = [rank[representative[v]] for v in range(node_count)]
+    lowest = min(ranks, default=0)
+    return [value - lowest for value in ranks]
+
+
+def _longest_paths(successors: Sequence[Sequence[int]]) -> list[int] | None:
+    """Each vertex one after its latest predecessor; None on a cycle."""
+    waiting = [0] * len(successors)
+    for targets in successors:
+        for target in targets:
+            waiting[target] += 1
+    rank = [0] * len(successors)
+    ready = deque(v for v, count in enumerate(waiting) if not count)
+    done = 0
+    while ready:
+        vertex = ready.popleft()
+        done += 1
+        for target in successors[vertex]:
+            rank[target] = max(rank[target], rank[vertex] + 1)
+            waiting[target] -= 1
+            if not waiting[target]:
+                ready.append(target)
+    return rank if done == len(successors) else None

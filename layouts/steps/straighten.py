@@ -27,13 +27,14 @@ FARTHER_TRIES = 2  # how many times a move clearly off a line may go farther to 
 
 def straighten(placement: Placement, spacing: Spacing, links: Sequence[tuple[int, int, float]],
                pulls: Sequence[tuple[int, int, float]] = (), bands: Bands | None = None,
-               budgets: Budgets = DEFAULT_BUDGETS) -> Placement:
+               budgets: Budgets = DEFAULT_BUDGETS, fixed: frozenset[int] = frozenset()) -> Placement:
     """Remove small steps: move a block of aligned vertices onto a neighbour's line when
     the layer gaps and lanes leave room and fewer links then bend by less than
     ``STEP_LIMIT`` (see the module docstring), heavier links first; then part links that
     swap lines. ``links`` (a, b, weight) join vertices of consecutive layers, ``pulls``
-    (a, b, weight) tie a loop's turn to its node (the two move together)."""
-    return Straightening(placement, spacing, links, pulls, bands, budgets).run()
+    (a, b, weight) tie a loop's turn to its node (the two move together); no move takes
+    a ``fixed`` vertex along (a shape held where the previous drawing had it)."""
+    return Straightening(placement, spacing, links, pulls, bands, budgets, fixed).run()
 
 
 class Straightening:
@@ -42,8 +43,10 @@ class Straightening:
     last move (a move may break any of them)."""
 
     def __init__(self, placement: Placement, spacing: Spacing, links: Sequence[tuple[int, int, float]],
-                 pulls: Sequence[tuple[int, int, float]], bands: Bands | None, budgets: Budgets) -> None:
+                 pulls: Sequence[tuple[int, int, float]], bands: Bands | None, budgets: Budgets,
+                 fixed: frozenset[int] = frozenset()) -> None:
         vertex_count = len(placement.positions)
+        self.fixed = fixed
         self.position = list(placement.positions)
         self.boundaries = list(placement.boundaries)
         self.spacing = spacing
@@ -108,7 +111,10 @@ class Straightening:
                 continue
             offset = position[mover] - position[anchor]
             away = math.copysign(STEP_LIMIT + 1.0, offset) - offset
-            for shift in (-offset, *self.farther_off(block, away, anchor)):  # onto the anchor's line, or clearly off it
+            # onto the anchor's line, or clearly off it; with shapes held where a previous
+            # drawing had them, only onto it (clearly off moves a shape out of its row)
+            farther = self.farther_off(block, away, anchor) if not self.fixed else []
+            for shift in (-offset, *farther):
                 push = self.pushed(block, shift, anchor)
                 if push is not None:
                     gain = self.steps_around(push[0], 0.0) - self.steps_around(push[0], shift)
@@ -192,7 +198,7 @@ class Straightening:
                     return None
                 moving |= ahead
                 queue += list(ahead)
-        if anchor in moving or len(moving) > limit:
+        if anchor in moving or len(moving) > limit or not self.fixed.isdisjoint(moving):
             return None
         return moving, moved_boundaries
 

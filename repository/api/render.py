@@ -23,6 +23,12 @@ A miss reads what it draws and then ends the request's transaction (`read_drawin
 the render that follows holds no database connection, however long it takes. Content
 stored past the render contract's shape limit (before the write limits held) is refused
 from a count of its shapes, before anything grows with it.
+
+A flow layout is kept stable across versions (issue 22; docs/layout.md, "Stable
+layout"): the render reads the diagram's sketch record (repository/store/sketches.py,
+one more indexed read), draws from the sketch it gives (whose digest joins the cache
+key) and keeps the sketch of the new drawing as the version's record.
+
 Every answer of this blueprint, refusals included, carries headers that keep an SVG from
 running script or being sniffed as another type.
 """
@@ -35,6 +41,7 @@ from typing import Any
 from flask import Response, current_app
 
 from renderer.contract import MAX_SHAPES
+from renderer.sketch_svg import SKETCHED_LAYOUTS, sketch_of_svg
 from repository import catalog
 from repository.api import parameters
 from repository.api.common import TenantRequest, cached_answer
@@ -54,7 +61,7 @@ from repository.render_pool import (
     render_timeout,
 )
 from repository.render_refusals import ContentKeys, TimedOutRenders
-from repository.store import Store
+from repository.store import Store, sketches
 from repository.store.maintenance import pool_id
 from repository.store.models import Element
 
@@ -81,24 +88,46 @@ def render_diagram(req: TenantRequest, diagram_id: str, culture_id: str,
     drawn = DrawnState(diagram_id, req.store.reads.newest_version_pk(diagram_id),
                        req.store.reads.content_generation())
     tenant = req.store.tenant  # its stored ids, as maintenance names the pool
+    record = (sketches.recorded(req.store.session, tenant.pk, diagram_id, drawn.version_pk, layout_key, culture)
+              if layout_key in SKETCHED_LAYOUTS else None)
+    sketch = record.sketch_for(drawn.version_pk, drawn.generation) if record else ""
     key = render_key(tenant.collection_id, tenant.storage_id, drawn, layout_key, culture,
-                     default_culture=tenant.default_culture)
+                     default_culture=tenant.default_culture, sketch=sketches.sketch_digest(sketch))
 
     def draw() -> bytes:
         job, fixture = read_drawing(req, "render", key, drawn, diagram_fixture)
-        return render_fixture(job, fixture, layout_key, culture,
-                              tenant.default_culture).encode("utf-8")
+        svg = render_fixture(job, fixture, layout_key, culture, tenant.default_culture, sketch).encode("utf-8")
+        drawing = drawn_sketch(svg, layout_key)
+        if drawing is not None:
+            new = sketches.NewRecord(tenant.pk, diagram_id, drawn.version_pk, layout_key, culture,
+                                     drawn.generation, drawing, sketch)
+            if not new.is_held_by(record):
+                sketches.remember(current_app.extensions["elrepo.sessions"], new)
+        return svg
     return cached_answer(key, current_app.extensions["elrepo.render_cache"], draw,
                          "image/svg+xml", "X-Render-Cache")
 
 
+def drawn_sketch(svg: bytes, layout_key: str) -> str | None:
+    """The sketch of a flow drawing as JSON; None for other layouts and for a drawing
+    without shapes (nothing to keep)."""
+    if layout_key not in SKETCHED_LAYOUTS:
+        return None
+    try:
+        return sketch_of_svg(svg, layout_key).to_json()
+    except ValueError:
+        return None
+
+
 def render_fixture(job: RenderJob, fixture: dict[str, object], layout_key: str,
-                   culture: int, default_culture: int) -> str:
-    """The engine's SVG, drawn in a render process of this worker within the deadline;
-    its input errors (unknown or unfinished layouts included) → 400."""
+                   culture: int, default_culture: int, sketch: str = "") -> str:
+    """The engine's SVG, drawn in a render process of this worker within the deadline,
+    laid out from `sketch` (JSON; "" for a fresh layout); its input errors (unknown or
+    unfinished layouts included) → 400."""
     return render_pool().render(job, fixture, layout_key, culture,
                                 render_timeout(current_app.config),
-                                default_culture=default_culture, timed_out=timed_out_renders())
+                                default_culture=default_culture, timed_out=timed_out_renders(),
+                                sketch=sketch)
 
 
 def read_drawing(req: TenantRequest, work: Work, key: str, drawn: DrawnState,

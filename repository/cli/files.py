@@ -26,6 +26,7 @@ from repository.cli.common import (
 
 if TYPE_CHECKING:
     from interchange import BpmnImport
+    from layouts.base import LayoutOptions
     from renderer.export import ExportJob
     from repository.store import Store
     from repository.store.models import Element
@@ -42,6 +43,10 @@ def add_commands(commands: Subcommands[argparse.ArgumentParser]) -> None:
     render.add_argument("--culture", default=str(catalog.ENGLISH), help=CULTURE_HELP)
     render.add_argument("-o", "--output", type=Path,
                         help="SVG file to write (default: standard output)")
+    render.add_argument("--like", type=Path, metavar="PREVIOUS",
+                        help="keep the drawing of the model's previous version: an SVG this engine drew "
+                             "(.svg), or the previous version's fixture or BPMN file, drawn first; the flow "
+                             "layouts only (docs/layout.md, \"Stable layout\")")
     render.set_defaults(command=_render)
 
     layout = add_command(commands, "layout", "lay out a BPMN 2.0 file with our engine and "
@@ -126,10 +131,8 @@ def _render(args: argparse.Namespace) -> int:
     from repository.input_rules import parse_culture_id
 
     culture = parse_culture_id(args.culture, "--culture")
-    if _is_bpmn(args.model) and args.layout in BPMN_LAYOUT_KEYS:
-        svg = _bpmn_notation(args.model, args.layout, culture)
-    else:
-        svg = _rendered_fixture(args.model, args.layout, culture)
+    options = None if args.like is None else _like(args.like, args.layout, culture)
+    svg = _drawn(args.model, args.layout, culture, options)
     if args.output is None:
         sys.stdout.write(svg)
     else:
@@ -137,19 +140,47 @@ def _render(args: argparse.Namespace) -> int:
     return 0
 
 
-def _bpmn_notation(path: Path, layout_key: str, culture: int) -> str:
+def _drawn(path: Path, layout_key: str, culture: int, options: LayoutOptions | None = None) -> str:
+    """The SVG of the fixture or BPMN file `path` (a BPMN file in a BPMN layout in BPMN's
+    notation)."""
+    if _is_bpmn(path) and layout_key in BPMN_LAYOUT_KEYS:
+        return _bpmn_notation(path, layout_key, culture, options)
+    return _rendered_fixture(path, layout_key, culture, options)
+
+
+def _like(previous: Path, layout_key: str, culture: int) -> LayoutOptions:
+    """The layout options that keep the drawing of `previous` (`render --like`): its
+    sketch, read from the overlays of an SVG this engine drew, or from a fresh drawing of
+    the previous version's fixture or BPMN file."""
+    from layouts.base import LayoutOptions
+    from renderer.sketch_svg import SKETCHED_LAYOUTS, sketch_of_svg
+
+    if layout_key not in SKETCHED_LAYOUTS:
+        raise CommandError(f"--like keeps the drawing of the flow layouts only ({', '.join(sorted(SKETCHED_LAYOUTS))}),"
+                           f" not {layout_key!r}")
+    if previous.suffix.lower() == ".svg":
+        drawing = _read_bytes(previous)
+    else:
+        drawing = _drawn(previous, layout_key, culture).encode("utf-8")
+    try:
+        return LayoutOptions(sketch=sketch_of_svg(drawing, layout_key))
+    except ValueError as error:
+        raise CommandError(f"{previous}: {error}") from None
+
+
+def _bpmn_notation(path: Path, layout_key: str, culture: int, options: LayoutOptions | None = None) -> str:
     """A BPMN file in a BPMN layout: its model drawn in BPMN's notation."""
     from interchange import BpmnError
     from interchange.drawing import draw_bpmn_import
 
     imported = _bpmn_import(path, _read_bytes(path))
     try:
-        return draw_bpmn_import(imported, layout_key, culture)
+        return draw_bpmn_import(imported, layout_key, culture, options)
     except BpmnError as error:
         raise CommandError(f"{path}: {error}") from None
 
 
-def _rendered_fixture(path: Path, layout_key: str, culture: int) -> str:
+def _rendered_fixture(path: Path, layout_key: str, culture: int, options: LayoutOptions | None = None) -> str:
     fixture = read_fixture(path)
     if isinstance(fixture, dict) and not fixture.get("values"):
         # The engine draws an empty diagram as an empty picture; asked for one from the
@@ -160,7 +191,7 @@ def _rendered_fixture(path: Path, layout_key: str, culture: int) -> str:
     from renderer.api import RenderInputError
 
     try:
-        return render_any(fixture, layout_key, culture)
+        return render_any(fixture, layout_key, culture, options)
     except RenderInputError as error:
         raise CommandError(str(error)) from None
 

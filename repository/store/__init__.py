@@ -19,7 +19,8 @@ commits: the caller owns the transaction (one per request).
 Callers name the part: `store.reads.element(...)`, `store.writes.update(...)`,
 `store.releases.transition(...)`; `store.session` and `store.tenant` are the context's.
 
-Beside it: `tenants` (tenants and tokens), `filters` (`$filter` → SQL condition),
+Beside it: `sketches` (the last drawing's sketch per diagram version, layout key and
+culture: issue 22's stable layout), `tenants` (tenants and tokens), `filters` (`$filter` → SQL condition),
 `maintenance` (pool maintenance) and `values` (timestamps, ids, encoded values).
 """
 
@@ -34,6 +35,7 @@ from repository.store.positions import ListingPositions
 from repository.store.reads import MAX_TREE_DEPTH, Reads, with_content
 from repository.store.releases import Releases
 from repository.store.rows import Rows
+from repository.store.sketches import LayoutSketch  # its table joins the schema with the store
 from repository.store.tenants import (
     add_token,
     all_tenants,
@@ -92,6 +94,7 @@ class Store:
 
 __all__ = [
     "MAX_TREE_DEPTH",
+    "LayoutSketch",
     "Link",
     "PageRequest",
     "Store",

@@ -14,6 +14,8 @@ from typing import Any
 
 import pytest
 
+from layouts.base import LayoutOptions
+from layouts.sketch import Sketch
 from renderer import identity
 from repository.api import render as render_api
 from repository.app import create_app
@@ -24,6 +26,7 @@ from repository.render_cache import (
     MemoryRenderCache,
     render_key,
 )
+from repository.store.sketches import recorded
 from tests.repository.conftest import (
     SERVICE_TOKEN,
     TENANT,
@@ -88,14 +91,20 @@ def maintain(api: Api, pool: str | None = None) -> Any:
     return response.get_json()
 
 
-def fresh_svg(api: Api, diagram_id: str, layout: str = "horizontal",
-              culture: int = 1033) -> bytes:
-    """What the engine draws for the stored diagram now, with no cache anywhere."""
+def engine_svg(api: Api, diagram_id: str, layout: str = "horizontal",
+               culture: int = 1033) -> bytes:
+    """What the engine draws for the stored diagram now, with no cache anywhere: in a
+    flow layout, from the sketch the service keeps for it (repository/store/sketches.py;
+    none before its first render)."""
     from renderer.api import render
 
     with api.store() as store:
         fixture = diagram_fixture(store, store.reads.element(diagram_id))
-    return render(fixture, layout, culture).encode("utf-8")
+        version_pk, generation = store.reads.newest_version_pk(diagram_id), store.reads.content_generation()
+        record = recorded(store.session, store.tenant.pk, diagram_id, version_pk, layout, culture)
+    sketch = record.sketch_for(version_pk, generation) if record else ""
+    options = LayoutOptions(sketch=Sketch.from_json(sketch)) if sketch else None
+    return render(fixture, layout, culture, options).encode("utf-8")
 
 
 # ---- memory cache ---------------------------------------------------------------------
@@ -206,7 +215,7 @@ def test_second_render_is_a_hit_with_the_same_bytes(cached: Api,
     assert first.status_code == second.status_code == 200
     assert first.headers["X-Render-Cache"] == "miss"
     assert second.headers["X-Render-Cache"] == "hit"
-    assert first.data == second.data == fresh_svg(cached, ORDER)
+    assert first.data == second.data == engine_svg(cached, ORDER)
     assert first.mimetype == second.mimetype == "image/svg+xml"
     assert first.headers["Content-Length"] == second.headers["Content-Length"]
     assert [call for call, _ in recording.calls] == ["get", "put", "get"]
@@ -217,8 +226,8 @@ def test_layout_and_culture_are_separate_entries(cached: Api) -> None:
     german = cached.get(RENDER.format(ORDER, 1031, "horizontal"))
     vertical = cached.get(RENDER.format(ORDER, 1033, "vertical"))
     assert german.headers["X-Render-Cache"] == vertical.headers["X-Render-Cache"] == "miss"
-    assert german.data == fresh_svg(cached, ORDER, culture=1031)
-    assert vertical.data == fresh_svg(cached, ORDER, layout="vertical")
+    assert german.data == engine_svg(cached, ORDER, culture=1031)
+    assert vertical.data == engine_svg(cached, ORDER, layout="vertical")
 
 
 def test_a_renamed_element_is_a_miss_and_a_new_picture(cached: Api) -> None:
@@ -231,7 +240,7 @@ def test_a_renamed_element_is_a_miss_and_a_new_picture(cached: Api) -> None:
     after = cached.get(ORDER_SVG)
     assert after.headers["X-Render-Cache"] == "miss"
     assert b"Vetting" in after.data and b"Credit check" not in after.data
-    assert after.data == fresh_svg(cached, ORDER)
+    assert after.data == engine_svg(cached, ORDER)
     assert cached.get(ORDER_SVG).headers["X-Render-Cache"] == "hit"
 
 
@@ -250,10 +259,11 @@ def test_a_hit_reads_the_diagram_and_the_generation_only(
         statements.clear()
         hit = cached.get(ORDER_SVG)
     assert hit.headers["X-Render-Cache"] == "hit"
-    # The 404's one read is the element lookup the hit makes too.
+    # The 404's one read is the element lookup the hit makes too; then the generation and
+    # the diagram's sketch record (what the key names of the drawing's previous one).
     key_reads = statements[prelude - 1:]
-    assert len(key_reads) == 2, key_reads
-    assert "content_generations" in key_reads[1][0]
+    assert len(key_reads) == 3, key_reads
+    assert "content_generations" in key_reads[1][0] and "layout_sketches" in key_reads[2][0]
 
 
 def change_and_expect_a_new_picture(cached: Api, path: str, change: Any,
@@ -271,7 +281,7 @@ def change_and_expect_a_new_picture(cached: Api, path: str, change: Any,
     assert after.headers["ETag"] != before.headers["ETag"]
     assert shown in after.data and (gone is None or gone not in after.data)
     layout = path.rsplit("/", 1)[1]
-    assert after.data == fresh_svg(cached, ORDER, layout=layout)
+    assert after.data == engine_svg(cached, ORDER, layout=layout)
     assert cached.get(path).headers["X-Render-Cache"] == "hit"
 
 

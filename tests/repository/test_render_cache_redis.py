@@ -24,7 +24,7 @@ from tests.repository.standin import ORDER
 from tests.repository.test_render_cache import (
     ORDER_SVG,
     UNREACHABLE_REDIS,
-    fresh_svg,
+    engine_svg,
     maintain,
     make_api,
 )
@@ -55,7 +55,7 @@ def test_unreachable_redis_still_renders_and_warns_once(
         responses = [api.get(ORDER_SVG), api.get(ORDER_SVG)]
     assert [r.status_code for r in responses] == [200, 200]
     assert {r.headers["X-Render-Cache"] for r in responses} == {"miss"}
-    assert all(r.data == fresh_svg(api, ORDER) for r in responses)
+    assert all(r.data == engine_svg(api, ORDER) for r in responses)
     assert len(caplog.records) == 1
     assert "rendering without the cache" in caplog.records[0].getMessage()
     api.app.extensions["elrepo.engine"].dispose()
@@ -171,7 +171,7 @@ def test_workers_share_renders_through_redis(prepared: Prepared, redis_url: str,
         hit = second.get(ORDER_SVG, role="viewer")
         assert (miss.headers["X-Render-Cache"], hit.headers["X-Render-Cache"]) == (
             "miss", "hit")
-        assert miss.data == hit.data == fresh_svg(first, ORDER)
+        assert miss.data == hit.data == engine_svg(first, ORDER)
         assert_error(second.get(ORDER_SVG, token=second.other_tokens["viewer"]), 403,
                      render=True)
         maintain(second, "demo.default")
