@@ -104,8 +104,9 @@ class WorkSchema:
     migrated once, emptied and filled with the template's rows before each test. Making
     and migrating a schema per test (some sixty DDL statements and a trigram index) was
     most of a PostgreSQL test's cost. A test that changes the schema itself (a migration
-    test's downgrade) is seen after it, by the tables, columns, indexes, constraints and
-    revision no longer being the migrated ones, and the schema is made anew."""
+    test's downgrade, a trigger or function a test adds) is seen after it, by the
+    relations, columns, indexes, constraints, functions, triggers and revision no longer
+    being the migrated ones, and the schema is made anew."""
 
     def __init__(self, url: str, template: str) -> None:
         self.url = url
@@ -162,7 +163,16 @@ class WorkSchema:
                 "WHERE schemaname = :schema "
                 "UNION ALL SELECT c.conname, pg_get_constraintdef(c.oid), NULL, NULL "
                 "FROM pg_constraint c JOIN pg_namespace n ON n.oid = c.connamespace "
-                "WHERE n.nspname = :schema"), parameters).all()
+                "WHERE n.nspname = :schema "
+                # every relation (sequences, views), function and trigger a test added
+                "UNION ALL SELECT c.relname, c.relkind::text, NULL, NULL FROM pg_class c "
+                "JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = :schema "
+                "UNION ALL SELECT p.proname, pg_get_function_identity_arguments(p.oid), NULL, "
+                "NULL FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace "
+                "WHERE n.nspname = :schema "
+                "UNION ALL SELECT t.tgname, c.relname, NULL, NULL FROM pg_trigger t "
+                "JOIN pg_class c ON c.oid = t.tgrelid JOIN pg_namespace n ON n.oid = c.relnamespace "
+                "WHERE n.nspname = :schema AND NOT t.tgisinternal"), parameters).all()
             revision = connection.execute(text(
                 f'SELECT version_num FROM "{self.schema}".alembic_version')).all() if any(
                     row[0] == "alembic_version" for row in described) else []
