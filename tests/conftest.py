@@ -41,12 +41,30 @@ def attribute(element: etree._Element, name: str) -> str:
 
 
 @pytest.hookimpl(tryfirst=True)  # before `-m` deselects by marker
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    grouping = config.pluginmanager.hasplugin("xdist")  # it registers `xdist_group`
     for item in items:
         if reads_the_corpus(item):
             item.add_marker(pytest.mark.corpus)
         if "browser" in getattr(item, "fixturenames", ()):  # tests/viewer/conftest.py
             item.add_marker(pytest.mark.browser)
+        group = module_fixture_group(item) if grouping else None
+        if group is not None:
+            item.add_marker(pytest.mark.xdist_group(group))
+
+
+def module_fixture_group(item: pytest.Item) -> str | None:
+    """The tests that share a module-scoped fixture (a running `elrepo serve`, a warm
+    resident renderer, a loaded demo) run on one pytest-xdist worker under `--dist
+    loadgroup` (pyproject's addopts): spread test by test, each worker that got one of
+    them started its own server, so most modules' servers started twice. Every other
+    test is still spread one by one."""
+    info = getattr(item, "_fixtureinfo", None)
+    if info is None:
+        return None
+    shared = sorted(name for name, definitions in info.name2fixturedefs.items()
+                    if definitions and definitions[-1].scope == "module")
+    return f"{item.nodeid.split('::')[0]}::{shared[0]}" if shared else None
 
 
 def reads_the_corpus(item: pytest.Item) -> bool:

@@ -75,11 +75,12 @@ def engine_or_hint(make: Callable[[str], Engine], url: str) -> Engine:
 
 
 @contextmanager
-def session_on(db: str | None, *, write: bool = True) -> Iterator[Session]:
+def session_on(db: str | None, *, write: bool = True,
+               schema_lock: bool = False) -> Iterator[Session]:
     """A session on the database, which is at this elrepo's schema (an empty one gets
     it; an older one is refused with the command that upgrades it); commits on success.
     `write=False` for a command that only reads (an export must not hold the write lock
-    while it reads a whole tenant)."""
+    while it reads a whole tenant); `schema_lock`: `open_session`'s."""
     from repository.settings import database_url
     from repository.store.db import (
         SchemaMismatch,
@@ -99,7 +100,7 @@ def session_on(db: str | None, *, write: bool = True) -> Iterator[Session]:
         # A write is locked from BEGIN (IMMEDIATE on SQLite), as the service's writes
         # are: a read that turns into a write after another connection wrote (a server's
         # workers starting) fails at once, where a wait for the lock waits its timeout.
-        session = open_session(session_factory(engine), write=write)
+        session = open_session(session_factory(engine), write=write, schema_lock=schema_lock)
         try:
             yield session
             session.commit()

@@ -73,7 +73,6 @@ def add_commands(commands: Subcommands[argparse.ArgumentParser]) -> None:
 def _serve(args: argparse.Namespace) -> int:
     from repository.demo import create_role_tokens, is_empty, load_demo
     from repository.server import run
-    from repository.store.db import hold_schema_lock
 
     header_timeout = _seconds(args.header_timeout, "--header-timeout", HEADER_TIMEOUT_ENV,
                               DEFAULT_HEADER_TIMEOUT)
@@ -92,8 +91,8 @@ def _serve(args: argparse.Namespace) -> int:
     with _listen(args.host, args.port) as listener:
         port = listener.getsockname()[1]  # --port 0: the free port the system chose
         cache_note = _check_render_cache(settings.redis_url)
-        with session_on(args.db) as session:
-            hold_schema_lock(session)  # another server starting now loads no second demo
+        # the schema lock: another server starting now loads no second demo
+        with session_on(args.db, schema_lock=True) as session:
             empty = is_empty(session)
             if empty and not args.no_demo:
                 tenant = load_demo(session)

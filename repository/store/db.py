@@ -74,6 +74,11 @@ from repository.store.models import (
 BUSY_TIMEOUT_SECONDS = 5
 RETRY_AFTER_SECONDS = 2
 _SQLITE_BEGIN = "sqlite_begin"
+# A BEGIN that takes the schema lock waits for it as long as its holder takes (the first
+# start loading the demo takes seconds, more on a loaded machine), as PostgreSQL's
+# advisory lock does; SQLite's wait is its busy timeout, this many ms (about 24 days).
+_SCHEMA_LOCK = "elrepo_schema_lock"
+_SQLITE_WAIT_AS_LONG_AS_IT_TAKES_MS = 2**31 - 1
 _SQLITE_BUSY_CODES = frozenset({sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED})
 # lock_not_available (lock_timeout), serialization_failure, deadlock_detected
 _POSTGRESQL_BUSY_STATES = frozenset({"55P03", "40001", "40P01"})
@@ -169,8 +174,19 @@ def _configure_sqlite(engine: Engine, statement_timeout: float | None) -> None:
 
     @event.listens_for(engine, "begin")
     def do_begin(connection: Any) -> None:
-        mode = connection.get_execution_options().get(_SQLITE_BEGIN, "DEFERRED")
-        connection.exec_driver_sql(f"BEGIN {mode}")
+        options = connection.get_execution_options()
+        begin = f"BEGIN {options.get(_SQLITE_BEGIN, 'DEFERRED')}"
+        if not options.get(_SCHEMA_LOCK):
+            connection.exec_driver_sql(begin)
+            return
+        # The busy timeout bounds only the wait for the lock: back to the engine's own
+        # once BEGIN holds it.
+        usual = connection.exec_driver_sql("PRAGMA busy_timeout").scalar()
+        connection.exec_driver_sql(f"PRAGMA busy_timeout = {_SQLITE_WAIT_AS_LONG_AS_IT_TAKES_MS}")
+        try:
+            connection.exec_driver_sql(begin)
+        finally:
+            connection.exec_driver_sql(f"PRAGMA busy_timeout = {int(usual)}")
 
     if statement_timeout is None:
         return
@@ -269,21 +285,11 @@ def _schema_transaction(engine: Engine) -> Iterator[Connection]:
     the schema made. SQLite: the write lock from BEGIN on; PostgreSQL: an advisory lock
     until the end of the transaction, waited for as long as the first one takes."""
     with engine.connect() as plain:
-        connection = plain.execution_options(**{_SQLITE_BEGIN: "IMMEDIATE"})
+        connection = plain.execution_options(**{_SQLITE_BEGIN: "IMMEDIATE", _SCHEMA_LOCK: True})
         with connection.begin():
             lift_statement_deadline(connection)
             _take_schema_lock(connection)
             yield connection
-
-
-def hold_schema_lock(session: Session) -> None:
-    """Until the session's transaction ends, hold the lock schema creation takes: the
-    first start's work on an empty database (`elrepo serve` loading the demo) is done
-    once when two servers start at once. `session` is a writing one (`open_session`,
-    write=True: SQLite's lock is taken at its BEGIN); call before its first statement."""
-    if not session.info.get("writes"):
-        raise ValueError("hold_schema_lock needs a session opened with write=True")
-    _take_schema_lock(session.connection())
 
 
 def _take_schema_lock(connection: Connection) -> None:
@@ -514,14 +520,23 @@ def _translated_schema(connection: Connection, schema: str | None) -> str | None
     return translated
 
 
-def open_session(factory: sessionmaker[Session], *, write: bool) -> Session:
+def open_session(factory: sessionmaker[Session], *, write: bool,
+                 schema_lock: bool = False) -> Session:
     """A request's session; `session.info["writes"]` says whether it may write (a read
-    ends without a commit: there is nothing to commit)."""
+    ends without a commit: there is nothing to commit). `schema_lock` (a writing
+    session): it holds, until its transaction ends, the lock schema creation takes,
+    waited for as long as its holder takes: the first start's work on an empty database
+    (`elrepo serve` loading the demo) is done once when two servers start at once."""
+    if schema_lock and not write:
+        raise ValueError("the schema lock is for a session opened with write=True")
     session = factory()
     session.info["writes"] = write
     if write:
         try:
-            session.connection(execution_options={_SQLITE_BEGIN: "IMMEDIATE"})
+            connection = session.connection(execution_options={
+                _SQLITE_BEGIN: "IMMEDIATE", _SCHEMA_LOCK: schema_lock})
+            if schema_lock:
+                _take_schema_lock(connection)
         except BaseException:
             session.close()
             raise

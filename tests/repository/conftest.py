@@ -1,6 +1,7 @@
 """A fresh app and database per test, on SQLite and (when ELREPO_TEST_DATABASE_URL is
-set) on PostgreSQL, each PostgreSQL test in its own schema. Both backends load the
-stand-in tenants once per session and give each test a copy."""
+set) on PostgreSQL. Both backends load the stand-in tenants once per session and give
+each test a copy: SQLite a copy of the template file, PostgreSQL the template's rows in
+the test process's work schema, emptied before (`WorkSchema`)."""
 
 from __future__ import annotations
 
@@ -17,7 +18,7 @@ from typing import Any
 import pytest
 from flask import Flask
 from flask.testing import FlaskClient
-from sqlalchemy import create_engine, event, text
+from sqlalchemy import Connection, create_engine, event, text
 from werkzeug.test import TestResponse
 
 from repository.app import create_app
@@ -83,13 +84,11 @@ def prepared(request: pytest.FixtureRequest, tmp_path: Path,
         yield Prepared({"DATABASE_URL": f"sqlite:///{copy}", "RENDER_POOL": render_pool},
                        loaded.tokens, loaded.other_tokens)
         return
-    template_schema, loaded = request.getfixturevalue("postgres_template")
-    with postgres_schema("t") as (url, schema):
-        config = schema_config(url, schema)
-        create_app(config).extensions["elrepo.engine"].dispose()  # the schema, migrated
-        copy_rows(url, template_schema, schema)
-        yield Prepared({**config, "RENDER_POOL": render_pool}, loaded.tokens,
-                       loaded.other_tokens)
+    _, loaded = request.getfixturevalue("postgres_template")
+    work: WorkSchema = request.getfixturevalue("postgres_work_schema")
+    config = work.refill()
+    yield Prepared({**config, "RENDER_POOL": render_pool}, loaded.tokens, loaded.other_tokens)
+    work.check_layout()
 
 
 @pytest.fixture(scope="session")
@@ -100,17 +99,104 @@ def postgres_template() -> Iterator[tuple[str, Prepared]]:
         yield schema, prepare(schema_config(url, schema))
 
 
+class WorkSchema:
+    """The PostgreSQL schema the tests of one test process run in, one after another:
+    migrated once, emptied and filled with the template's rows before each test. Making
+    and migrating a schema per test (some sixty DDL statements and a trigram index) was
+    most of a PostgreSQL test's cost. A test that changes the schema itself (a migration
+    test's downgrade, a trigger or function a test adds) is seen after it, by the
+    relations, columns, indexes, constraints, functions, triggers and revision no longer
+    being the migrated ones, and the schema is made anew."""
+
+    def __init__(self, url: str, template: str) -> None:
+        self.url = url
+        self.template = template
+        self.schema: str | None = None
+        self.layout: list[tuple[str, ...]] = []
+        self._engine = create_engine(url)
+
+    def refill(self) -> dict[str, Any]:
+        """The app config of the work schema, holding exactly the template's rows."""
+        with self._engine.connect() as connection:
+            if self.schema is None:
+                self.schema = f"w_{uuid.uuid4().hex[:16]}"
+                with connection.begin():
+                    connection.execute(text(f'CREATE SCHEMA "{self.schema}"'))
+                create_app(schema_config(self.url, self.schema)).extensions["elrepo.engine"].dispose()
+                self.layout = self._layout(connection)
+            else:
+                tables = ", ".join(f'"{self.schema}"."{table.name}"'
+                                   for table in Base.metadata.sorted_tables)
+                with connection.begin():
+                    connection.execute(text(f"TRUNCATE {tables} RESTART IDENTITY CASCADE"))
+            copy_rows(connection, self.template, self.schema)
+        return schema_config(self.url, self.schema)
+
+    def check_layout(self) -> None:
+        """After a test: a schema it changed is dropped, to be made anew for the next."""
+        if self.schema is None:
+            return
+        with self._engine.connect() as connection:
+            changed = self._layout(connection) != self.layout
+        if changed:
+            self.drop()
+
+    def drop(self) -> None:
+        if self.schema is not None:
+            with self._engine.begin() as connection:
+                connection.execute(text(f'DROP SCHEMA "{self.schema}" CASCADE'))
+            self.schema = None
+
+    def close(self) -> None:
+        self.drop()
+        self._engine.dispose()
+
+    def _layout(self, connection: Connection) -> list[tuple[str, ...]]:
+        with connection.begin():
+            parameters = {"schema": self.schema}
+            described = connection.execute(text(
+                "SELECT c.relname, a.attname, format_type(a.atttypid, a.atttypmod), a.attnotnull "
+                "FROM pg_attribute a JOIN pg_class c ON c.oid = a.attrelid "
+                "JOIN pg_namespace n ON n.oid = c.relnamespace "
+                "WHERE n.nspname = :schema AND a.attnum > 0 AND NOT a.attisdropped "
+                "UNION ALL SELECT tablename, indexname, indexdef, NULL FROM pg_indexes "
+                "WHERE schemaname = :schema "
+                "UNION ALL SELECT c.conname, pg_get_constraintdef(c.oid), NULL, NULL "
+                "FROM pg_constraint c JOIN pg_namespace n ON n.oid = c.connamespace "
+                "WHERE n.nspname = :schema "
+                # every relation (sequences, views), function and trigger a test added
+                "UNION ALL SELECT c.relname, c.relkind::text, NULL, NULL FROM pg_class c "
+                "JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = :schema "
+                "UNION ALL SELECT p.proname, pg_get_function_identity_arguments(p.oid), NULL, "
+                "NULL FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace "
+                "WHERE n.nspname = :schema "
+                "UNION ALL SELECT t.tgname, c.relname, NULL, NULL FROM pg_trigger t "
+                "JOIN pg_class c ON c.oid = t.tgrelid JOIN pg_namespace n ON n.oid = c.relnamespace "
+                "WHERE n.nspname = :schema AND NOT t.tgisinternal"), parameters).all()
+            revision = connection.execute(text(
+                f'SELECT version_num FROM "{self.schema}".alembic_version')).all() if any(
+                    row[0] == "alembic_version" for row in described) else []
+        return sorted(tuple(map(str, row)) for row in [*described, *revision])
+
+
+@pytest.fixture(scope="session")
+def postgres_work_schema(postgres_template: tuple[str, Prepared]) -> Iterator[WorkSchema]:
+    url = os.environ[PG_ENV]  # postgres_template skipped the test without it
+    work = WorkSchema(url, postgres_template[0])
+    yield work
+    work.close()
+
+
 def schema_config(url: str, schema: str) -> dict[str, Any]:
     """App config whose tables live in `schema` of the server at `url`."""
     return {"DATABASE_URL": url, "ENGINE_OPTIONS": {
         "execution_options": {"schema_translate_map": {None: schema}}}}
 
 
-def copy_rows(url: str, source: str, target: str) -> None:
+def copy_rows(connection: Connection, source: str, target: str) -> None:
     """Every row of schema `source` into the same tables of the migrated schema `target`,
     parents first, and each serial column's sequence moved past the copied ids."""
-    engine = create_engine(url)
-    with engine.begin() as connection:
+    with connection.begin():
         for table in Base.metadata.sorted_tables:
             connection.execute(text(f'INSERT INTO "{target}"."{table.name}" '
                                     f'SELECT * FROM "{source}"."{table.name}"'))
@@ -124,7 +210,6 @@ def copy_rows(url: str, source: str, target: str) -> None:
                 f"SELECT setval(pg_get_serial_sequence(:table, :column), "
                 f'COALESCE(MAX("{column}"), 0) + 1, false) FROM {qualified}'),
                 {"table": qualified, "column": column})
-    engine.dispose()
 
 
 @contextmanager

@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import threading
 import time
 import urllib.error
 import urllib.request
@@ -16,12 +17,10 @@ from pathlib import Path
 import pytest
 from sqlalchemy import create_engine, text
 
+from repository.errors import ServiceUnavailable
+from repository.store.db import create_schema, make_engine, open_session, session_factory
 from tests.repository.conftest import in_schema, postgres_schema
 from tests.repository.test_cli import START_SECONDS, served_port
-
-# Every test here starts the service, its workers or the resident renderer in their own
-# processes: seconds each on an idle machine (docs/testing.md).
-pytestmark = pytest.mark.slow
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -41,6 +40,7 @@ def elrepo(*arguments: str, cwd: Path) -> subprocess.Popen[str]:
                             env={**os.environ, "PYTHONPATH": str(ROOT)})
 
 
+@pytest.mark.slow  # starts elrepo in processes of its own
 def test_two_upgrades_at_once_on_an_empty_database_both_succeed(
         empty_database: str, tmp_path: Path) -> None:
     upgrades = [elrepo("db", "upgrade", "--db", empty_database, cwd=tmp_path) for _ in range(2)]
@@ -50,6 +50,7 @@ def test_two_upgrades_at_once_on_an_empty_database_both_succeed(
     assert said[0].startswith("Created schema") and "already" in said[1], said
 
 
+@pytest.mark.slow  # starts elrepo serve in processes of its own
 def test_two_servers_started_at_once_on_an_empty_database_both_serve(
         empty_database: str, tmp_path: Path) -> None:
     logs = [(tmp_path / f"serve{i}.log").open("w") for i in range(2)]
@@ -86,3 +87,40 @@ def answers(server: subprocess.Popen[bytes], port: int) -> bool:
         except OSError:
             time.sleep(0.1)
     return False
+
+
+def test_the_schema_lock_on_sqlite_is_waited_for_past_the_busy_timeout(tmp_path: Path) -> None:
+    """The second of two servers starting at once waited for the first one's demo load
+    only the busy timeout (5 s), then failed "database is busy" on a loaded machine:
+    the schema lock is now waited for as long as its holder takes, as on PostgreSQL,
+    while any other write still gives up after the busy timeout (a tenth of a second here)."""
+    engine = make_engine(f"sqlite:///{tmp_path / 'locked.db'}", connect_args={"timeout": 0.1})
+    create_schema(engine)
+    sessions = session_factory(engine)
+    holder = open_session(sessions, write=True, schema_lock=True)  # the first start
+    waited: list[object] = []
+
+    def second_start() -> None:
+        try:
+            session = open_session(sessions, write=True, schema_lock=True)
+        except ServiceUnavailable as refused:
+            waited.append(refused)
+            return
+        waited.append("locked")
+        session.close()
+
+    waiter = threading.Thread(target=second_start)
+    waiter.start()
+    try:
+        for _ in range(3):  # each ends at the busy timeout: the waiter waits past them
+            with pytest.raises(ServiceUnavailable, match="busy"):
+                open_session(sessions, write=True)
+        assert waiter.is_alive() and not waited, waited
+    finally:
+        holder.close()  # the first start's work is done
+        waiter.join()
+        engine.dispose()
+    assert waited == ["locked"]
+    with engine.connect() as connection:  # the engine's own busy timeout, unchanged
+        assert connection.exec_driver_sql("PRAGMA busy_timeout").scalar() == 100
+    engine.dispose()

@@ -5,6 +5,7 @@ clients (docs/contract.md, "Limits and robustness"). Plus `--render-timeout` (in
 from __future__ import annotations
 
 import json
+import select
 import signal
 import socket
 import threading
@@ -20,7 +21,7 @@ from repository.cli import main
 from repository.cli.serve import HEADER_TIMEOUT_ENV
 from repository.server import _Server, envelope_answer, refusal_of
 from repository.settings import Settings
-from tests.repository.test_cli import DEMO, Server
+from tests.repository.test_cli import DEMO, START_SECONDS, Server
 
 HEADER_TIMEOUT = 2
 ENVELOPE_KEYS = {"message", "output", "type", "data"}
@@ -70,7 +71,7 @@ def read_answer(connection: socket.socket) -> Answer:
 
 
 def exchange(server: Server, raw: bytes) -> Answer:
-    with socket.create_connection(("127.0.0.1", server.port), timeout=10) as connection:
+    with socket.create_connection(("127.0.0.1", server.port), timeout=START_SECONDS) as connection:
         connection.sendall(raw)
         return read_answer(connection)
 
@@ -163,10 +164,23 @@ SLOW_STARTS = {
 }
 
 
+def answered(connections: list[socket.socket], at_least: int) -> set[socket.socket]:
+    """The connections with an answer (or the server's close) to read, once at least
+    `at_least` have one: 0 asks without waiting. START_SECONDS guards a hang only."""
+    deadline = time.monotonic() + START_SECONDS
+    while True:
+        readable, _, _ = select.select(connections, [], [], 0 if at_least == 0 else 0.1)
+        if len(readable) >= at_least:
+            return set(readable)
+        assert time.monotonic() < deadline, f"{len(readable)} of {at_least} answered"
+
+
 @pytest.mark.slow  # starts elrepo serve in its own processes
 @pytest.mark.parametrize("kind", SLOW_STARTS)
-def test_16_slow_clients_leave_a_small_get_answered_within_a_second(server: Server,
-                                                                    kind: str) -> None:
+def test_16_slow_clients_leave_a_small_get_answered(server: Server, kind: str) -> None:
+    """Each small GET is answered while the slow clients are still held: the trickling
+    ones before their head deadline let any of them go, the lingering ones with their
+    whole answers still unread. Ordered by events, not timed: a loaded machine passes."""
     stop = threading.Event()
     slow: list[socket.socket] = []
 
@@ -183,17 +197,23 @@ def test_16_slow_clients_leave_a_small_get_answered_within_a_second(server: Serv
     trickler = threading.Thread(target=trickle)
     try:
         for _ in range(16):
-            connection = socket.create_connection(("127.0.0.1", server.port), timeout=5)
+            connection = socket.create_connection(("127.0.0.1", server.port), timeout=START_SECONDS)
             slow.append(connection)
             connection.sendall(SLOW_STARTS[kind])
         trickler.start()
-        for _ in range(4):  # spread over two seconds: each slow client is busy by then
-            time.sleep(0.4)
-            started = time.monotonic()
-            with socket.create_connection(("127.0.0.1", server.port), timeout=1) as probe:
+        for _ in range(4):
+            time.sleep(0.1)  # a few probes spread while the slow clients are busy
+            with socket.create_connection(("127.0.0.1", server.port),
+                                          timeout=START_SECONDS) as probe:
                 probe.sendall(get(server, "/openapi.json"))
-                answer = read_answer(probe)
-            assert answer.status == 200 and time.monotonic() - started < 1
+                assert read_answer(probe).status == 200
+            if kind == "trickling":
+                assert not answered(slow, at_least=0), "a slow head was cut before the GET"
+        if kind == "lingering":  # no thread gave up on them: their answers are whole
+            for connection in slow:
+                answer = read_answer(connection)
+                assert answer.status == 200
+                assert len(answer.body) == int(answer.headers["content-length"])
     finally:
         stop.set()
         if trickler.is_alive():
@@ -204,18 +224,18 @@ def test_16_slow_clients_leave_a_small_get_answered_within_a_second(server: Serv
 
 @pytest.mark.slow  # starts elrepo serve in its own processes
 def test_a_client_that_stalls_in_its_head_gets_408_json(server: Server) -> None:
-    with socket.create_connection(("127.0.0.1", server.port), timeout=10) as connection:
+    with socket.create_connection(("127.0.0.1", server.port), timeout=START_SECONDS) as connection:
         started = time.monotonic()
         connection.sendall(b"GET /openapi.json HTTP/1.1\r\nHost: 127.0.0.1\r\n")
         answer = read_answer(connection)
         waited = time.monotonic() - started
     assert answer.status == 408 and answer.envelope()["type"] == "error"
-    assert HEADER_TIMEOUT - 0.5 < waited < HEADER_TIMEOUT + 2
+    assert waited > HEADER_TIMEOUT - 0.5  # a deadline is a least wait; the rest is load
 
 
 @pytest.mark.slow  # starts elrepo serve in its own processes
 def test_a_client_that_stalls_in_its_body_is_answered_and_let_go(server: Server) -> None:
-    with socket.create_connection(("127.0.0.1", server.port), timeout=10) as connection:
+    with socket.create_connection(("127.0.0.1", server.port), timeout=START_SECONDS) as connection:
         started = time.monotonic()
         connection.sendall((f"POST {DEMO}/views/detail/elements/ HTTP/1.1\r\nHost: 127.0.0.1"
                             f"\r\nAuthorization: Bearer {server.token}\r\nContent-Type: "
@@ -225,7 +245,7 @@ def test_a_client_that_stalls_in_its_body_is_answered_and_let_go(server: Server)
         waited = time.monotonic() - started
     # 408 (the body's minimum rate, repository/server.py); it was a 400 "disconnected".
     assert answer.status == 408 and answer.envelope()["type"] == "error"
-    assert HEADER_TIMEOUT - 0.5 < waited < HEADER_TIMEOUT + 2
+    assert waited > HEADER_TIMEOUT - 0.5  # a deadline is a least wait; the rest is load
 
 
 # ---- --render-timeout ------------------------------------------------------------------
@@ -242,7 +262,7 @@ def test_serve_says_what_a_restart_and_a_stop_do_and_opens_no_shared_control_soc
     running = Server(f"sqlite:///{tmp_path / 'restarted.db'}", tmp_path)
     try:
         running.process.send_signal(signal.SIGHUP)
-        deadline = time.monotonic() + 30
+        deadline = time.monotonic() + START_SECONDS  # a restart boots as a start does
         while "Booting worker" not in running.log_path.read_text().partition(
                 "Restarting the workers")[2]:
             assert time.monotonic() < deadline, running.log_path.read_text()

@@ -6,6 +6,7 @@ failure lines."""
 
 from __future__ import annotations
 
+import functools
 import os
 import signal
 import subprocess
@@ -22,7 +23,15 @@ from kombu import Queue
 from renderer.export import ExportJob, export_many
 from repository.cli import main
 from repository.demo import load_demo
-from repository.distributed import RENDER_TASK, celery_app, consuming_workers, export_distributed
+from repository.distributed import (
+    DEFAULT_RESULT_TIMEOUT_SECONDS,
+    RENDER_TASK,
+    VISIBILITY_TIMEOUT_SECONDS,
+    celery_app,
+    consuming_workers,
+    export_distributed,
+)
+from tests.repository.test_cli import START_SECONDS
 from tests.repository.test_distributed import ROOT, WORKER_COMMAND, broker_url, demo_jobs
 from tests.repository.test_render_deadline import dense_values
 
@@ -32,8 +41,19 @@ pytestmark = pytest.mark.slow
 
 __all__ = ["demo_jobs"]  # the module fixture, used here too
 
-#: A diagram whose render lasts a second or more: long enough to be killed mid-render.
-SLOW_FIXTURE = {"values": dense_values(150)}
+#: A diagram whose render lasts seconds (7 s of CPU on our machine): long enough to be
+#: killed mid-render, as the kill follows the job's start by two asks of a second. It
+#: was 150 shapes, 16 s of CPU, rendered three times a run (the killed try, the new
+#: try, the test's own), and could pass the workers' hard time limit on a loaded machine.
+SLOW_FIXTURE = {"values": dense_values(120)}
+
+
+@functools.cache
+def slow_fixture_svg() -> str:
+    """The SVG of SLOW_FIXTURE rendered here, once for both brokers."""
+    from renderer.api import render
+
+    return render(SLOW_FIXTURE, "horizontal", 1033, default_culture=1033)
 
 
 class Worker:
@@ -55,7 +75,7 @@ class Worker:
                                 text=True, check=False).stdout
         return [int(pid) for pid in listed.split()]
 
-    def wait_for_log(self, text: str, timeout: float = 60) -> None:
+    def wait_for_log(self, text: str, timeout: float = START_SECONDS) -> None:
         deadline = time.monotonic() + timeout
         while text not in self.log.read_text(encoding="utf-8"):
             assert self.process.poll() is None, self.log.read_text(encoding="utf-8")
@@ -85,10 +105,10 @@ def start_workers(url: str, count: int, tmp_path: Path) -> tuple[str, list[Worke
                for n in range(1, count + 1)]
     app = celery_app(url, queue)
     try:
-        deadline = time.monotonic() + 60
+        deadline = time.monotonic() + START_SECONDS
         while consuming_workers(app) != sorted(worker.name for worker in workers):
             assert all(w.process.poll() is None for w in workers), [w.log.read_text() for w in workers]
-            assert time.monotonic() < deadline, "the workers did not start in a minute"
+            assert time.monotonic() < deadline, f"the workers did not start in {START_SECONDS} s"
     finally:
         app.close()
     return queue, workers
@@ -115,20 +135,18 @@ def test_a_killed_render_process_is_replaced_its_job_rendered_again_and_sigterm_
     app = celery_app(broker, queue)
     try:
         slow = app.send_task(RENDER_TASK, (SLOW_FIXTURE, "horizontal", 1033, 1033))
-        deadline = time.monotonic() + 60
+        deadline = time.monotonic() + START_SECONDS
         while not any(task["id"] == slow.id for tasks in (app.control.inspect(timeout=1).active() or {}).values()
                       for task in tasks):
-            assert time.monotonic() < deadline, "the slow job did not start in a minute"
+            assert time.monotonic() < deadline, f"the slow job did not start in {START_SECONDS} s"
         [render_process] = worker.render_processes()
         os.kill(render_process, signal.SIGKILL)
         # The worker renders the next job (on Redis its new render processes used to hang
         # on a broker connection inherited from before the fork)...
         small = app.send_task(RENDER_TASK, ({"values": dense_values(3)}, "horizontal", 1033, 1033))
-        assert small.get(timeout=60).startswith("<svg")
+        assert small.get(timeout=DEFAULT_RESULT_TIMEOUT_SECONDS).startswith("<svg")
         # ... and the killed job again, in a new render process: the same SVG as here.
-        from renderer.api import render
-
-        assert slow.get(timeout=120) == render(SLOW_FIXTURE, "horizontal", 1033, default_culture=1033)
+        assert slow.get(timeout=DEFAULT_RESULT_TIMEOUT_SECONDS) == slow_fixture_svg()
         assert "exited with 'signal 9 (SIGKILL)'" in worker.log.read_text(encoding="utf-8")
     finally:
         app.close()
@@ -163,9 +181,10 @@ def test_kill_9_of_one_of_two_workers_mid_export_still_writes_every_file_byte_fo
     for written, expected in zip(remote.written, local.written):
         assert written.read_bytes() == expected.read_bytes(), written.name
     assert remote.failures == local.failures  # the undrawable job, once
-    # The lost jobs were sent again within a minute, not after the visibility timeout (3
-    # minutes) or the result timeout; generous for a loaded machine.
-    assert elapsed < 150, elapsed
+    # The lost jobs were sent again by the exporter's watch, not found again by the
+    # broker's visibility timeout (the configured bound a lost job would otherwise wait
+    # out) nor by the result timeout.
+    assert elapsed < VISIBILITY_TIMEOUT_SECONDS, elapsed
 
 
 def test_export_queue_option_and_failure_lines_name_layout_culture_and_format(
