@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from tests.viewer.conftest import Viewer
 from tests.viewer.test_viewer_e2e import ORDER_TO_CASH, call
+from tests.viewer.test_viewer_words import CAMEL_CASE
 
 CONTENT = f"rest/facets/processes/views/diagram/elements/{ORDER_TO_CASH}/content?api-version=3.0"
 COMPARE = "[data-testid=compare]"
@@ -31,7 +32,7 @@ def test_the_approver_sees_what_the_pending_release_changes(viewer: Viewer) -> N
     page = viewer.page
     viewer.sign_in("approver")
     viewer.open(ORDER_TO_CASH)
-    page.wait_for_selector("[data-testid=element-state] >> text='inReview'")
+    page.wait_for_selector("[data-testid=element-state] >> text='in review'")  # the state's display name
     drawing = page.wait_for_selector(f"{COMPARE} [data-testid=compare-drawing] svg")
     assert drawing is not None
     heading = page.text_content(f"{COMPARE} h4") or ""
@@ -46,6 +47,18 @@ def test_the_approver_sees_what_the_pending_release_changes(viewer: Viewer) -> N
     assert page.eval_on_selector("[data-testid=transitions]",
                                  "buttons => buttons.nextElementSibling.dataset.testid") == "compare"
     viewer.shot("pending-release-diff")
+    # The same panel in German: the page's words and the catalog's, no internal key.
+    viewer.open(ORDER_TO_CASH, culture=1031)
+    page.wait_for_selector("[data-testid=element-state] >> text='in Prüfung'")
+    page.wait_for_selector(f"{COMPARE} [data-testid=compare-drawing] svg")
+    heading = page.text_content(f"{COMPARE} h4") or ""
+    assert "Änderungen seit der freigegebenen Version" in heading and "(freigegeben)" in heading
+    lines = page.eval_on_selector_all(f"{COMPARE} [data-testid=change-list] li",
+                                      "items => items.map(item => [item.dataset.change, item.textContent])")
+    assert ["added", "hinzugefügt: Archive the <b>order</b> (Aufgabe)"] in lines
+    assert ["changed", "geändert: das Diagramm: Grund der Überarbeitung"] in lines  # revisionReason
+    assert [text for _, text in lines if CAMEL_CASE.search(text)] == []
+    viewer.shot("pending-release-diff-german")
     assert viewer.problems == []
 
 
