@@ -5,12 +5,17 @@
 
 import { api } from "./api.js";
 import { sanitizeSvg } from "./diagram.js";
-import { $, $$, enc, note, pick, state, typeName } from "./page.js";
+import { attributeWord, relatedWord, stateWord, t, typeWord } from "./i18n.js";
+import { $, $$, enc, note, pick, state } from "./page.js";
 
 // States of a version waiting for an approver's decision (docs/contract.md).
 const PENDING = new Set(["inReview", "readyForQa", "readyForRelease", "requestToExpire"]);
 // States of a version that was released once.
 const WAS_RELEASED = new Set(["released", "requestToExpire", "expired"]);
+// A change's kind → the page's phrase for its line.
+const CHANGE_PHRASES = {
+  added: "changeAdded", removed: "changeRemoved", moved: "changeMoved", changed: "changeChanged", flows: "changeFlows",
+};
 // Diagram units to pixels in the panel: small, and still readable.
 const DRAWING_SCALE = 0.7;
 
@@ -23,10 +28,10 @@ export async function showComparisons(element, history) {
   const pending = history[history.length - 1];
   const released = [...history.slice(0, -1)].reverse().find((version) => WAS_RELEASED.has(version.state));
   if (!released) {
-    section.append(note("First release: no released version to compare with."));
+    section.append(note(t("firstRelease")));
     return;
   }
-  await showComparison(element, released, pending, "Changes since the released version");
+  await showComparison(element, released, pending, t("changesSinceReleased"));
 }
 
 export function clearComparisons() {
@@ -54,7 +59,7 @@ function addPickers(element, history) {
     const picker = document.createElement("input");
     picker.type = "checkbox";
     picker.dataset.compareVersion = version.versionId;
-    picker.setAttribute("aria-label", `Compare version ${item.textContent}`);
+    picker.setAttribute("aria-label", t("compareVersion", { version: item.textContent }));
     picker.addEventListener("change", () => pickersChanged(element, history));
     item.prepend(picker);
   });
@@ -69,14 +74,14 @@ async function pickersChanged(element, history) {
     .map((box) => history.find((version) => version.versionId === box.dataset.compareVersion));
   if (chosen.length !== 2) return;
   const [older, newer] = chosen.sort((a, b) => history.indexOf(a) - history.indexOf(b));
-  await showComparison(element, older, newer, "Changes between the picked versions");
+  await showComparison(element, older, newer, t("changesBetweenPicked"));
 }
 
 async function showComparison(element, older, newer, title) {
   const section = comparisonSection();
   const heading = document.createElement("h4");
   heading.textContent = `${title}: ${label(older)} → ${label(newer)}`;
-  section.replaceChildren(heading, note("Comparing…"));
+  section.replaceChildren(heading, note(t("comparing")));
   const path = `rest/diagram/${enc(element.id)}/compare/${enc(older.versionId)}/${enc(newer.versionId)}`;
   let changes;
   let svgText;
@@ -86,7 +91,7 @@ async function showComparison(element, older, newer, title) {
       api(`${path}/render/${enc(state.culture)}/${enc(state.layout)}`, { svg: true }),
     ]);
   } catch (error) {
-    if (state.element?.id === element.id) section.replaceChildren(heading, note(`Compare failed: ${error.message}`));
+    if (state.element?.id === element.id) section.replaceChildren(heading, note(t("compareFailed", { reason: error.message })));
     return;
   }
   if (state.element?.id !== element.id) return; // the panel moved on meanwhile
@@ -119,10 +124,11 @@ function scrollToFirstChange(box) {
 }
 
 function label(version) {
-  return `${pick(version.attributes?.version) ?? "?"} (${version.state})`;
+  return `${pick(version.attributes?.version) ?? "?"} (${stateWord(version.state)})`;
 }
 
-// One line per change, user text as text only.
+// One line per change, in the page's words (a change's kind is kept as `data-change`),
+// user text as text only.
 function changeList(changes) {
   const list = document.createElement("ul");
   list.className = "change-list";
@@ -130,22 +136,24 @@ function changeList(changes) {
   const line = (kind, text) => {
     const item = document.createElement("li");
     item.dataset.change = kind;
-    item.textContent = `${kind}: ${text}`;
+    item.textContent = t(CHANGE_PHRASES[kind], { what: text });
     list.append(item);
   };
-  const shapeText = (shape) => `${pick(shape.name) ?? "(no name)"} (${typeName(shape.type)})`;
+  const shapeText = (shape) => `${pick(shape.name) ?? t("noName")} (${typeWord(shape.type)})`;
+  const whatChanged = (change) => [...change.attributes.map((attribute) => attributeWord(attribute.name)),
+    ...change.related.map(relatedWord)];
   for (const kind of ["added", "removed", "moved"]) {
     for (const shape of changes.shapes[kind]) line(kind, shapeText(shape));
   }
   for (const shape of changes.shapes.changed) {
-    const what = [...shape.attributes.map((attribute) => attribute.name), ...shape.related];
-    if (shape.writtenSince) what.push("edited since the older version"); // one state: what changed is not kept
-    line("changed", `${shapeText(shape)}: ${what.join(", ") || "its element"}`);
+    const what = whatChanged(shape);
+    if (shape.writtenSince) what.push(t("editedSince")); // one state: what changed is not kept
+    line("changed", `${shapeText(shape)}: ${what.join(", ") || t("itsElement")}`);
   }
-  const diagram = [...changes.diagram.attributes.map((attribute) => attribute.name), ...changes.diagram.related];
-  if (diagram.length) line("changed", `the diagram: ${diagram.join(", ")}`);
-  const flows = changes.flows.added.length + changes.flows.removed.length;
-  if (flows) line("flows", `${changes.flows.added.length} added, ${changes.flows.removed.length} removed`);
-  if (changes.same) list.append(note("No change: the two versions are the same model."));
+  const diagram = whatChanged(changes.diagram);
+  if (diagram.length) line("changed", t("theDiagram", { what: diagram.join(", ") }));
+  const [added, removed] = [changes.flows.added.length, changes.flows.removed.length];
+  if (added + removed) line("flows", t("flowsAddedRemoved", { added, removed }));
+  if (changes.same) list.append(note(t("noChange")));
   return list;
 }

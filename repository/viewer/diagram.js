@@ -15,8 +15,10 @@ import {
 // Layouts that draw an element's hierarchy, so they work for elements without content.
 const HIERARCHY_LAYOUTS = ["graphic", "processMatrix", "customerMatrix"];
 const SVG_NS = "http://www.w3.org/2000/svg";
-// What the renderer writes (docs/svg.md); anything else is dropped before insertion.
-const SVG_ELEMENTS = new Set(["svg", "g", "defs", "marker", "path", "polygon", "polyline",
+// What the renderer writes (docs/svg.md; `pattern`: a compare drawing's hatched ghosts);
+// anything else is dropped before insertion. A pattern's `href` (inheriting an outside
+// pattern) goes as every href does.
+const SVG_ELEMENTS = new Set(["svg", "g", "defs", "marker", "pattern", "path", "polygon", "polyline",
   "rect", "circle", "ellipse", "line", "text", "tspan", "title", "desc"]);
 const PNG_MAX_SIDE = 16384; // canvas limits of current browsers
 const PNG_MAX_PIXELS = 100e6;

@@ -106,6 +106,25 @@ const CHROME = {
   reload: ["Reload", "Neu laden"],
   mayNotEdit: ["Your role may not edit: {reason}", "Ihre Rolle darf nicht bearbeiten: {reason}"],
   notSaved: ["Not saved: {reason}", "Nicht gespeichert: {reason}"],
+  // versions compared (compare.js)
+  firstRelease: ["First release: no released version to compare with.",
+    "Erste Freigabe: keine freigegebene Version zum Vergleichen."],
+  changesSinceReleased: ["Changes since the released version", "Änderungen seit der freigegebenen Version"],
+  changesBetweenPicked: ["Changes between the picked versions", "Änderungen zwischen den gewählten Versionen"],
+  compareVersion: ["Compare version {version}", "Version {version} vergleichen"],
+  comparing: ["Comparing…", "Vergleiche…"],
+  compareFailed: ["Compare failed: {reason}", "Vergleich fehlgeschlagen: {reason}"],
+  changeAdded: ["added: {what}", "hinzugefügt: {what}"],
+  changeRemoved: ["removed: {what}", "entfernt: {what}"],
+  changeMoved: ["moved: {what}", "verschoben: {what}"],
+  changeChanged: ["changed: {what}", "geändert: {what}"],
+  changeFlows: ["flows: {what}", "Flüsse: {what}"],
+  editedSince: ["edited since the older version", "seit der älteren Version bearbeitet"],
+  itsElement: ["its element", "sein Element"],
+  theDiagram: ["the diagram: {what}", "das Diagramm: {what}"],
+  flowsAddedRemoved: ["{added} added, {removed} removed", "{added} hinzugefügt, {removed} entfernt"],
+  noChange: ["No change: the two versions are the same model.",
+    "Keine Änderung: die beiden Versionen sind dasselbe Modell."],
 };
 
 // The page's culture: the URL's, else the one chosen before, else the browser's language.

@@ -59,7 +59,6 @@ export function pick(values) {
 }
 
 export const nameOf = (id) => pick(state.names.get(id)) ?? "(no name)";
-export const typeName = (type) => pick(state.catalog.types[type]?.displayNames) ?? type;
 
 // Every visible name is an element carrying data-name-of, so a culture switch relabels all.
 export function nameElement(tag, id) {

@@ -1,14 +1,21 @@
 """Versions compared in the viewer (issue 22, item 4), in a real headless Chromium against
 a live service with the demo: the approver of a pending release sees the diff against the
-released version beside the transition buttons; anyone may pick two versions."""
+released version beside the transition buttons, in the page's culture; anyone may pick
+two versions; a compare drawing's hatched ghosts keep their hatching in the page."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from tests.viewer.conftest import Viewer
-from tests.viewer.test_viewer_e2e import ORDER_TO_CASH, call
+from tests.viewer.test_viewer_e2e import ORDER_TO_CASH, call, in_module
+from tests.viewer.test_viewer_words import CAMEL_CASE
 
 CONTENT = f"rest/facets/processes/views/diagram/elements/{ORDER_TO_CASH}/content?api-version=3.0"
 COMPARE = "[data-testid=compare]"
+#: A compare drawing with removed shapes (hatched ghosts), as the renderer writes it.
+GHOSTS_SVG = Path(__file__).parents[2] / "golden" / "compare" / "demo.credit-check.horizontal.svg"
+HATCHED = "[fill='url(#change-removed-hatch)']"
 
 
 def add_task_and_ask_for_review(viewer: Viewer) -> str:
@@ -31,7 +38,7 @@ def test_the_approver_sees_what_the_pending_release_changes(viewer: Viewer) -> N
     page = viewer.page
     viewer.sign_in("approver")
     viewer.open(ORDER_TO_CASH)
-    page.wait_for_selector("[data-testid=element-state] >> text='inReview'")
+    page.wait_for_selector("[data-testid=element-state] >> text='in review'")  # the state's display name
     drawing = page.wait_for_selector(f"{COMPARE} [data-testid=compare-drawing] svg")
     assert drawing is not None
     heading = page.text_content(f"{COMPARE} h4") or ""
@@ -42,10 +49,23 @@ def test_the_approver_sees_what_the_pending_release_changes(viewer: Viewer) -> N
     changes = page.locator(f"{COMPARE} [data-testid=change-list] li").all_text_contents()
     assert "added: Archive the <b>order</b> (Task)" in changes  # user text shown as text
     assert page.locator(f"{COMPARE} b").count() == 0
+    assert page.locator(f"{COMPARE} svg pattern#change-removed-hatch line").count() == 1  # hatching kept
     # Beside the transition buttons: right after them, in the release section.
     assert page.eval_on_selector("[data-testid=transitions]",
                                  "buttons => buttons.nextElementSibling.dataset.testid") == "compare"
     viewer.shot("pending-release-diff")
+    # The same panel in German: the page's words and the catalog's, no internal key.
+    viewer.open(ORDER_TO_CASH, culture=1031)
+    page.wait_for_selector("[data-testid=element-state] >> text='in Prüfung'")
+    page.wait_for_selector(f"{COMPARE} [data-testid=compare-drawing] svg")
+    heading = page.text_content(f"{COMPARE} h4") or ""
+    assert "Änderungen seit der freigegebenen Version" in heading and "(freigegeben)" in heading
+    lines = page.eval_on_selector_all(f"{COMPARE} [data-testid=change-list] li",
+                                      "items => items.map(item => [item.dataset.change, item.textContent])")
+    assert ["added", "hinzugefügt: Archive the <b>order</b> (Aufgabe)"] in lines
+    assert ["changed", "geändert: das Diagramm: Grund der Überarbeitung"] in lines  # reasonForRevision
+    assert [text for _, text in lines if CAMEL_CASE.search(text)] == []
+    viewer.shot("pending-release-diff-german")
     assert viewer.problems == []
 
 
@@ -63,4 +83,19 @@ def test_picking_two_versions_shows_their_comparison(viewer: Viewer) -> None:
     assert "Changes between the picked versions" in (page.text_content(f"{COMPARE} h4") or "")
     assert page.locator(f"{COMPARE} [data-testid=change-list] li").count() >= 1
     viewer.shot("picked-versions")
+    assert viewer.problems == []
+
+
+def test_the_sanitizer_keeps_the_ghosts_hatching(viewer: Viewer) -> None:
+    svg_text = GHOSTS_SVG.read_text(encoding="utf-8")
+    viewer.sign_in()
+    kept = in_module(viewer, "diagram.js", f"""(() => {{
+        const svg = module.sanitizeSvg(argument);
+        document.querySelector('[data-testid=diagram]').replaceChildren(svg);
+        return [svg.querySelectorAll('pattern#change-removed-hatch line').length,
+                svg.querySelectorAll("{HATCHED}").length];
+    }})()""", svg_text)
+    assert kept == [1, svg_text.count('fill="url(#change-removed-hatch)"')]
+    assert kept[1] >= 2  # the ghosts and the legend's sample
+    viewer.shot("hatched-ghosts")
     assert viewer.problems == []

@@ -219,7 +219,10 @@ HOSTILE_SVG = (
     '<a xlink:href="javascript:alert(1)"><text>link</text></a>'
     '<rect class="overlay" data-guid="g" onmouseover="window.owned = 3" '
     'style="fill: url(https://example.org/x)" fill="url(https://example.org/y)" />'
-    '<path marker-end="url(#arrow)" d="M0 0 H5" /></svg>')
+    '<path marker-end="url(#arrow)" d="M0 0 H5" />'
+    '<pattern id="hatch" href="https://example.org/p" xlink:href="https://example.org/q" '
+    'patternUnits="userSpaceOnUse" width="6" height="6"><line x2="6" /></pattern>'
+    '<rect class="ghost" fill="url(#hatch)" /></svg>')
 
 
 def test_sanitizer_keeps_the_drawing_and_drops_active_content(viewer: Viewer) -> None:
@@ -230,6 +233,8 @@ def test_sanitizer_keeps_the_drawing_and_drops_active_content(viewer: Viewer) ->
                     "href", "style", "example.org", "<a"):
         assert dropped not in markup
     assert 'data-guid="g"' in markup and 'marker-end="url(#arrow)"' in markup
+    # a compare drawing's hatching stays, without a reference outside the drawing
+    assert '<pattern id="hatch" patternUnits="userSpaceOnUse"' in markup and 'fill="url(#hatch)"' in markup
     assert page.evaluate("window.owned") is None
     with pytest.raises(Exception, match="not an SVG document"):
         in_module(viewer, "diagram.js", "module.sanitizeSvg('<html><body>hi</body></html>')")
