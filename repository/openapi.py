@@ -23,6 +23,8 @@ from repository.http_contract import (
     MAX_REQUEST_LINE,
 )
 from repository.input_rules import MAX_INTEGER, MIN_INTEGER, PLAIN_NAME
+from repository.webhooks.endpoints import MAX_TYPE_LENGTH, MAX_TYPES
+from repository.webhooks.targets import MAX_URL_LENGTH
 
 _REF = "#/components/schemas/"
 
@@ -267,6 +269,53 @@ SCHEMAS: dict[str, Schema] = {
         "properties": {"count": {"type": "integer"}, "values": {"type": "array", "items": {
             "type": "object", "required": ["item1", "item2"],
             "properties": {"item1": _STRING, "item2": {"type": "boolean"}}}}},
+    },
+    "WebhookRegistration": {
+        "type": "object", "required": ["url"], "additionalProperties": False,
+        "properties": {
+            "url": {**_TEXT, "maxLength": MAX_URL_LENGTH, "pattern": "^[Hh][Tt][Tt][Pp][Ss]?://",
+                    "description": "Where deliveries go; a public address unless the "
+                                   "service allows private ones"},
+            "types": _nullable({"type": "array", "maxItems": MAX_TYPES, "items": {
+                **_TEXT, "minLength": 1, "maxLength": MAX_TYPE_LENGTH}})},
+    },
+    "Webhook": {
+        "type": "object",
+        "required": ["id", "url", "types", "createdAt", "enabled", "disabledReason",
+                     "failingSince"],
+        "properties": {"id": _STRING, "url": _STRING,
+                       "types": {"type": "array", "items": _STRING},
+                       "createdAt": _STRING, "enabled": {"type": "boolean"},
+                       "disabledReason": _nullable(_STRING),
+                       "failingSince": _nullable(_STRING),
+                       "secret": {**_STRING, "pattern": "^whsec_",
+                                  "description": "Only in the answer of the POST"}},
+    },
+    "Webhooks": {
+        "type": "object", "required": ["count", "values"],
+        "properties": {"count": {"type": "integer"},
+                       "values": {"type": "array", "items": {
+                           "allOf": [_ref("Webhook"), {"not": {"required": ["secret"]}}]}}},
+    },
+    "WebhookCreated": {
+        "type": "object", "required": ["count", "values"],
+        "properties": {"count": {"type": "integer"},
+                       "values": {"type": "array", "items": {
+                           "allOf": [_ref("Webhook"), {"required": ["secret"]}]}}},
+    },
+    "WebhookDeliveries": {
+        "type": "object", "required": ["count", "values"],
+        "properties": {"count": {"type": "integer"}, "values": {"type": "array", "items": {
+            "type": "object",
+            "required": ["eventId", "type", "sequence", "status", "attempts", "lastStatus",
+                         "lastError", "firstAttempt", "lastAttempt"],
+            "properties": {
+                "eventId": _STRING, "type": _STRING, "sequence": {"type": "integer"},
+                "status": {"type": "string", "enum": ["delivered", "retrying", "failed"]},
+                "attempts": {"type": "integer"},
+                "lastStatus": _nullable({"type": "integer"}),
+                "lastError": _nullable(_STRING),
+                "firstAttempt": _STRING, "lastAttempt": _STRING}}}},
     },
     "Error": {
         "type": "object", "required": ["message", "output", "type", "data"],

@@ -184,4 +184,5 @@ PATH: dict[str, Parameter] = {
     "bpmn_layout_key": _path("layoutKey", _names(list(BPMN_LAYOUT_KEYS)), "bpmnLayoutKey"),
     "transition_id": _path("transitionId"),
     "pool": _path("pool"),
+    "webhook_id": _path("webhookId"),
 }

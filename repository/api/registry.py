@@ -17,9 +17,10 @@ from repository.api import (
     render,
     reporting,
     views,
+    webhooks,
 )
 from repository.api.endpoint import Resource
 
 RESOURCES: tuple[Resource, ...] = tuple(module.resource for module in (
     views, elements, attributes, related, info, config, content, reporting, release, render,
-    bpmn, maintenance))
+    bpmn, maintenance, webhooks))

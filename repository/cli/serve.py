@@ -19,9 +19,11 @@ from repository.settings import (
     RENDER_TIMEOUT_ENV,
     SERVICE_TOKEN_ENV,
     STATEMENT_TIMEOUT_ENV,
+    WEBHOOKS_ALLOW_PRIVATE_ENV,
     Settings,
     database_url,
     redis_url,
+    webhook_settings,
 )
 
 HEADER_TIMEOUT_ENV = "ELREPO_HEADER_TIMEOUT"
@@ -63,6 +65,10 @@ def add_commands(commands: Subcommands[argparse.ArgumentParser]) -> None:
                        help="share rendered diagrams through Redis, e.g. "
                             "redis://127.0.0.1:6379/0; needs pip install -e '.[redis]' "
                             "(default: ELREPO_REDIS_URL, else an in-memory cache per worker)")
+    serve.add_argument("--webhooks-allow-private", action="store_true",
+                       help=f"let webhooks deliver to private, loopback and link-local "
+                            f"addresses (default: {WEBHOOKS_ALLOW_PRIVATE_ENV}=1 does too, "
+                            f"else refused)")
     serve.set_defaults(command=_serve)
 
 
@@ -75,6 +81,12 @@ def _serve(args: argparse.Namespace) -> int:
                               DEFAULT_HEADER_TIMEOUT)
     body_min_rate = _positive(args.body_min_rate, "--body-min-rate", BODY_MIN_RATE_ENV,
                               DEFAULT_BODY_MIN_RATE, "bytes per second")
+    try:
+        webhooks = webhook_settings(os.environ)
+    except ValueError as error:
+        raise CommandError(str(error)) from None
+    if args.webhooks_allow_private:
+        webhooks["webhooks_allow_private"] = True
     # Every worker's app gets these, read here once (repository/settings.py).
     settings = Settings(
         database_url=database_url(args.db), redis_url=redis_url(args.redis),
@@ -84,7 +96,7 @@ def _serve(args: argparse.Namespace) -> int:
                             DEFAULT_POOL_SIZE),
         render_timeout=_seconds(args.render_timeout, "--render-timeout", RENDER_TIMEOUT_ENV,
                                 DEFAULT_RENDER_TIMEOUT_SECONDS),
-        service_token=_service_token())
+        service_token=_service_token(), **webhooks)
     with _listen(args.host, args.port) as listener:
         port = listener.getsockname()[1]  # --port 0: the free port the system chose
         cache_note = _check_render_cache(settings.redis_url)

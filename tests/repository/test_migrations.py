@@ -30,7 +30,7 @@ from repository.store.models import TEXT_SEARCH_TABLE, Base
 from tests.repository.conftest import PG_ENV, TENANT, Prepared
 from tests.repository.standin import ORDER
 
-HEAD = "0007"
+HEAD = "0008"
 
 
 def engine_of(config: dict[str, Any]) -> Engine:
