@@ -65,12 +65,12 @@ def run(arguments: Sequence[str]) -> int:
 def _parser() -> argparse.ArgumentParser:
     import argparse
 
-    from repository.cli import admin, bpmn, files, serve, worker
+    from repository.cli import admin, bpmn, files, serve, webhook, worker
     from repository.cli.common import HelpFormatter
 
     parser = argparse.ArgumentParser(prog="elrepo", description="Element repository service "
                                      "and diagram renderer", formatter_class=HelpFormatter)
     commands = parser.add_subparsers(required=True, metavar="COMMAND")
-    for module in (serve, admin, files, bpmn, worker):
+    for module in (serve, admin, files, bpmn, worker, webhook):
         module.add_commands(commands)
     return parser

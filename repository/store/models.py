@@ -32,6 +32,7 @@ import sqlite3
 import weakref
 
 from sqlalchemy import (
+    BigInteger,
     Boolean,
     Column,
     Float,
@@ -265,7 +266,7 @@ class WebhookEndpoint(Base):
     created_at: Mapped[str] = mapped_column(String(TIMESTAMP_LENGTH))
     enabled: Mapped[bool] = mapped_column(Boolean, default=True)
     disabled_reason: Mapped[str | None] = mapped_column(Text, nullable=True)
-    cursor: Mapped[int] = mapped_column(Integer, default=0)
+    cursor: Mapped[int] = mapped_column(BigInteger, default=0)
     # Epoch seconds: when the first failure since the last success happened (None: none),
     # when the next attempt is due.
     failing_since: Mapped[float | None] = mapped_column(Float, nullable=True)
@@ -281,7 +282,7 @@ class WebhookDelivery(Base):
     pk: Mapped[int] = mapped_column(Integer, primary_key=True)
     endpoint_pk: Mapped[int] = mapped_column(
         ForeignKey("webhook_endpoints.pk", ondelete="CASCADE"), index=True)
-    sequence: Mapped[int] = mapped_column(Integer)
+    sequence: Mapped[int] = mapped_column(BigInteger)
     event_id: Mapped[str] = mapped_column(String(NAME_LENGTH))
     event_type: Mapped[str] = mapped_column(String(NAME_LENGTH))
     status: Mapped[str] = mapped_column(String(16))  # delivered, retrying, failed

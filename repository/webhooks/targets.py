@@ -100,6 +100,8 @@ def checked_addresses(target: Target, allow_private: bool,
         raise TargetRefused(f"{target.host} resolves to no address")
     denied = [address for address in addresses if is_denied(address)]
     if denied and not allow_private:
-        raise TargetRefused(f"{target.host} resolves to {', '.join(denied)}: private, "
-                            "loopback or link-local addresses are refused")
+        where = target.host if denied == [target.host] else (
+            f"{target.host} resolves to {', '.join(denied)}")
+        raise TargetRefused(f"{where}: private, loopback and link-local addresses are "
+                            "refused (ELREPO_WEBHOOKS_ALLOW_PRIVATE=1 allows them)")
     return addresses

@@ -33,6 +33,7 @@ import uuid
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from datetime import UTC, datetime
 
 from flask import Flask
 from sqlalchemy import select
@@ -78,7 +79,19 @@ class RetryPolicy:
 
 def event_body(event: FeedEvent) -> bytes:
     """The delivery's body: the event's CloudEvent in JSON."""
-    return json.dumps(event.cloud_event, ensure_ascii=False, separators=(",", ":")).encode()
+    return _json(event.cloud_event)
+
+
+def sample_body(message_id: str, event_type: str, source: str) -> bytes:
+    """A CloudEvent of no change, for `elrepo webhook test`."""
+    return _json({"specversion": "1.0", "id": message_id, "source": source,
+                  "type": event_type, "time": datetime.now(UTC).isoformat(timespec="seconds"),
+                  "datacontenttype": "application/json",
+                  "data": {"message": "A sample from elrepo webhook test; nothing changed"}})
+
+
+def _json(cloud_event: dict[str, object]) -> bytes:
+    return json.dumps(cloud_event, ensure_ascii=False, separators=(",", ":")).encode()
 
 
 def event_id(event: FeedEvent) -> str:

@@ -19,6 +19,7 @@ from sqlalchemy import delete, select
 from sqlalchemy.orm import Session
 
 from repository.app import create_app
+from repository.cli import main
 from repository.settings import Settings
 from repository.store import find_tenant
 from repository.store.db import open_session
@@ -491,3 +492,38 @@ def test_settings_read_the_webhook_variables() -> None:
     assert not Settings.from_environment({}).webhooks_allow_private
     with pytest.raises(ValueError, match="ELREPO_WEBHOOKS_ALLOW_PRIVATE"):
         Settings.from_environment({"ELREPO_WEBHOOKS_ALLOW_PRIVATE": "maybe"})
+
+
+# `elrepo webhook test`.
+
+def test_the_cli_sends_a_signed_sample_to_a_url(capsys: pytest.CaptureFixture[str]) -> None:
+    secret = signing.new_secret()
+    with Receiver() as receiver:
+        assert main(["webhook", "test", receiver.url, "--secret", secret]) == 1
+        assert "127.0.0.1: private, loopback and link-local addresses are refused" in (
+            capsys.readouterr().err)
+        assert main(["webhook", "test", receiver.url, "--secret", secret,
+                     "--allow-private"]) == 0
+    [sample] = receiver.received
+    assert sample.signed_by(secret) and sample.event["type"] == "elrepo.webhook.test"
+    assert sample.headers["webhook-id"] == sample.event["id"]
+    assert sample.headers["content-type"].startswith("application/cloudevents+json")
+    assert main(["webhook", "test", receiver.url, "--secret", "whsec_%%"]) == 2
+    assert main(["webhook", "test", receiver.url]) == 2
+    assert main(["webhook", "test", "some-id"]) == 2
+    assert "--tenant" in capsys.readouterr().err
+
+
+@sqlite_only
+def test_the_cli_sends_a_sample_to_a_registered_webhook(
+        loop: Flask, prepared: Prepared, capsys: pytest.CaptureFixture[str]) -> None:
+    db = prepared.config["DATABASE_URL"]
+    with Receiver() as receiver:
+        endpoint = add_endpoint(loop, tenant_pk(loop), receiver.url)
+        assert main(["webhook", "test", endpoint.id, "--tenant", "demo", "default",
+                     "--allow-private", "--db", db]) == 0
+        assert main(["webhook", "test", endpoint.id, "--tenant", "other", "default",
+                     "--allow-private", "--db", db]) == 2
+        assert "not found in other/default" in capsys.readouterr().err
+    [sample] = receiver.received
+    assert sample.signed_by(endpoint.secret) and sample.event["source"] == "/demo/default"
