@@ -237,9 +237,9 @@ def process_name() -> str:
 
 
 class DeliveryThread:
-    """Passes in the background: take (or renew) the lease, then hand each due endpoint
-    not already being delivered to one of the pool's threads; `poll` seconds between
-    passes."""
+    """Passes in the background, `poll` seconds apart: when an endpoint is due, take (or
+    renew) the lease, then hand each due endpoint not already being delivered to one of
+    the pool's threads."""
 
     def __init__(self, sessions: sessionmaker[Session], source: EventSource,
                  settings: Settings, *, poll: float = POLL_SECONDS,
@@ -269,8 +269,10 @@ class DeliveryThread:
     def _run(self) -> None:
         while not self._stop.is_set():
             try:
-                if self._take_lease():
-                    self._hand_out()
+                due = self.deliverer.due_endpoints()
+                # Nothing due: no write (most services have no webhooks at all).
+                if due and self._take_lease():
+                    self._hand_out(due)
             except Exception:  # a lost database: try again at the next pass
                 _log.exception("Webhook delivery pass failed")
             self._stop.wait(self.poll)
@@ -282,8 +284,8 @@ class DeliveryThread:
             session.commit()
             return held
 
-    def _hand_out(self) -> None:
-        for endpoint_pk in self.deliverer.due_endpoints():
+    def _hand_out(self, due: list[int]) -> None:
+        for endpoint_pk in due:
             with self._busy_lock:
                 if endpoint_pk in self._busy:
                     continue
