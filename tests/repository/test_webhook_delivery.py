@@ -11,7 +11,6 @@ import statistics
 import threading
 import time
 from collections.abc import Iterator
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -32,8 +31,8 @@ from tests.repository.webhook_parts import Receiver
 # backoff shrinks with it: the first wait 5 s * SCALE, the longest a tenth of the minute.
 SCALE = 0.02
 DOWN_SECONDS = 60 * SCALE
-FAST = {"webhooks_allow_private": True, "webhook_backoff_first": 5 * SCALE,
-        "webhook_backoff_max": 6 * SCALE, "webhook_retry_for": 3600.0}
+FAST = Settings(webhooks_allow_private=True, webhook_backoff_first=5 * SCALE,
+                webhook_backoff_max=6 * SCALE, webhook_retry_for=3600.0)
 NEW_TASK = {"count": 1, "elements": [{"type": "task", "attributes": {"name": {"1033": "n"}}}]}
 ELEMENTS = "/_api/rest/facets/processes/views/detail/elements"
 
@@ -80,8 +79,7 @@ def latest(app: Flask, tenant: str) -> int:
 
 @pytest.fixture
 def fast_app(prepared: Prepared) -> Iterator[Flask]:
-    app = create_app(prepared.config, replace(Settings(database_url=prepared.config["DATABASE_URL"]),
-                                              **FAST))  # type: ignore[arg-type]
+    app = create_app(prepared.config, FAST)  # its DATABASE_URL replaces FAST's
     yield app
     app.extensions["elrepo.engine"].dispose()
 
