@@ -270,7 +270,7 @@ class DeliveryThread:
         while not self._stop.is_set():
             try:
                 due = self.deliverer.due_endpoints()
-                # Nothing due: no write (most services have no webhooks at all).
+                # None enabled: no write (most services have no webhooks at all).
                 if due and self._take_lease():
                     self._hand_out(due)
             except Exception:  # a lost database: try again at the next pass
