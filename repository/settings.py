@@ -28,6 +28,9 @@ POOL_OVERFLOW = 2
 RENDER_TIMEOUT_ENV = "ELREPO_RENDER_TIMEOUT"
 DEFAULT_RENDER_TIMEOUT_SECONDS = 10.0
 SERVICE_TOKEN_ENV = "ELREPO_SERVICE_AUTH_TOKEN"
+EVENT_RETENTION_ENV = "ELREPO_EVENT_RETENTION_DAYS"
+# How long the change feed keeps an event (docs/events.md): pool maintenance removes older.
+DEFAULT_EVENT_RETENTION_DAYS = 30.0
 
 Number = TypeVar("Number", int, float)
 
@@ -43,6 +46,7 @@ class Settings:
     db_pool_size: int = DEFAULT_POOL_SIZE
     render_timeout: float = DEFAULT_RENDER_TIMEOUT_SECONDS
     service_token: str | None = field(default=None, repr=False)
+    event_retention_days: float = DEFAULT_EVENT_RETENTION_DAYS
 
     @classmethod
     def from_environment(cls, environ: Mapping[str, str] | None = None) -> Settings:
@@ -56,7 +60,9 @@ class Settings:
             db_pool_size=positive_setting(env, DB_POOL_SIZE_ENV, int, DEFAULT_POOL_SIZE),
             render_timeout=positive_setting(env, RENDER_TIMEOUT_ENV, float,
                                             DEFAULT_RENDER_TIMEOUT_SECONDS),
-            service_token=env.get(SERVICE_TOKEN_ENV) or None)
+            service_token=env.get(SERVICE_TOKEN_ENV) or None,
+            event_retention_days=positive_setting(env, EVENT_RETENTION_ENV, float,
+                                                  DEFAULT_EVENT_RETENTION_DAYS))
 
 
 def database_url(explicit: str | None = None, environ: Mapping[str, str] | None = None) -> str:

@@ -48,4 +48,5 @@ CALLS: list[Call] = [
          "ApproveElement"),
     Call("GET", f"/_api/rest/diagram/{ORDER}/render/1033/horizontal"),
     Call("GET", f"/_api/rest/diagram/{ORDER}/bpmn/1033/horizontal"),
+    Call("GET", "/_api/rest/changes"),
 ]
