@@ -127,6 +127,29 @@ SCHEMAS: dict[str, Schema] = {
         "properties": {"count": {"type": "integer"},
                        "values": {"type": "array", "items": _ref("Element")}},
     },
+    "ChangeList": {
+        "type": "object", "required": ["count", "values", "cursor"],
+        "properties": {"count": {"type": "integer"},
+                       "values": {"type": "array", "items": _ref("ChangeEvent")},
+                       "cursor": {**_STRING, "description": "Pass back as `cursor` for the "
+                                                            "events after this page"}},
+    },
+    "ChangeEvent": {
+        "type": "object", "description": "A CloudEvents 1.0 event in JSON (docs/events.md)",
+        "required": ["specversion", "id", "source", "type", "subject", "time", "sequence",
+                     "datacontenttype", "data"],
+        "properties": {
+            "specversion": {"type": "string", "enum": ["1.0"]}, "id": _STRING,
+            "source": _STRING, "type": _STRING, "subject": _STRING,
+            "time": {"type": "string", "format": "date-time"},
+            "sequence": {"type": "string", "pattern": "^[0-9]{20}$",
+                         "description": "The position in the tenant's commit order"},
+            "datacontenttype": {"type": "string", "enum": ["application/json"]},
+            "data": {"type": "object", "required": ["element"], "properties": {
+                "element": {"type": "object", "required": ["id", "facet", "type"],
+                            "properties": {"id": _STRING, "facet": _STRING, "type": _STRING}},
+                "versionId": _STRING, "revision": {"type": "integer"}}}},
+    },
     "UpdateBody": {
         "type": "object", "required": ["elements"], **_OTHER_FIELDS,
         "properties": {

@@ -38,6 +38,9 @@ DAY_SECONDS = 24 * 3600.0
 # restart gets its events within seconds, one down for hours is asked hourly.
 DEFAULT_WEBHOOK_BACKOFF_FIRST_SECONDS = 5.0
 DEFAULT_WEBHOOK_BACKOFF_MAX_SECONDS = 3600.0
+EVENT_RETENTION_ENV = "ELREPO_EVENT_RETENTION_DAYS"
+# How long the change feed keeps an event (docs/events.md): pool maintenance removes older.
+DEFAULT_EVENT_RETENTION_DAYS = 30.0
 
 Number = TypeVar("Number", int, float)
 
@@ -60,6 +63,7 @@ class Settings:
     webhook_retry_for: float = DAY_SECONDS
     webhook_backoff_first: float = DEFAULT_WEBHOOK_BACKOFF_FIRST_SECONDS
     webhook_backoff_max: float = DEFAULT_WEBHOOK_BACKOFF_MAX_SECONDS
+    event_retention_days: float = DEFAULT_EVENT_RETENTION_DAYS
 
     @classmethod
     def from_environment(cls, environ: Mapping[str, str] | None = None) -> Settings:
@@ -73,7 +77,10 @@ class Settings:
             db_pool_size=positive_setting(env, DB_POOL_SIZE_ENV, int, DEFAULT_POOL_SIZE),
             render_timeout=positive_setting(env, RENDER_TIMEOUT_ENV, float,
                                             DEFAULT_RENDER_TIMEOUT_SECONDS),
-            service_token=env.get(SERVICE_TOKEN_ENV) or None, **webhook_settings(env))
+            service_token=env.get(SERVICE_TOKEN_ENV) or None,
+            event_retention_days=positive_setting(env, EVENT_RETENTION_ENV, float,
+                                                  DEFAULT_EVENT_RETENTION_DAYS),
+            **webhook_settings(env))
 
 
 class WebhookSettings(TypedDict):

@@ -7,6 +7,7 @@ from __future__ import annotations
 from repository.api import (
     attributes,
     bpmn,
+    changes,
     config,
     content,
     elements,
@@ -23,4 +24,4 @@ from repository.api.endpoint import Resource
 
 RESOURCES: tuple[Resource, ...] = tuple(module.resource for module in (
     views, elements, attributes, related, info, config, content, reporting, release, render,
-    bpmn, maintenance, webhooks))
+    bpmn, maintenance, changes, webhooks))

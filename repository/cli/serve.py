@@ -12,9 +12,11 @@ import sys
 from repository.cli.common import CommandError, Subcommands, add_command, db_option, session_on, with_db
 from repository.settings import (
     DB_POOL_SIZE_ENV,
+    DEFAULT_EVENT_RETENTION_DAYS,
     DEFAULT_POOL_SIZE,
     DEFAULT_RENDER_TIMEOUT_SECONDS,
     DEFAULT_STATEMENT_TIMEOUT_SECONDS,
+    EVENT_RETENTION_ENV,
     POOL_OVERFLOW,
     RENDER_TIMEOUT_ENV,
     SERVICE_TOKEN_ENV,
@@ -61,6 +63,10 @@ def add_commands(commands: Subcommands[argparse.ArgumentParser]) -> None:
                        help=f"PostgreSQL connections per worker, plus {POOL_OVERFLOW} at peaks "
                             f"(default: {DB_POOL_SIZE_ENV}, else {DEFAULT_POOL_SIZE}: four "
                             f"servers of two workers stay under PostgreSQL's default 100)")
+    serve.add_argument("--event-retention", metavar="DAYS",
+                       help=f"how long the change feed keeps an event; pool maintenance "
+                            f"removes older ones (default: {EVENT_RETENTION_ENV}, else "
+                            f"{DEFAULT_EVENT_RETENTION_DAYS:g})")
     serve.add_argument("--redis", metavar="URL",
                        help="share rendered diagrams through Redis, e.g. "
                             "redis://127.0.0.1:6379/0; needs pip install -e '.[redis]' "
@@ -96,7 +102,10 @@ def _serve(args: argparse.Namespace) -> int:
                             DEFAULT_POOL_SIZE),
         render_timeout=_seconds(args.render_timeout, "--render-timeout", RENDER_TIMEOUT_ENV,
                                 DEFAULT_RENDER_TIMEOUT_SECONDS),
-        service_token=_service_token(), **webhooks)
+        service_token=_service_token(),
+        event_retention_days=_positive(args.event_retention, "--event-retention",
+                                       EVENT_RETENTION_ENV, DEFAULT_EVENT_RETENTION_DAYS,
+                                       "days"), **webhooks)
     with _listen(args.host, args.port) as listener:
         port = listener.getsockname()[1]  # --port 0: the free port the system chose
         cache_note = _check_render_cache(settings.redis_url)

@@ -48,6 +48,7 @@ CALLS: list[Call] = [
          "ApproveElement"),
     Call("GET", f"/_api/rest/diagram/{ORDER}/render/1033/horizontal"),
     Call("GET", f"/_api/rest/diagram/{ORDER}/bpmn/1033/horizontal"),
+    Call("GET", "/_api/rest/changes"),
     Call("POST", "/_api/rest/webhooks", {"url": "https://hooks.example.com/elrepo"},
          "ManageWebhooks"),
     Call("GET", "/_api/rest/webhooks", None, "ManageWebhooks"),

@@ -1,7 +1,7 @@
 """`webhook_endpoints`, `webhook_deliveries` (the delivery log) and `leases` (which
 process delivers): the webhooks of issue 24 (repository/webhooks/, docs/events.md).
 
-Revision 0008, after 0007.
+Revision 0009, after 0008.
 """
 
 from __future__ import annotations
@@ -9,8 +9,8 @@ from __future__ import annotations
 import sqlalchemy as sa
 from alembic import op
 
-revision = "0008"
-down_revision = "0007"
+revision = "0009"
+down_revision = "0008"
 branch_labels = None
 depends_on = None
 
