@@ -2,29 +2,37 @@
 receiver on loopback that fails its first 3 requests and then is down for "a minute"
 (scaled, with the backoff, by `SCALE`), every event exactly once per id, in the feed's
 order, with valid signatures, and never another tenant's; under a real `elrepo serve` of
-two workers, only one of them delivers; a receiver that hangs does not hold up the API."""
+two workers, only one of them delivers; a receiver that hangs does not hold up the API;
+`elrepo worker --deliver-webhooks` (a Celery worker) delivers too."""
 
 from __future__ import annotations
 
 import json
+import os
 import statistics
+import subprocess
+import sys
 import threading
 import time
+import uuid
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 from flask import Flask
+from kombu import Queue
 
 from repository.app import create_app
 from repository.cli import main
+from repository.distributed import celery_app
 from repository.settings import Settings
 from repository.store import find_tenant
 from repository.webhooks.source import EVENT_SOURCE, EventSource
 from repository.webhooks.worker import DeliveryThread
-from tests.repository.conftest import OTHER_TENANT, TENANT, Api, Prepared
+from tests.repository.conftest import OTHER_TENANT, TENANT, Api, Prepared, sqlite_only
 from tests.repository.test_cli import START_SECONDS, Server
+from tests.repository.test_distributed import ROOT, WORKER_COMMAND, broker_url
 from tests.repository.webhook_parts import Receiver
 
 # A minute of the issue's "down for a minute" is `60 * SCALE` seconds here, and the
@@ -195,3 +203,39 @@ def _latencies(server: Server, path: str, count: int = 500) -> list[float]:
 def _p99(samples: list[float]) -> float:
     return statistics.quantiles(samples, n=100)[98]
 
+
+
+@pytest.mark.slow  # a Celery worker in its own process
+@sqlite_only
+def test_a_celery_worker_with_deliver_webhooks_delivers(fast_app: Flask, prepared: Prepared,
+                                                         tmp_path: Path) -> None:
+    url = broker_url("redis")
+    api = Api(fast_app, fast_app.test_client(), prepared.tokens, prepared.other_tokens)
+    with Receiver() as receiver:
+        created = api.post(TENANT + "/_api/rest/webhooks", {"url": receiver.url})
+        start = latest(fast_app, TENANT)
+        for _ in range(5):
+            assert api.post(TENANT + ELEMENTS, NEW_TASK, role="editor").status_code == 200
+        expected = feed_ids(fast_app, TENANT, start)
+        log = tmp_path / "worker.log"
+        queue = f"elrepo-test-{uuid.uuid4().hex[:12]}"
+        with log.open("w", encoding="utf-8") as output:
+            worker = subprocess.Popen(
+                [sys.executable, "-c", WORKER_COMMAND, "worker", "--broker", url, "--queue",
+                 queue, "--concurrency", "1",
+                 "--deliver-webhooks", "--db", prepared.config["DATABASE_URL"]],
+                stdout=output, stderr=subprocess.STDOUT, cwd=ROOT,
+                env={**os.environ, "PYTHONPATH": str(ROOT), "ELREPO_WEBHOOKS_ALLOW_PRIVATE": "1"})
+        try:
+            wait_for(lambda: len(receiver.accepted()) >= len(expected) or worker.poll() is not None,
+                     "the worker's deliveries")
+        finally:
+            worker.terminate()
+            worker.wait(timeout=30)
+            celery = celery_app(url, queue)
+            with celery.connection_for_write() as connection:  # no queue of the test stays
+                Queue(queue).bind(connection.default_channel).delete()
+            celery.close()
+        assert [r.headers["webhook-id"] for r in receiver.accepted()] == expected, log.read_text()
+        secret = created.get_json()["values"][0]["secret"]
+        assert all(r.signed_by(secret) for r in receiver.accepted())
