@@ -29,11 +29,11 @@ from repository.distributed import celery_app
 from repository.settings import Settings
 from repository.store import find_tenant
 from repository.webhooks.source import EVENT_SOURCE, EventSource
-from repository.webhooks.worker import DeliveryThread
+from repository.webhooks.worker import Deliverer, DeliveryThread, RetryPolicy
 from tests.repository.conftest import OTHER_TENANT, TENANT, Api, Prepared, sqlite_only
 from tests.repository.test_cli import START_SECONDS, Server
 from tests.repository.test_distributed import ROOT, WORKER_COMMAND, broker_url
-from tests.repository.webhook_parts import Receiver
+from tests.repository.webhook_parts import Clock, Receiver, Recorder
 
 # A minute of the "down for a minute" is `60 * SCALE` seconds here, and the
 # backoff shrinks with it: the first wait 5 s * SCALE, the longest a tenth of the minute.
@@ -239,3 +239,32 @@ def test_a_celery_worker_with_deliver_webhooks_delivers(fast_app: Flask, prepare
         assert [r.headers["webhook-id"] for r in receiver.accepted()] == expected, log.read_text()
         secret = created.get_json()["values"][0]["secret"]
         assert all(r.signed_by(secret) for r in receiver.accepted())
+
+
+def test_a_disabled_endpoint_is_an_event_of_the_tenants_feed(fast_app: Flask,
+                                                              prepared: Prepared) -> None:
+    api = Api(fast_app, fast_app.test_client(), prepared.tokens, prepared.other_tokens)
+    created = api.post(TENANT + "/_api/rest/webhooks", {"url": "http://receiver.test/in"})
+    webhook = created.get_json()["values"][0]["id"]
+    assert api.post(TENANT + ELEMENTS, NEW_TASK, role="editor").status_code == 200
+    clock = Clock()
+    worker = Deliverer(fast_app.extensions["elrepo.sessions"], fast_app.extensions[EVENT_SOURCE],
+                       RetryPolicy(first=1.0, longest=4.0, retry_for=30.0), allow_private=True,
+                       send=Recorder(*[True] * 100), clock=clock)
+
+    def shown() -> dict[str, Any]:
+        found: dict[str, Any] = next(w for w in api.get(TENANT + "/_api/rest/webhooks")
+                                     .get_json()["values"] if w["id"] == webhook)
+        return found
+    while shown()["enabled"]:
+        worker.deliver_due()
+        clock.now += 4.0
+    assert shown()["disabledReason"].startswith("No delivery succeeded for 30 s")
+    changes = api.get(TENANT + "/_api/rest/changes", role="viewer").get_json()["values"]
+    disabled = changes[-1]
+    assert (disabled["type"], disabled["subject"], disabled["source"]) == (
+        "elrepo.webhook.disabled", webhook, TENANT)
+    assert disabled["data"]["webhookId"] == webhook
+    other = api.get(OTHER_TENANT + "/_api/rest/changes", role=None,
+                    token=prepared.other_tokens["viewer"]).get_json()["values"]
+    assert all(event["type"] != "elrepo.webhook.disabled" for event in other)

@@ -41,7 +41,7 @@ from repository.webhooks.worker import (
 )
 from tests.repository.conftest import OTHER_TENANT, TENANT, Api, Prepared, assert_error, sqlite_only
 from tests.repository.standin import STANDIN_WEBHOOK
-from tests.repository.webhook_parts import ListSource, Receiver
+from tests.repository.webhook_parts import Clock, ListSource, Receiver, Recorder
 
 WEBHOOKS = TENANT + "/_api/rest/webhooks"
 
@@ -199,15 +199,7 @@ def test_a_receiver_that_never_answers_fails_at_the_deadline(
     assert outcome == sender.Outcome(False, None, "no answer within 0.2 s")
 
 
-# The delivery loop, on a clock of the test's: seconds pass only when the test says so.
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = 1_800_000_000.0
-
-    def __call__(self) -> float:
-        return self.now
-
+# The delivery loop, on a `Clock`: seconds pass only when the test says so.
 
 @pytest.fixture
 def app(prepared: Prepared) -> Iterator[Flask]:
@@ -242,21 +234,6 @@ def add_endpoint(app: Flask, tenant: int, url: str, types: list[str] | None = No
 
 
 POLICY = RetryPolicy(first=1.0, longest=8.0, retry_for=100.0)
-
-
-class Recorder:
-    """A `send` that records and answers from a script of outcomes (then delivers)."""
-
-    def __init__(self, *failures: bool) -> None:
-        self.failures = list(failures)
-        self.sent: list[tuple[str, bytes, dict[str, str]]] = []
-
-    def __call__(self, url: str, body: bytes, headers: dict[str, str], *,
-                 allow_private: bool) -> sender.Outcome:
-        self.sent.append((url, body, headers))
-        if self.failures and self.failures.pop(0):
-            return sender.Outcome(False, 500, "answered 500 Internal Server Error")
-        return sender.Outcome(True, 200, None)
 
 
 def deliverer(app: Flask, send: Recorder, clock: Clock, **options: Any) -> Deliverer:

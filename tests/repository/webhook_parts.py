@@ -1,6 +1,8 @@
 """What the webhook tests share: an event source kept in a list (`ListSource`, the
-`EventSource` of repository/webhooks/source.py without the feed) and a receiver on
-loopback, port 0, whose behaviour a test scripts (`Receiver`)."""
+`EventSource` of repository/webhooks/source.py without the feed), a receiver on
+loopback, port 0, whose behaviour a test scripts (`Receiver`), and for the delivery loop
+without a network, a clock that moves when the test says (`Clock`) and a `send` that
+answers from a script (`Recorder`)."""
 
 from __future__ import annotations
 
@@ -14,6 +16,7 @@ from typing import Any
 
 from sqlalchemy.orm import Session
 
+from repository.webhooks import sender
 from repository.webhooks.signing import verify
 
 
@@ -126,3 +129,26 @@ class Receiver:
     def accepted(self) -> list[Received]:
         with self.lock:
             return [r for r in self.received if 200 <= r.status < 300]
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 1_800_000_000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+class Recorder:
+    """A `send` that records and answers from a script of outcomes (then delivers)."""
+
+    def __init__(self, *failures: bool) -> None:
+        self.failures = list(failures)
+        self.sent: list[tuple[str, bytes, dict[str, str]]] = []
+
+    def __call__(self, url: str, body: bytes, headers: dict[str, str], *,
+                 allow_private: bool) -> sender.Outcome:
+        self.sent.append((url, body, headers))
+        if self.failures and self.failures.pop(0):
+            return sender.Outcome(False, 500, "answered 500 Internal Server Error")
+        return sender.Outcome(True, 200, None)
