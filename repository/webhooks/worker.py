@@ -95,7 +95,8 @@ def _json(cloud_event: dict[str, object]) -> bytes:
 
 
 def event_id(event: FeedEvent) -> str:
-    return str(event.cloud_event.get("id") or f"{event.tenant_id}-{event.sequence}")
+    """The delivery's `webhook-id`: the CloudEvent's id, the same on every retry."""
+    return str(event.cloud_event["id"])
 
 
 class Deliverer:
