@@ -42,15 +42,14 @@ _log = logging.getLogger(__name__)
 CONFIG_SETTINGS = {"DATABASE_URL": "database_url", "REDIS_URL": "redis_url",
                    "STATEMENT_TIMEOUT": "statement_timeout", "DB_POOL_SIZE": "db_pool_size",
                    "RENDER_TIMEOUT": "render_timeout", "SERVICE_TOKEN": "service_token",
-                   "EVENT_RETENTION_DAYS": "event_retention_days",
-                   "WEBHOOKS_ALLOW_PRIVATE": "webhooks_allow_private"}
+                   "EVENT_RETENTION_DAYS": "event_retention_days"}
 
 
 def create_app(config: dict[str, Any] | None = None, settings: Settings | None = None) -> Flask:
     """An app on `settings` (None: read from the environment, once, here;
     repository/settings.py), each overridden by its `config` key where one is given
     (CONFIG_SETTINGS: DATABASE_URL, REDIS_URL, STATEMENT_TIMEOUT, DB_POOL_SIZE,
-    RENDER_TIMEOUT, SERVICE_TOKEN, EVENT_RETENTION_DAYS, WEBHOOKS_ALLOW_PRIVATE). `config`
+    RENDER_TIMEOUT, SERVICE_TOKEN, EVENT_RETENTION_DAYS). `config`
     may also set ENGINE_OPTIONS (keyword arguments of sqlalchemy.create_engine),
     RENDER_CACHE_NAMESPACE or RENDER_CACHE, a ready `RenderCache` (tests); the listing
     cache lives beside it (LISTING_CACHE, a ready one), and the listing milestones

@@ -24,7 +24,7 @@ from repository.http_contract import (
 )
 from repository.input_rules import MAX_INTEGER, MIN_INTEGER, PLAIN_NAME
 from repository.webhooks.endpoints import MAX_TYPE_LENGTH, MAX_TYPES
-from repository.webhooks.targets import MAX_URL_LENGTH
+from repository.webhooks.targets import MAX_URL_LENGTH, URL_PATTERN
 
 _REF = "#/components/schemas/"
 
@@ -296,9 +296,10 @@ SCHEMAS: dict[str, Schema] = {
     "WebhookRegistration": {
         "type": "object", "required": ["url"], "additionalProperties": False,
         "properties": {
-            "url": {**_TEXT, "maxLength": MAX_URL_LENGTH, "pattern": "^[Hh][Tt][Tt][Pp][Ss]?://",
-                    "description": "Where deliveries go; a public address unless the "
-                                   "service allows private ones"},
+            "url": {"type": "string", "maxLength": MAX_URL_LENGTH, "pattern": URL_PATTERN,
+                    "description": "Where deliveries go: at each one, the host's every "
+                                   "address must be public unless the service allows "
+                                   "private ones"},
             "types": _nullable({"type": "array", "maxItems": MAX_TYPES, "items": {
                 **_TEXT, "minLength": 1, "maxLength": MAX_TYPE_LENGTH}})},
     },
@@ -392,7 +393,8 @@ _REFUSALS = (
     (403, "Other tenant or missing permission"),
     (404, "Not found"),
     (408, "The request head did not arrive in time, or the body arrived too slowly"),
-    (409, "Conflict: transition not allowed now, or a stale versionId"),
+    (409, "Conflict: transition not allowed now, a stale versionId, or a webhook more than "
+          "a tenant may have"),
     (413, f"Too large: a body over {MAX_BODY_BYTES // 2**20} MiB, over "
           f"{wire.MAX_CONTENT_ITEMS:,} content items, over {wire.MAX_PREDECESSOR_LINKS:,} "
           f"links in one diagram, or an attribute value over "

@@ -12,7 +12,7 @@ from typing import Any
 from sqlalchemy import delete, func, select
 from sqlalchemy.orm import Session
 
-from repository.errors import InvalidInput, NotFound
+from repository.errors import Conflict, NotFound
 from repository.store import now_timestamp
 from repository.store.models import WebhookDelivery, WebhookEndpoint
 from repository.webhooks.signing import new_secret
@@ -30,7 +30,7 @@ def register(session: Session, tenant_pk: int, url: str, types: list[str],
     count = session.scalar(select(func.count()).select_from(WebhookEndpoint).where(
         WebhookEndpoint.tenant_pk == tenant_pk)) or 0
     if count >= MAX_ENDPOINTS_PER_TENANT:
-        raise InvalidInput(f"A tenant has at most {MAX_ENDPOINTS_PER_TENANT} webhooks; "
+        raise Conflict(f"A tenant has at most {MAX_ENDPOINTS_PER_TENANT} webhooks; "
                            "remove one first")
     endpoint = WebhookEndpoint(
         tenant_pk=tenant_pk, id=str(uuid.uuid4()), url=url, types=json.dumps(types),
