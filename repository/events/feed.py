@@ -29,7 +29,9 @@ MAX_CURSOR_LENGTH = 64
 
 def record_event(session: Session, tenant_id: int, event_type: str, subject: str,
                  data: dict[str, object]) -> ChangeEvent:
-    """One event, numbered after the tenant's last, in the caller's transaction."""
+    """One event, numbered after the tenant's last, in the caller's transaction. Call it
+    after the transaction's element writes: they take the tenant's content generation
+    lock first, and this the counter's; the other order could deadlock with a writer."""
     return record_changes(session, tenant_id, [Change(event_type, subject, data)])[0]
 
 

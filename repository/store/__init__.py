@@ -20,7 +20,9 @@ Callers name the part: `store.reads.element(...)`, `store.writes.update(...)`,
 `store.releases.transition(...)`; `store.session` and `store.tenant` are the context's.
 
 Beside it: `tenants` (tenants and tokens), `filters` (`$filter` → SQL condition),
-`maintenance` (pool maintenance) and `values` (timestamps, ids, encoded values).
+`maintenance` (pool maintenance), `changes` (the change feed's outbox, which every
+write records its events in: `StoreContext.record`) and `values` (timestamps, ids,
+encoded values).
 """
 
 from __future__ import annotations
