@@ -32,6 +32,8 @@ from repository.settings import Settings
 from repository.store.db import RETRY_AFTER_SECONDS, create_schema, make_engine, session_factory
 from repository.store.positions import ListingPositions
 from repository.viewer import register_viewer
+from repository.webhooks.feed_source import FEED_SOURCE
+from repository.webhooks.source import EVENT_SOURCE
 
 _log = logging.getLogger(__name__)
 
@@ -39,18 +41,21 @@ _log = logging.getLogger(__name__)
 #: app config key → the `Settings` field it overrides (tests, and one-off apps).
 CONFIG_SETTINGS = {"DATABASE_URL": "database_url", "REDIS_URL": "redis_url",
                    "STATEMENT_TIMEOUT": "statement_timeout", "DB_POOL_SIZE": "db_pool_size",
-                   "RENDER_TIMEOUT": "render_timeout", "SERVICE_TOKEN": "service_token"}
+                   "RENDER_TIMEOUT": "render_timeout", "SERVICE_TOKEN": "service_token",
+                   "EVENT_RETENTION_DAYS": "event_retention_days"}
 
 
 def create_app(config: dict[str, Any] | None = None, settings: Settings | None = None) -> Flask:
     """An app on `settings` (None: read from the environment, once, here;
     repository/settings.py), each overridden by its `config` key where one is given
     (CONFIG_SETTINGS: DATABASE_URL, REDIS_URL, STATEMENT_TIMEOUT, DB_POOL_SIZE,
-    RENDER_TIMEOUT, SERVICE_TOKEN). `config` may also set ENGINE_OPTIONS (keyword
-    arguments of sqlalchemy.create_engine), RENDER_CACHE_NAMESPACE or RENDER_CACHE, a
-    ready `RenderCache` (tests); the listing cache lives beside it (LISTING_CACHE, a
-    ready one), and the listing milestones (LISTING_POSITIONS, a ready
-    `ListingPositions`; repository/store/positions.py). The app owns its render pool
+    RENDER_TIMEOUT, SERVICE_TOKEN, EVENT_RETENTION_DAYS). `config`
+    may also set ENGINE_OPTIONS (keyword arguments of sqlalchemy.create_engine),
+    RENDER_CACHE_NAMESPACE or RENDER_CACHE, a ready `RenderCache` (tests); the listing
+    cache lives beside it (LISTING_CACHE, a ready one), and the listing milestones
+    (LISTING_POSITIONS, a ready `ListingPositions`; repository/store/positions.py);
+    EVENT_SOURCE, what webhooks read of the change feed (repository/webhooks/source.py;
+    tests). The app owns its render pool
     (repository/render_pool.py; RENDER_POOL, a ready one its giver stops), whose
     deadline is `config["RENDER_TIMEOUT"]` from then on."""
     app = Flask(__name__)
@@ -82,6 +87,8 @@ def create_app(config: dict[str, Any] | None = None, settings: Settings | None =
     app.extensions["elrepo.listing_positions"] = app.config.get("LISTING_POSITIONS",
                                                                 ListingPositions())
     app.extensions["elrepo.render_pool"] = _render_pool(app)
+    # What webhooks read of the change feed: the feed's own; tests may give another.
+    app.extensions[EVENT_SOURCE] = app.config.get("EVENT_SOURCE", FEED_SOURCE)
     app.url_map.strict_slashes = False
     # A `//` in a path is a plain 404: merging it would answer a redirect whose Location
     # is built from the Host header (docs/contract.md, "Limits and robustness").

@@ -37,6 +37,9 @@ NEW = "NewElement"
 EDIT = "EditElement"
 DELETE = "DeleteElement"
 APPROVE = "ApproveElement"
+# Not one of the seed's element permissions (the info endpoint does not report it): who
+# registers, lists and removes a tenant's webhooks, which see every change of the tenant.
+MANAGE_WEBHOOKS = "ManageWebhooks"
 
 _READ = (SHOW, OPEN)
 _WRITE = _READ + (NEW, EDIT, DELETE)
@@ -46,7 +49,7 @@ ROLE_PERMISSIONS: dict[str, frozenset[str]] = {
     "editor": frozenset(_WRITE),
     "architect": frozenset(_WRITE),
     "approver": frozenset(_READ + (APPROVE,)),
-    "administrator": frozenset(_WRITE + (APPROVE,)),
+    "administrator": frozenset(_WRITE + (APPROVE, MANAGE_WEBHOOKS)),
 }
 # The order the info endpoint reports them in (the seed's order).
 PERMISSION_ORDER = (NEW, EDIT, DELETE, SHOW, APPROVE, OPEN)

@@ -77,3 +77,10 @@ class ServiceUnavailable(RepositoryError):
     def __init__(self, message: str, retry_after: int, details: list[str] | None = None) -> None:
         super().__init__(message, details)
         self.retry_after = retry_after
+
+
+class Gone(RepositoryError):
+    """What the request asks for existed and was removed for good (the change feed's
+    events past their retention)."""
+
+    status = 410

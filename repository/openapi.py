@@ -23,6 +23,8 @@ from repository.http_contract import (
     MAX_REQUEST_LINE,
 )
 from repository.input_rules import MAX_INTEGER, MIN_INTEGER, PLAIN_NAME
+from repository.webhooks.endpoints import MAX_TYPE_LENGTH, MAX_TYPES
+from repository.webhooks.targets import MAX_URL_LENGTH, URL_PATTERN
 
 _REF = "#/components/schemas/"
 
@@ -166,6 +168,29 @@ SCHEMAS: dict[str, Schema] = {
         "type": "object", "required": ["count", "values"],
         "properties": {"count": {"type": "integer"},
                        "values": {"type": "array", "items": _ref("Element")}},
+    },
+    "ChangeList": {
+        "type": "object", "required": ["count", "values", "cursor"],
+        "properties": {"count": {"type": "integer"},
+                       "values": {"type": "array", "items": _ref("ChangeEvent")},
+                       "cursor": {**_STRING, "description": "Pass back as `cursor` for the "
+                                                            "events after this page"}},
+    },
+    "ChangeEvent": {
+        "type": "object", "description": "A CloudEvents 1.0 event in JSON (docs/events.md)",
+        "required": ["specversion", "id", "source", "type", "subject", "time", "sequence",
+                     "datacontenttype", "data"],
+        "properties": {
+            "specversion": {"type": "string", "enum": ["1.0"]}, "id": _STRING,
+            "source": _STRING, "type": _STRING, "subject": _STRING,
+            "time": {"type": "string", "format": "date-time"},
+            "sequence": {"type": "string", "pattern": "^[0-9]{20}$",
+                         "description": "The position in the tenant's commit order"},
+            "datacontenttype": {"type": "string", "enum": ["application/json"]},
+            "data": {"type": "object", "required": ["element"], "properties": {
+                "element": {"type": "object", "required": ["id", "facet", "type"],
+                            "properties": {"id": _STRING, "facet": _STRING, "type": _STRING}},
+                "versionId": _STRING, "revision": {"type": "integer"}}}},
     },
     "UpdateBody": {
         "type": "object", "required": ["elements"], **_OTHER_FIELDS,
@@ -320,6 +345,54 @@ SCHEMAS: dict[str, Schema] = {
             "type": "object", "required": ["item1", "item2"],
             "properties": {"item1": _STRING, "item2": {"type": "boolean"}}}}},
     },
+    "WebhookRegistration": {
+        "type": "object", "required": ["url"], "additionalProperties": False,
+        "properties": {
+            "url": {"type": "string", "maxLength": MAX_URL_LENGTH, "pattern": URL_PATTERN,
+                    "description": "Where deliveries go: at each one, the host's every "
+                                   "address must be public unless the service allows "
+                                   "private ones"},
+            "types": _nullable({"type": "array", "maxItems": MAX_TYPES, "items": {
+                **_TEXT, "minLength": 1, "maxLength": MAX_TYPE_LENGTH}})},
+    },
+    "Webhook": {
+        "type": "object",
+        "required": ["id", "url", "types", "createdAt", "enabled", "disabledReason",
+                     "failingSince"],
+        "properties": {"id": _STRING, "url": _STRING,
+                       "types": {"type": "array", "items": _STRING},
+                       "createdAt": _STRING, "enabled": {"type": "boolean"},
+                       "disabledReason": _nullable(_STRING),
+                       "failingSince": _nullable(_STRING),
+                       "secret": {**_STRING, "pattern": "^whsec_",
+                                  "description": "Only in the answer of the POST"}},
+    },
+    "Webhooks": {
+        "type": "object", "required": ["count", "values"],
+        "properties": {"count": {"type": "integer"},
+                       "values": {"type": "array", "items": {
+                           "allOf": [_ref("Webhook"), {"not": {"required": ["secret"]}}]}}},
+    },
+    "WebhookCreated": {
+        "type": "object", "required": ["count", "values"],
+        "properties": {"count": {"type": "integer"},
+                       "values": {"type": "array", "items": {
+                           "allOf": [_ref("Webhook"), {"required": ["secret"]}]}}},
+    },
+    "WebhookDeliveries": {
+        "type": "object", "required": ["count", "values"],
+        "properties": {"count": {"type": "integer"}, "values": {"type": "array", "items": {
+            "type": "object",
+            "required": ["eventId", "type", "sequence", "status", "attempts", "lastStatus",
+                         "lastError", "firstAttempt", "lastAttempt"],
+            "properties": {
+                "eventId": _STRING, "type": _STRING, "sequence": {"type": "integer"},
+                "status": {"type": "string", "enum": ["delivered", "retrying", "failed"]},
+                "attempts": {"type": "integer"},
+                "lastStatus": _nullable({"type": "integer"}),
+                "lastError": _nullable(_STRING),
+                "firstAttempt": _STRING, "lastAttempt": _STRING}}}},
+    },
     "Error": {
         "type": "object", "required": ["message", "output", "type", "data"],
         "properties": {
@@ -372,7 +445,8 @@ _REFUSALS = (
     (403, "Other tenant or missing permission"),
     (404, "Not found"),
     (408, "The request head did not arrive in time, or the body arrived too slowly"),
-    (409, "Conflict: transition not allowed now, or a stale versionId"),
+    (409, "Conflict: transition not allowed now, a stale versionId, or a webhook more than "
+          "a tenant may have"),
     (413, f"Too large: a body over {MAX_BODY_BYTES // 2**20} MiB, over "
           f"{wire.MAX_CONTENT_ITEMS:,} content items, over {wire.MAX_PREDECESSOR_LINKS:,} "
           f"links in one diagram, or an attribute value over "

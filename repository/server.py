@@ -56,6 +56,7 @@ from repository.http_contract import (
     error_body,
 )
 from repository.settings import Settings
+from repository.webhooks.worker import start_deliveries
 
 THREADS_PER_WORKER = 32
 WORKER_HEARTBEAT_TIMEOUT = 30
@@ -468,7 +469,10 @@ class _Server(BaseApplication):  # type: ignore[misc]
             self.cfg.set(key, value)
 
     def load(self) -> Any:
-        return _FrontDoor(create_app({"RUN_DIRECTORY": self.run_directory}, self.settings))
+        app = create_app({"RUN_DIRECTORY": self.run_directory}, self.settings)
+        # In every worker, after the fork; the lease lets one of them deliver at a time.
+        start_deliveries(app)
+        return _FrontDoor(app)
 
 
 def run(*, settings: Settings, listener: socket.socket, workers: int, header_timeout: float,

@@ -10,7 +10,7 @@ import math
 import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import TypeVar
+from typing import TypedDict, TypeVar
 
 DATABASE_URL_ENV = "ELREPO_DATABASE_URL"
 DEFAULT_DATABASE_URL = "sqlite:///elrepo.db"
@@ -28,6 +28,19 @@ POOL_OVERFLOW = 2
 RENDER_TIMEOUT_ENV = "ELREPO_RENDER_TIMEOUT"
 DEFAULT_RENDER_TIMEOUT_SECONDS = 10.0
 SERVICE_TOKEN_ENV = "ELREPO_SERVICE_AUTH_TOKEN"
+# Webhook deliveries (repository/webhooks/, docs/events.md, "Webhooks").
+WEBHOOKS_ALLOW_PRIVATE_ENV = "ELREPO_WEBHOOKS_ALLOW_PRIVATE"
+WEBHOOK_RETRY_FOR_ENV = "ELREPO_WEBHOOK_RETRY_FOR"
+WEBHOOK_BACKOFF_FIRST_ENV = "ELREPO_WEBHOOK_BACKOFF_FIRST"
+WEBHOOK_BACKOFF_MAX_ENV = "ELREPO_WEBHOOK_BACKOFF_MAX"
+DAY_SECONDS = 24 * 3600.0
+# Retries after 5 s, 10 s, 20 s ... one hour at most between two: a receiver back after a
+# restart gets its events within seconds, one down for hours is asked hourly.
+DEFAULT_WEBHOOK_BACKOFF_FIRST_SECONDS = 5.0
+DEFAULT_WEBHOOK_BACKOFF_MAX_SECONDS = 3600.0
+EVENT_RETENTION_ENV = "ELREPO_EVENT_RETENTION_DAYS"
+# How long the change feed keeps an event (docs/events.md): pool maintenance removes older.
+DEFAULT_EVENT_RETENTION_DAYS = 30.0
 
 Number = TypeVar("Number", int, float)
 
@@ -43,6 +56,14 @@ class Settings:
     db_pool_size: int = DEFAULT_POOL_SIZE
     render_timeout: float = DEFAULT_RENDER_TIMEOUT_SECONDS
     service_token: str | None = field(default=None, repr=False)
+    # Webhooks: deliver to private, loopback and link-local addresses too; how long an
+    # event is retried (and an endpoint may fail) before it is given up (and disabled);
+    # the first retry's delay and the longest between two.
+    webhooks_allow_private: bool = False
+    webhook_retry_for: float = DAY_SECONDS
+    webhook_backoff_first: float = DEFAULT_WEBHOOK_BACKOFF_FIRST_SECONDS
+    webhook_backoff_max: float = DEFAULT_WEBHOOK_BACKOFF_MAX_SECONDS
+    event_retention_days: float = DEFAULT_EVENT_RETENTION_DAYS
 
     @classmethod
     def from_environment(cls, environ: Mapping[str, str] | None = None) -> Settings:
@@ -56,7 +77,30 @@ class Settings:
             db_pool_size=positive_setting(env, DB_POOL_SIZE_ENV, int, DEFAULT_POOL_SIZE),
             render_timeout=positive_setting(env, RENDER_TIMEOUT_ENV, float,
                                             DEFAULT_RENDER_TIMEOUT_SECONDS),
-            service_token=env.get(SERVICE_TOKEN_ENV) or None)
+            service_token=env.get(SERVICE_TOKEN_ENV) or None,
+            event_retention_days=positive_setting(env, EVENT_RETENTION_ENV, float,
+                                                  DEFAULT_EVENT_RETENTION_DAYS),
+            **webhook_settings(env))
+
+
+class WebhookSettings(TypedDict):
+    webhooks_allow_private: bool
+    webhook_retry_for: float
+    webhook_backoff_first: float
+    webhook_backoff_max: float
+
+
+def webhook_settings(environ: Mapping[str, str]) -> WebhookSettings:
+    """The webhooks' fields of `Settings` from their variables (ValueError naming a bad
+    one); `elrepo serve` reads them so too."""
+    return {
+        "webhooks_allow_private": allows_private_webhooks(environ),
+        "webhook_retry_for": positive_setting(environ, WEBHOOK_RETRY_FOR_ENV, float,
+                                              DAY_SECONDS),
+        "webhook_backoff_first": positive_setting(environ, WEBHOOK_BACKOFF_FIRST_ENV, float,
+                                                  DEFAULT_WEBHOOK_BACKOFF_FIRST_SECONDS),
+        "webhook_backoff_max": positive_setting(environ, WEBHOOK_BACKOFF_MAX_ENV, float,
+                                                DEFAULT_WEBHOOK_BACKOFF_MAX_SECONDS)}
 
 
 def database_url(explicit: str | None = None, environ: Mapping[str, str] | None = None) -> str:
@@ -68,6 +112,17 @@ def database_url(explicit: str | None = None, environ: Mapping[str, str] | None 
 def redis_url(explicit: str | None = None, environ: Mapping[str, str] | None = None) -> str | None:
     """`--redis` wins, then ELREPO_REDIS_URL; None means the in-memory caches."""
     return explicit or (os.environ if environ is None else environ).get(REDIS_URL_ENV) or None
+
+
+def allows_private_webhooks(environ: Mapping[str, str] | None = None) -> bool:
+    """ELREPO_WEBHOOKS_ALLOW_PRIVATE: 1 (or true, yes) lets webhooks reach private and
+    loopback addresses; unset, empty, 0 (or false, no): refused. ValueError otherwise."""
+    text = (os.environ if environ is None else environ).get(WEBHOOKS_ALLOW_PRIVATE_ENV, "")
+    choice = {"1": True, "true": True, "yes": True, "": False, "0": False, "false": False,
+              "no": False}.get(text.strip().lower())
+    if choice is None:
+        raise ValueError(f"{WEBHOOKS_ALLOW_PRIVATE_ENV} must be 1 or 0, not {text!r}")
+    return choice
 
 
 def positive_setting(environ: Mapping[str, str], name: str, kind: Callable[[str], Number],

@@ -79,8 +79,8 @@ def page_request(facet: str, view: str) -> PageRequest:
     """$filter, $page and $pageSize as one listing request."""
     raw_filter = request.args.get(parameters.FILTER.name)
     condition = compile_filter(raw_filter) if raw_filter is not None else None
-    return PageRequest(facet, view, condition, _int_param(parameters.PAGE),
-                       _int_param(parameters.PAGE_SIZE))
+    return PageRequest(facet, view, condition, int_param(parameters.PAGE),
+                       int_param(parameters.PAGE_SIZE))
 
 
 def page_selection_key() -> str | None:
@@ -169,7 +169,7 @@ def _list_param(parameter: Parameter) -> list[str] | None:
     return [part.strip() for part in raw.split(",") if part.strip()]
 
 
-def _int_param(parameter: Parameter) -> int:
+def int_param(parameter: Parameter) -> int:
     """An integer query parameter within the bounds and with the default its schema
     declares."""
     name, schema = parameter.name, parameter.schema

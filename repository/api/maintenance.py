@@ -28,5 +28,6 @@ def maintain(db: Session, pool: str | None = None) -> dict[str, Any]:
         raise NotFound(f"Pool {pool!r} not found")
     caches = [current_app.extensions["elrepo.render_cache"],
               current_app.extensions["elrepo.listing_cache"]]
-    return values_envelope([{"item1": pool_id(t), "item2": maintain_pool(db, t, caches)}
+    retention = current_app.extensions["elrepo.settings"].event_retention_days
+    return values_envelope([{"item1": pool_id(t), "item2": maintain_pool(db, t, caches, retention)}
                             for t in tenants])

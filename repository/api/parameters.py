@@ -132,7 +132,7 @@ RESOURCES = _query("$resources", _name_list(sorted(RESOURCE_NAMES)),
 SELECT = _query("$select", STRING, "Attribute and related-context names to include")
 EXPAND_RELATED = _query("$expandRelated", STRING,
                         "Related contexts whose elements carry attributes")
-# Empty: the default (common._int_param); leading zeros are read as decimal digits.
+# Empty: the default (common.int_param); leading zeros are read as decimal digits.
 PAGE = _query("$page", _page_number(MAX_PAGE, 1), "1-based page", allowEmptyValue=True)
 PAGE_SIZE = _query("$pageSize", _page_number(MAX_PAGE_SIZE, DEFAULT_PAGE_SIZE),
                    "Elements per page", allowEmptyValue=True)
@@ -142,6 +142,11 @@ RELEASE_COMMENT_LENGTH = 2000
 RELEASE_COMMENT = _query("comment", {"type": "string", "maxLength": RELEASE_COMMENT_LENGTH},
                          "A comment on a release (only with a transition into released), kept "
                          "as the released version's `releaseComment`")
+CURSOR = Parameter(
+    "cursor", "cursor", "query", {**STRING, "maxLength": 64},
+    "The `cursor` of an earlier answer of the change feed: the events after it (absent or "
+    "empty: from the oldest event kept)", {"allowEmptyValue": True},
+    answer=(410, "Retention removed events after this cursor; start again without one"))
 IGNORE_WARNINGS = _query("ignoreWarnings",
                          {"type": "string", "pattern": "^(?:[Tt][Rr][Uu][Ee]|[Ff][Aa][Ll][Ss][Ee])$"},
                          "Ignore validation warnings: true or false, in any case")
@@ -190,4 +195,5 @@ PATH: dict[str, Parameter] = {
     "bpmn_layout_key": _path("layoutKey", _names(list(BPMN_LAYOUT_KEYS)), "bpmnLayoutKey"),
     "transition_id": _path("transitionId"),
     "pool": _path("pool"),
+    "webhook_id": _path("webhookId"),
 }

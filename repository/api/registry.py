@@ -8,6 +8,7 @@ from repository.api import (
     attributes,
     bpmn,
     caller,
+    changes,
     compare,
     config,
     content,
@@ -19,9 +20,10 @@ from repository.api import (
     render,
     reporting,
     views,
+    webhooks,
 )
 from repository.api.endpoint import Resource
 
 RESOURCES: tuple[Resource, ...] = tuple(module.resource for module in (
     views, elements, attributes, related, info, config, content, reporting, release, render,
-    bpmn, caller, compare, maintenance))
+    bpmn, caller, compare, maintenance, changes, webhooks))

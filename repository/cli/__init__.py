@@ -1,5 +1,5 @@
 """`elrepo`: serve, db upgrade, tenant create, token create, render, layout, diff, export,
-import (README, "Commands").
+import, events tail, webhook test (README, "Commands").
 
 Every command that touches the store takes `--db URL` (else ELREPO_DATABASE_URL, else
 ./elrepo.db); an empty database gets the schema, an older one is refused with the command
@@ -65,12 +65,12 @@ def run(arguments: Sequence[str]) -> int:
 def _parser() -> argparse.ArgumentParser:
     import argparse
 
-    from repository.cli import admin, bpmn, diff, files, serve, worker
+    from repository.cli import admin, bpmn, diff, events, files, serve, webhook, worker
     from repository.cli.common import HelpFormatter
 
     parser = argparse.ArgumentParser(prog="elrepo", description="Element repository service "
                                      "and diagram renderer", formatter_class=HelpFormatter)
     commands = parser.add_subparsers(required=True, metavar="COMMAND")
-    for module in (serve, admin, files, diff, bpmn, worker):
+    for module in (serve, admin, files, diff, bpmn, worker, events, webhook):
         module.add_commands(commands)
     return parser

@@ -7,7 +7,6 @@ import math
 import shlex
 import sys
 from collections.abc import Iterator
-from typing import TYPE_CHECKING
 
 from repository.cli.common import (
     CommandError,
@@ -16,13 +15,9 @@ from repository.cli.common import (
     db_option,
     engine_or_hint,
     session_on,
+    tenant_named,
     with_db,
 )
-
-if TYPE_CHECKING:
-    from sqlalchemy.orm import Session
-
-    from repository.store.models import Tenant
 
 
 class _Roles:
@@ -142,7 +137,7 @@ def _token_create(args: argparse.Namespace) -> int:
     from repository.auth import create_token
 
     with session_on(args.db) as session:
-        tenant = _tenant(session, args)
+        tenant = tenant_named(session, args)
         token = create_token(session, tenant, args.role, args.name,
                              expires_in_days=args.expires_in)
     expiry = "" if args.expires_in is None else f", expires in {args.expires_in:g} days"
@@ -156,7 +151,7 @@ def _token_list(args: argparse.Namespace) -> int:
     from repository.store import list_tokens
 
     with session_on(args.db, write=False) as session:
-        records = list_tokens(session, _tenant(session, args))
+        records = list_tokens(session, tenant_named(session, args))
     rows = [("ID", "NAME", "ROLE", "CREATED", "EXPIRES", "REVOKED")] + [
         (r.id, r.name, r.role, r.created_at or "-", r.expires_at or "never",
          r.revoked_at or "-") for r in records]
@@ -172,19 +167,8 @@ def _token_revoke(args: argparse.Namespace) -> int:
     from repository.store import now_timestamp, revoke_token
 
     with session_on(args.db) as session:
-        revoked = revoke_token(session, _tenant(session, args), now_timestamp(),
+        revoked = revoke_token(session, tenant_named(session, args), now_timestamp(),
                                name=args.name, element_id=args.token_id)
     print(f"Revoked token {revoked.id} ({revoked.name!r}, role {revoked.role}) of "
           f"{args.collection}/{args.storage}: it answers 401 from now on", file=sys.stderr)
     return 0
-
-
-def _tenant(session: Session, args: argparse.Namespace) -> Tenant:
-    from repository.store import find_tenant
-
-    tenant = find_tenant(session, args.collection, args.storage)
-    if tenant is None:
-        raise CommandError(f"no tenant {args.collection}/{args.storage}; create it with: "
-                           f"elrepo tenant create {shlex.quote(args.collection)} "
-                           f"{shlex.quote(args.storage)}{with_db(args.db)}")
-    return tenant

@@ -15,6 +15,8 @@ if TYPE_CHECKING:
     from sqlalchemy import Engine
     from sqlalchemy.orm import Session
 
+    from repository.store.models import Tenant
+
 EXIT_FAILURE = 1
 EXIT_BAD_INPUT = 2
 LAYOUT_KEYS_HELP = f"layout key: {', '.join(catalog.LAYOUT_KEYS)}"
@@ -108,3 +110,16 @@ def session_on(db: str | None, *, write: bool = True,
             session.close()
     finally:
         engine.dispose()
+
+
+def tenant_named(session: Session, args: argparse.Namespace) -> Tenant:
+    """The tenant of the command's `collection` and `storage` arguments, or the one line
+    that says how to create it."""
+    from repository.store import find_tenant
+
+    tenant = find_tenant(session, args.collection, args.storage)
+    if tenant is None:
+        raise CommandError(f"no tenant {args.collection}/{args.storage}; create it with: "
+                           f"elrepo tenant create {shlex.quote(args.collection)} "
+                           f"{shlex.quote(args.storage)}{with_db(args.db)}")
+    return tenant

@@ -13,16 +13,20 @@ from typing import TYPE_CHECKING
 from repository.cli.common import CommandError, Subcommands, add_command, db_option, session_on, with_db
 from repository.settings import (
     DB_POOL_SIZE_ENV,
+    DEFAULT_EVENT_RETENTION_DAYS,
     DEFAULT_POOL_SIZE,
     DEFAULT_RENDER_TIMEOUT_SECONDS,
     DEFAULT_STATEMENT_TIMEOUT_SECONDS,
+    EVENT_RETENTION_ENV,
     POOL_OVERFLOW,
     RENDER_TIMEOUT_ENV,
     SERVICE_TOKEN_ENV,
     STATEMENT_TIMEOUT_ENV,
+    WEBHOOKS_ALLOW_PRIVATE_ENV,
     Settings,
     database_url,
     redis_url,
+    webhook_settings,
 )
 
 if TYPE_CHECKING:
@@ -63,10 +67,18 @@ def add_commands(commands: Subcommands[argparse.ArgumentParser]) -> None:
                        help=f"PostgreSQL connections per worker, plus {POOL_OVERFLOW} at peaks "
                             f"(default: {DB_POOL_SIZE_ENV}, else {DEFAULT_POOL_SIZE}: four "
                             f"servers of two workers stay under PostgreSQL's default 100)")
+    serve.add_argument("--event-retention", metavar="DAYS",
+                       help=f"how long the change feed keeps an event; pool maintenance "
+                            f"removes older ones (default: {EVENT_RETENTION_ENV}, else "
+                            f"{DEFAULT_EVENT_RETENTION_DAYS:g})")
     serve.add_argument("--redis", metavar="URL",
                        help="share rendered diagrams through Redis, e.g. "
                             "redis://127.0.0.1:6379/0; needs pip install -e '.[redis]' "
                             "(default: ELREPO_REDIS_URL, else an in-memory cache per worker)")
+    serve.add_argument("--webhooks-allow-private", action="store_true",
+                       help=f"let webhooks deliver to private, loopback and link-local "
+                            f"addresses (default: {WEBHOOKS_ALLOW_PRIVATE_ENV}=1 does too, "
+                            f"else refused)")
     serve.set_defaults(command=_serve)
 
 
@@ -78,6 +90,12 @@ def _serve(args: argparse.Namespace) -> int:
                               DEFAULT_HEADER_TIMEOUT)
     body_min_rate = _positive(args.body_min_rate, "--body-min-rate", BODY_MIN_RATE_ENV,
                               DEFAULT_BODY_MIN_RATE, "bytes per second")
+    try:
+        webhooks = webhook_settings(os.environ)
+    except ValueError as error:
+        raise CommandError(str(error)) from None
+    if args.webhooks_allow_private:
+        webhooks["webhooks_allow_private"] = True
     # Every worker's app gets these, read here once (repository/settings.py).
     settings = Settings(
         database_url=database_url(args.db), redis_url=redis_url(args.redis),
@@ -87,7 +105,10 @@ def _serve(args: argparse.Namespace) -> int:
                             DEFAULT_POOL_SIZE),
         render_timeout=_seconds(args.render_timeout, "--render-timeout", RENDER_TIMEOUT_ENV,
                                 DEFAULT_RENDER_TIMEOUT_SECONDS),
-        service_token=_service_token())
+        service_token=_service_token(),
+        event_retention_days=_positive(args.event_retention, "--event-retention",
+                                       EVENT_RETENTION_ENV, DEFAULT_EVENT_RETENTION_DAYS,
+                                       "days"), **webhooks)
     with _listen(args.host, args.port) as listener:
         port = listener.getsockname()[1]  # --port 0: the free port the system chose
         cache_note = _check_render_cache(settings.redis_url)

@@ -1,6 +1,8 @@
 """`elrepo worker`: a Celery worker that renders the diagrams `elrepo export --broker`
 sends (repository/distributed.py), and the export's side of it. A worker needs no
-database: each job carries its fixture."""
+database: each job carries its fixture. With `--deliver-webhooks` it also delivers the
+webhooks of the database `--db` (repository/webhooks/worker.py), beside `elrepo serve`'s
+deliverers: one process of all of them delivers at a time."""
 
 from __future__ import annotations
 
@@ -14,7 +16,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from repository.cli.common import CommandError, Subcommands, add_command
+from repository.cli.common import CommandError, Subcommands, add_command, db_option
 
 if TYPE_CHECKING:
     from renderer.export import ExportJob, ExportReport
@@ -25,7 +27,8 @@ BROKER_HELP = ("Redis or RabbitMQ URL, e.g. redis://127.0.0.1:6379/1 or "
 
 def add_commands(commands: Subcommands[argparse.ArgumentParser]) -> None:
     worker = add_command(commands, "worker", "render the diagrams of `elrepo export --broker` "
-                         "on this machine (a Celery worker; no database needed)")
+                         "on this machine (a Celery worker; no database needed unless it "
+                         "delivers webhooks)")
     worker.add_argument("--broker", metavar="URL", required=True, help=BROKER_HELP)
     worker.add_argument("--concurrency", type=int, default=os.cpu_count() or 1,
                         help="render processes")
@@ -35,6 +38,11 @@ def add_commands(commands: Subcommands[argparse.ArgumentParser]) -> None:
                         help="worker name, unique among the broker's workers")
     worker.add_argument("--loglevel", choices=("DEBUG", "INFO", "WARNING", "ERROR"),
                         default="WARNING", help="what the worker logs to standard error")
+    worker.add_argument("--deliver-webhooks", action="store_true",
+                        help="also deliver the webhooks of the database --db (docs/events.md: "
+                             "of every process that does, elrepo serve's included, one at a "
+                             "time delivers)")
+    db_option(worker)
     worker.set_defaults(command=_worker)
 
 
@@ -51,6 +59,30 @@ def export_on_workers(jobs: Sequence[ExportJob], out_dir: Path, fmt: str, broker
                                   queue=queue or DEFAULT_QUEUE)
     except ValueError as error:  # export_many's refusal of its arguments, before any render
         raise CommandError(str(error)) from None
+
+
+def _deliver_webhooks_when_ready(db: str | None) -> None:
+    """The webhook delivery thread of this worker's main process, started once Celery has
+    forked its render processes (a thread and a database connection are never forked)."""
+    from celery.signals import worker_ready
+
+    from repository.settings import Settings, database_url, webhook_settings
+    from repository.store.db import SchemaMismatch, create_schema, make_engine, session_factory
+    from repository.webhooks.feed_source import FEED_SOURCE
+    from repository.webhooks.worker import DeliveryThread
+
+    try:
+        settings = Settings(database_url=database_url(db), **webhook_settings(os.environ))
+        engine = make_engine(settings.database_url)
+        create_schema(engine)
+    except (ValueError, SchemaMismatch) as error:
+        raise CommandError(str(error)) from None
+    # A render process Celery forks later (one replaced) must not share the connections.
+    os.register_at_fork(after_in_child=lambda: engine.dispose(close=False))
+
+    def start(**_signal: object) -> None:
+        DeliveryThread(session_factory(engine), FEED_SOURCE, settings).start()
+    worker_ready.connect(start, weak=False)
 
 
 def _require_celery(command: str) -> None:
@@ -76,6 +108,8 @@ def _worker(args: argparse.Namespace) -> int:
 
     importlib.import_module("interchange.drawing")  # renderer.api, and BPMN's notation
     load_font()
+    if args.deliver_webhooks:
+        _deliver_webhooks_when_ready(args.db)
     print(f"Worker {args.name}: {args.concurrency} render process(es) on queue {queue}",
           file=sys.stderr, flush=True)
     app.worker_main(["worker", f"--concurrency={args.concurrency}", f"--queues={queue}",

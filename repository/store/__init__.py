@@ -20,8 +20,10 @@ Callers name the part: `store.reads.element(...)`, `store.writes.update(...)`,
 `store.releases.transition(...)`; `store.session` and `store.tenant` are the context's.
 
 Beside it: `sketches` (the last drawing's sketch per diagram version, layout key and
-culture: issue 22's stable layout), `tenants` (tenants and tokens), `filters` (`$filter` → SQL condition),
-`maintenance` (pool maintenance) and `values` (timestamps, ids, encoded values).
+culture: issue 22's stable layout), `tenants` (tenants and tokens), `filters` (`$filter`
+→ SQL condition), `maintenance` (pool maintenance), `changes` (the change feed's outbox,
+which every write records its events in: `StoreContext.record`) and `values`
+(timestamps, ids, encoded values).
 """
 
 from __future__ import annotations

@@ -12,6 +12,7 @@ from sqlalchemy.orm import Session
 from repository.errors import InvalidInput
 from repository.store import batch
 from repository.store.batch import chunked_rows
+from repository.store.changes import Change, record_changes
 from repository.store.db import qualified_name, refusing_when_busy
 from repository.store.models import Base, Element, Tenant
 from repository.store.plain import KEYS, AnyRow, AnySelect, Prepared
@@ -77,6 +78,11 @@ class StoreContext:
         for row in self.rows_of(prepared.query, rows_of):
             rows_of[row[0]].append(row)
         return {key: prepared.fold(rows) for key, rows in rows_of.items()}
+
+    def record(self, changes: Sequence[Change]) -> None:
+        """The change feed's events of this write, in its transaction
+        (repository/store/changes.py)."""
+        record_changes(self.session, self.tenant.pk, changes)
 
     def pks_by_id(self, ids: Iterable[str]) -> dict[str, int]:
         """Pks of the tenant's elements with these ids (the ones that exist)."""

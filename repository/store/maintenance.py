@@ -3,7 +3,8 @@
 Per pool: drop stale caches (recompute the denormalized listing columns `state` and
 `sort_name` from the version records, which is a write to the tenant's elements and so
 bumps its content generation, and drop the pool's render and listing cache entries),
-check integrity (database check plus the links of the tenant staying inside the tenant),
+remove change feed events past their retention (docs/events.md), check integrity
+(database check plus the links of the tenant staying inside the tenant),
 and refresh the query planner's statistics (`ANALYZE`), creating the text-search index
 first if the database lacked the means for it when its schema was made
 (`repository.store.db.create_text_search`). A pool succeeds when the integrity check
@@ -19,6 +20,7 @@ from sqlalchemy import and_, func, select, text, update
 from sqlalchemy.orm import Session, aliased
 
 from repository.render_cache import RenderCache
+from repository.store.changes import trim_changes
 from repository.store.db import create_text_search, qualified_name
 from repository.store.generation import bump_content_generation
 from repository.store.idempotency import purge_expired
@@ -42,10 +44,15 @@ def pool_id(tenant: Tenant) -> str:
     return f"{tenant.collection_id}.{tenant.storage_id}"
 
 
-def maintain_pool(session: Session, tenant: Tenant, caches: Sequence[RenderCache]) -> bool:
-    """`caches`: the render and listing caches, whose entries of the pool are dropped."""
+def maintain_pool(session: Session, tenant: Tenant, caches: Sequence[RenderCache],
+                  event_retention_days: float) -> bool:
+    """`caches`: the render and listing caches, whose entries of the pool are dropped;
+    change feed events older than `event_retention_days` are removed."""
     refresh_caches(session, tenant)
     purge_expired(session, tenant.pk)  # Idempotency-Key answers older than a day
+    # After refresh_caches: its content generation lock first, as every writer takes it.
+    trimmed = trim_changes(session, tenant.pk, event_retention_days)
+    _log.info("maintenance %s: removed %d change event(s)", pool_id(tenant), trimmed)
     for cache in caches:
         drop_entries(cache, tenant)
     healthy = database_ok(session) and tenant_consistent(session, tenant)

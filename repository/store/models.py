@@ -32,6 +32,7 @@ import sqlite3
 import weakref
 
 from sqlalchemy import (
+    BigInteger,
     Boolean,
     Column,
     Float,
@@ -244,3 +245,61 @@ def sqlite_has_trigram_search() -> bool:
     finally:
         connection.close()
     return True
+
+
+class WebhookEndpoint(Base):
+    """A receiver an administrator registered (repository/api/webhooks.py) and where its
+    deliveries stand (repository/webhooks/worker.py): the feed's sequence delivered (or given
+    up) up to (`cursor`) and when the next attempt is due; the attempts at the event after
+    the cursor are counted in its delivery log row."""
+
+    __tablename__ = "webhook_endpoints"
+    __table_args__ = (UniqueConstraint("tenant_pk", "id"),)
+
+    pk: Mapped[int] = mapped_column(Integer, primary_key=True)
+    tenant_pk: Mapped[int] = mapped_column(ForeignKey("tenants.pk", ondelete="CASCADE"))
+    id: Mapped[str] = mapped_column(String(ID_LENGTH))
+    url: Mapped[str] = mapped_column(Text)
+    types: Mapped[str] = mapped_column(Text, default="[]")  # JSON list; empty: every type
+    # Kept as given (whsec_ + base64): signing needs it; docs/events.md says who may read it.
+    secret: Mapped[str] = mapped_column(String(NAME_LENGTH))
+    created_at: Mapped[str] = mapped_column(String(TIMESTAMP_LENGTH))
+    enabled: Mapped[bool] = mapped_column(Boolean, default=True)
+    disabled_reason: Mapped[str | None] = mapped_column(Text, nullable=True)
+    cursor: Mapped[int] = mapped_column(BigInteger, default=0)
+    # Epoch seconds: when the first failure since the last success happened (None: none),
+    # when the next attempt is due.
+    failing_since: Mapped[float | None] = mapped_column(Float, nullable=True)
+    next_attempt_at: Mapped[float] = mapped_column(Float, default=0.0)
+
+
+class WebhookDelivery(Base):
+    """One event's delivery to one endpoint: the delivery log (recent rows only)."""
+
+    __tablename__ = "webhook_deliveries"
+    __table_args__ = (UniqueConstraint("endpoint_pk", "sequence"),)
+
+    pk: Mapped[int] = mapped_column(Integer, primary_key=True)
+    endpoint_pk: Mapped[int] = mapped_column(
+        ForeignKey("webhook_endpoints.pk", ondelete="CASCADE"), index=True)
+    sequence: Mapped[int] = mapped_column(BigInteger)
+    event_id: Mapped[str] = mapped_column(String(NAME_LENGTH))
+    event_type: Mapped[str] = mapped_column(String(NAME_LENGTH))
+    status: Mapped[str] = mapped_column(String(16))  # delivered, retrying, failed
+    attempts: Mapped[int] = mapped_column(Integer)
+    last_status: Mapped[int | None] = mapped_column(Integer, nullable=True)  # HTTP status
+    last_error: Mapped[str | None] = mapped_column(Text, nullable=True)
+    first_attempt_at: Mapped[float] = mapped_column(Float)
+    last_attempt_at: Mapped[float] = mapped_column(Float)
+
+
+class Lease(Base):
+    """A job only one process of all that share the database may run at a time (the
+    webhook deliveries): held by `holder` until `expires_at` (epoch seconds) unless
+    renewed."""
+
+    __tablename__ = "leases"
+
+    name: Mapped[str] = mapped_column(String(NAME_LENGTH), primary_key=True)
+    holder: Mapped[str] = mapped_column(String(NAME_LENGTH))
+    expires_at: Mapped[float] = mapped_column(Float)

@@ -10,6 +10,7 @@ from sqlalchemy import exists, select
 from repository import catalog, protected, release
 from repository.errors import Conflict
 from repository.store.base import StoreContext, current_version_pk
+from repository.store.changes import STATE_CHANGED, UPDATED, element_change
 from repository.store.guard import Guard
 from repository.store.models import AttributeValue, Element, ElementVersion, RelatedLink
 from repository.store.reads import Reads
@@ -45,6 +46,7 @@ class Releases:
         except release.TransitionNotAllowed as error:
             raise Conflict(str(error)) from None
         stamp = now_timestamp()
+        old_state = version.state
         self._set_state(element, version, transition.target)
         if transition.effect is release.Effect.RELEASE:
             self._release(element, version, stamp, actor_pk)
@@ -59,6 +61,9 @@ class Releases:
         elif transition.effect is release.Effect.KEEP_RELEASED:
             self._close_expiry_tasks(element, "declined")
         self.rows.touch(element, version, actor_pk)
+        self.context.record([element_change(STATE_CHANGED, element, version.version_id,
+                                            transitionId=transition.transition_id,
+                                            oldState=old_state, newState=transition.target)])
         return element
 
     def _set_state(self, element: Element, version: ElementVersion, state: str) -> None:
@@ -119,5 +124,9 @@ class Releases:
                        AttributeValue.name == "taskStatus",
                        AttributeValue.value_text == "open"))))
         for task_version in list(open_tasks):
-            self.rows.count_writes([self.context.session.get_one(Element, task_version.element_pk)])
+            task = self.context.session.get_one(Element, task_version.element_pk)
+            self.rows.count_writes([task])
             self.rows.write_attributes(task_version, {"taskStatus": {NEUTRAL: status}})
+            self.context.record([element_change(UPDATED, task, task_version.version_id,
+                                                attributes=["taskStatus"], related=[],
+                                                children=False)])

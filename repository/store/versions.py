@@ -8,6 +8,7 @@ from sqlalchemy import Integer, insert, literal, select
 
 from repository import release
 from repository.store.base import StoreContext
+from repository.store.changes import VERSION_CREATED, element_change
 from repository.store.models import Child, Element, ElementVersion, Shape
 from repository.store.reads import Reads
 from repository.store.rows import Rows
@@ -50,6 +51,9 @@ class Versions:
                 self.rows.set_links(revision, context, [link.target_pk for link in links],
                                 [link.target_version_pk for link in links])
         self._copy_structure(frozen, revision)
+        self.context.record([element_change(VERSION_CREATED, element, revision.version_id,
+                                            previousVersionId=frozen.version_id,
+                                            oldState=frozen.state, newState=release.IN_PROCESS)])
         return revision
 
     def _add_version(self, element: Element, seq: int, state: str | None) -> ElementVersion:

@@ -17,6 +17,14 @@ from repository import catalog, release
 from repository.errors import Conflict, InvalidInput, TooLarge
 from repository.store import batch, idempotency
 from repository.store.base import StoreContext, current_version_pk, pks_of
+from repository.store.changes import (
+    CONTENT_CHANGED,
+    CREATED,
+    UPDATED,
+    Change,
+    element_change,
+    new_element_change,
+)
 from repository.store.generation import bump_content_generation
 from repository.store.guard import Guard
 from repository.store.models import AttributeValue, Element, ElementVersion, RelatedLink, Shape
@@ -105,9 +113,11 @@ class Writes:
                 "type": type_key, "versioned": versioned, "state": state, "revision": 1,
                 "sort_name": sort_key(values.get("name", {}), self.context.tenant.default_culture)})
         element_pks = self.context.insert_returning_pks(Element, element_rows, key="id")
+        version_ids = [new_id() for _ in element_rows]
         version_pks = self.context.insert_returning_pks(ElementVersion, [
-            {"element_pk": pk, "version_id": new_id(), "seq": 1, "state": row["state"]}
-            for pk, row in zip(element_pks, element_rows, strict=True)], key="version_id")
+            {"element_pk": pk, "version_id": version_id, "seq": 1, "state": row["state"]}
+            for pk, version_id, row in zip(element_pks, version_ids, element_rows, strict=True)],
+            key="version_id")
         self.context.session.execute(update(Element), [
             {"pk": pk, "current_version_pk": version_pk}
             for pk, version_pk in zip(element_pks, version_pks, strict=True)])
@@ -122,6 +132,12 @@ class Writes:
             row for version_pk, client_links in zip(version_pks, links, strict=True)
             for context, target_pks in {**client_links, **actor_links}.items()
             for row in link_rows(version_pk, context, target_pks)])
+        self.context.record([
+            new_element_change(CREATED, row["id"], row["facet"], row["type"], version_id,
+                               1, newState=row["state"], attributes=sorted(values),
+                               related=sorted({**client_links, **actor_links}))
+            for row, version_id, values, client_links in zip(
+                element_rows, version_ids, attributes, links, strict=True)])
         return element_pks
 
     def update(self, element: Element, data: ElementInput, actor_pk: int | None,
@@ -180,6 +196,9 @@ class Writes:
         names = self.reads.names_of([version.pk for version in versions])
         for (element, _), version in zip(changes, versions, strict=True):
             element.sort_name = sort_key(names[version.pk], self.context.tenant.default_culture)
+        self.context.record([event for (element, data), version, links in zip(
+            changes, versions, client_links, strict=True)
+            for event in _update_events(element, version, data, links)])
 
     def append_content(self, diagram: Element, items: Sequence[ContentItem],
                        actor_pk: int | None,
@@ -223,6 +242,8 @@ class Writes:
         if changed:
             self.context.session.execute(update(Shape), changed)
         self.rows.touch(diagram, version, actor_pk)
+        self.context.record([element_change(CONTENT_CHANGED, diagram, version.version_id,
+                                            shapesAdded=len(target_pks))])
         return [(shape_ids[item.index], item.index) for item in items]
 
     def _check_related_totals(self, element_ids: Mapping[int, str]) -> None:
@@ -315,6 +336,20 @@ def _client_attributes(data: ElementInput) -> AttributeMap:
     element read from the service can be sent back as it is."""
     return {name: values for name, values in data.attributes.items()
             if name not in catalog.SERVER_ATTRIBUTES}
+
+
+def _update_events(element: Element, version: ElementVersion, data: ElementInput,
+                   links: Mapping[str, object]) -> list[Change]:
+    """An update's events: `updated` for what it sets besides content (an update of
+    nothing still changes changedOn), `contentChanged` when it sets the content."""
+    events = []
+    if data.content is None or _client_attributes(data) or links or data.children is not None:
+        events.append(element_change(UPDATED, element, version.version_id,
+                                     attributes=sorted(_client_attributes(data)),
+                                     related=sorted(links), children=data.children is not None))
+    if data.content is not None:
+        events.append(element_change(CONTENT_CHANGED, element, version.version_id))
+    return events
 
 
 def _content_input(diagram: Element, item: ContentItem) -> tuple[str, ElementInput]:

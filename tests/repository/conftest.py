@@ -24,9 +24,10 @@ from werkzeug.test import TestResponse
 from repository.app import create_app
 from repository.demo import create_role_tokens, load_demo
 from repository.render_pool import RenderPool
-from repository.store import Store, find_tenant
-from repository.store.models import Base, Tenant
-from tests.repository.standin import standin_tenant
+from repository.store import Store, find_tenant, now_timestamp
+from repository.store.models import Base, Tenant, WebhookEndpoint
+from repository.webhooks.signing import new_secret
+from tests.repository.standin import STANDIN_WEBHOOK, standin_tenant
 
 PG_ENV = "ELREPO_TEST_DATABASE_URL"
 TENANT = "/demo/default"
@@ -51,6 +52,9 @@ def prepare(config: dict[str, Any]) -> Prepared:
         tokens = create_role_tokens(session, tenant)
         other = load_demo(session, "other", "default", elements=standin_tenant()[:2])
         other_tokens = create_role_tokens(session, other)
+        session.add(WebhookEndpoint(tenant_pk=tenant.pk, id=STANDIN_WEBHOOK,
+                                    url="https://hooks.example.com/standin", secret=new_secret(),
+                                    created_at=now_timestamp(), enabled=True, cursor=0))
         session.commit()
     app.extensions["elrepo.engine"].dispose()
     return Prepared(config, tokens, other_tokens)
@@ -282,6 +286,14 @@ class Api:
         """POST `body` as JSON (no body at all when it is None)."""
         raw = json.dumps(body).encode() if body is not None else b""
         return self.post_raw(path, raw, role, token, **params)
+
+    def send(self, method: str, path: str, body: Any = None, role: str | None = "administrator",
+             token: str | None = None, **params: str) -> TestResponse:
+        """GET, DELETE (no body) or POST `body` as JSON: a sweep's call of any method."""
+        if method == "POST":
+            return self.post(path, body, role, token, **params)
+        return self.client.open(path, method=method, query_string=params,
+                                headers=self.headers(role, token))
 
     def post_raw(self, path: str, raw: bytes, role: str | None = "administrator",
                  token: str | None = None, **params: str) -> TestResponse:

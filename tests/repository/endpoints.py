@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple
 
-from tests.repository.standin import DRAFT, ORDER
+from tests.repository.standin import DRAFT, ORDER, STANDIN_WEBHOOK
 
 P = "/_api/rest/facets/processes"
 
@@ -50,4 +50,10 @@ CALLS: list[Call] = [
     Call("GET", f"/_api/rest/diagram/{ORDER}/bpmn/1033/horizontal"),
     Call("GET", f"/_api/rest/diagram/{ORDER}/compare/{ORDER}/{ORDER}"),
     Call("GET", f"/_api/rest/diagram/{ORDER}/compare/{ORDER}/{ORDER}/render/1033/horizontal"),
+    Call("GET", "/_api/rest/changes"),
+    Call("POST", "/_api/rest/webhooks", {"url": "https://hooks.example.com/elrepo"},
+         "ManageWebhooks"),
+    Call("GET", "/_api/rest/webhooks", None, "ManageWebhooks"),
+    Call("DELETE", f"/_api/rest/webhooks/{STANDIN_WEBHOOK}", None, "ManageWebhooks"),
+    Call("GET", f"/_api/rest/webhooks/{STANDIN_WEBHOOK}/deliveries", None, "ManageWebhooks"),
 ]

@@ -16,6 +16,7 @@ FINANCE = "org-finance"
 BIKE = "p-bike"
 ERP = "sys-erp"
 DRAFT = "mp-draft"
+STANDIN_WEBHOOK = "standin-webhook"  # a webhook of demo/default (conftest.prepare)
 
 
 def _names(de: str, en: str) -> dict[str, dict[str, str]]:

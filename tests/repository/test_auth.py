@@ -16,9 +16,7 @@ IDS = [f"{c.method} {c.path}" for c in CALLS]
 
 
 def send(api: Api, call: Call, tenant: str = TENANT, **kwargs: Any) -> Any:
-    if call.method == "GET":
-        return api.get(tenant + call.path, **kwargs)
-    return api.post(tenant + call.path, call.body, **kwargs)
+    return api.send(call.method, tenant + call.path, call.body, **kwargs)
 
 
 def is_render(call: Call) -> bool:

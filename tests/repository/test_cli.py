@@ -153,7 +153,7 @@ def test_render_and_export_refuse_what_is_not_a_culture_id(
 
 
 COMMANDS = [["serve"], ["db", "upgrade"], ["tenant", "create"], ["token", "create"],
-            ["render"], ["export"]]
+            ["render"], ["export"], ["webhook", "test"]]
 
 
 @pytest.mark.parametrize("command", COMMANDS, ids=" ".join)
@@ -183,7 +183,8 @@ def test_help_and_light_commands_load_no_database_web_or_engine_module() -> None
         "import sys\n"
         "from repository.cli import main\n"
         "for argv in (['--help'], ['serve', '--help'], ['render', '--help'],"
-        " ['export', '--help'], ['db', 'upgrade', '--help'], ['worker', '--help']):\n"
+        " ['export', '--help'], ['db', 'upgrade', '--help'], ['worker', '--help'],"
+        " ['webhook', 'test', '--help']):\n"
         "    try:\n"
         "        main(argv)\n"
         "    except SystemExit:\n"

@@ -1,0 +1,2 @@
+"""Changes leaving the service: the change feed (`feed`) and its readers
+(docs/events.md)."""
