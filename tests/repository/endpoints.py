@@ -51,6 +51,8 @@ CALLS: list[Call] = [
     Call("GET", f"/_api/rest/diagram/{ORDER}/compare/{ORDER}/{ORDER}"),
     Call("GET", f"/_api/rest/diagram/{ORDER}/compare/{ORDER}/{ORDER}/render/1033/horizontal"),
     Call("GET", "/_api/rest/changes"),
+    Call("GET", "/_api/rest/token"),
+    Call("GET", "/_api/token"),
     Call("POST", "/_api/rest/webhooks", {"url": "https://hooks.example.com/elrepo"},
          "ManageWebhooks"),
     Call("GET", "/_api/rest/webhooks", None, "ManageWebhooks"),

@@ -21,7 +21,7 @@ from tests.repository.endpoints import CALLS, UPDATE_BODY
 from tests.repository.standin import ORDER
 from tests.repository.test_openapi import operation_for
 
-UNDOCUMENTED = {"/openapi.json", "/static/<path:filename>"}
+UNDOCUMENTED = {"/openapi.json", "/static/<path:filename>", "/"}  # "/": a redirect to the viewer
 VIEWER = "viewer."  # the web page's files (docs/viewer.md), not operations of the API
 SERVICE_PATHS = {"/_sysadmin/_admin/_api/rest/maintain",
                  "/_sysadmin/_admin/_api/rest/maintain/{pool}"}

@@ -14,7 +14,7 @@ from tests.repository.conftest import Api, recorded_statements
 from tests.repository.standin import CATEGORY, DRAFT, HIRE, HOUSE, ORDER
 
 # What the service's modules, the tests and the benchmarks import from repository.store.
-PUBLIC = {"MAX_TREE_DEPTH", "Link", "PageRequest", "Store", "add_token", "all_tenants",
+PUBLIC = {"MAX_TREE_DEPTH", "LayoutSketch", "Link", "PageRequest", "Store", "add_token", "all_tenants",
           "create_tenant", "encode_value", "find_tenant", "find_token", "has_elements",
           "label", "list_tokens", "new_id", "now_timestamp", "revoke_token", "sort_key",
           "with_content"}

@@ -57,6 +57,8 @@ def test_the_approver_sees_what_the_pending_release_changes(viewer: Viewer) -> N
     # The same panel in German: the page's words and the catalog's, no internal key.
     viewer.open(ORDER_TO_CASH, culture=1031)
     page.wait_for_selector("[data-testid=element-state] >> text='in Prüfung'")
+    # The English comparison stays until the German one replaces it: wait for its heading.
+    page.wait_for_selector(f"{COMPARE} h4 >> text=/Änderungen seit/")
     page.wait_for_selector(f"{COMPARE} [data-testid=compare-drawing] svg")
     heading = page.text_content(f"{COMPARE} h4") or ""
     assert "Änderungen seit der freigegebenen Version" in heading and "(freigegeben)" in heading
