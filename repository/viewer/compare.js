@@ -18,11 +18,14 @@ const CHANGE_PHRASES = {
 };
 // Diagram units to pixels in the panel: small, and still readable.
 const DRAWING_SCALE = 0.7;
+// Bumped by each comparison asked for: an answer arriving after a newer request (the
+// pending release's diff still loading when a user picks two versions) is dropped.
+let latestRequest = 0;
 
 // Called by the panel once it listed `history` (oldest first) in [data-testid=versions].
 export async function showComparisons(element, history) {
+  clearComparisons();
   const section = comparisonSection();
-  section.replaceChildren();
   addPickers(element, history);
   if (!PENDING.has(element.state) || !history.length) return;
   const pending = history[history.length - 1];
@@ -35,6 +38,7 @@ export async function showComparisons(element, history) {
 }
 
 export function clearComparisons() {
+  latestRequest += 1;
   comparisonSection().replaceChildren();
 }
 
@@ -78,6 +82,7 @@ async function pickersChanged(element, history) {
 }
 
 async function showComparison(element, older, newer, title) {
+  const request = ++latestRequest;
   const section = comparisonSection();
   const heading = document.createElement("h4");
   heading.textContent = `${title}: ${label(older)} → ${label(newer)}`;
@@ -91,10 +96,10 @@ async function showComparison(element, older, newer, title) {
       api(`${path}/render/${enc(state.culture)}/${enc(state.layout)}`, { svg: true }),
     ]);
   } catch (error) {
-    if (state.element?.id === element.id) section.replaceChildren(heading, note(t("compareFailed", { reason: error.message })));
+    if (request === latestRequest && state.element?.id === element.id) section.replaceChildren(heading, note(t("compareFailed", { reason: error.message })));
     return;
   }
-  if (state.element?.id !== element.id) return; // the panel moved on meanwhile
+  if (request !== latestRequest || state.element?.id !== element.id) return; // moved on meanwhile
   const drawing = readableDrawing(sanitizeSvg(svgText));
   section.replaceChildren(heading, drawing, changeList(changes));
   scrollToFirstChange(drawing);

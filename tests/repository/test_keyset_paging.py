@@ -6,6 +6,7 @@ listing index by its key, on SQLite and PostgreSQL."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from typing import Any
 
@@ -197,13 +198,14 @@ def test_sqlite_seeks_the_listing_index_by_its_key(api: Api) -> None:
 
 @postgresql_only
 def test_postgresql_seeks_the_listing_index_by_its_key(api: Api) -> None:
-    # The count's index is the planner's pick by the test's few rows (at 100,000 it reads
-    # the table when most of it is counted: docs/performance-service.md); the seeks are
-    # the listing index's whatever the rows.
+    # The count's way through the index is the planner's pick by the statistics of the
+    # test's few rows, which earlier tests in the same schema change (an index-only scan
+    # or a bitmap of it; at 100,000 it reads the table when most of it is counted:
+    # docs/performance-service.md); the seeks are the listing index's whatever the rows.
     _, rest, _, count, head = holding_plans(api, spacing=2)
     assert "Index Scan Backward using ix_elements_page" in head
     assert "Index Scan using ix_elements_page" in rest
-    assert "Index Only Scan using ix_elements_page" in count
+    assert re.search(r"Index (Only )?Scan (using|on) ix_elements_page", count), count
     for plan in (head, rest, count):
         assert "ROW(sort_name, id)" in plan.replace("(sort_name)::text", "sort_name").replace(
             "(id)::text", "id") and "Sort" not in plan

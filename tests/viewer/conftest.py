@@ -6,20 +6,30 @@ from __future__ import annotations
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
 from tests.viewer.live import LiveService, serve
 
 if TYPE_CHECKING:
-    from playwright.sync_api import Browser, Page, ViewportSize
+    from playwright.sync_api import Browser, BrowserContext, Page, ViewportSize
 
 CHROMIUM = "/usr/bin/chromium"
 # No network beyond the service under test, nothing fetched by the browser itself.
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
                  "--disable-component-update", "--no-first-run"]
 VIEWPORT: ViewportSize = {"width": 1600, "height": 900}
+# Playwright's waits are hang guards, not speed bounds: on a loaded machine a cold render
+# of the demo's house takes longer than Playwright's default 30 s.
+HANG_GUARD_MS = 180_000
+
+
+def new_context(browser: Browser, **options: Any) -> BrowserContext:
+    """A browser context whose waits give up only on a hang."""
+    context = browser.new_context(viewport=VIEWPORT, **options)
+    context.set_default_timeout(HANG_GUARD_MS)
+    return context
 
 
 @pytest.fixture(scope="module")
@@ -81,7 +91,7 @@ class Viewer:
 
 @pytest.fixture
 def viewer(browser: Browser, live: LiveService, tmp_path: Path) -> Iterator[Viewer]:
-    context = browser.new_context(viewport=VIEWPORT, accept_downloads=True)
+    context = new_context(browser, accept_downloads=True)
     folder = tmp_path / "screenshots"
     folder.mkdir()
     yield Viewer(context.new_page(), live, folder)

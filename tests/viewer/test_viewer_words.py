@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from tests.viewer.conftest import VIEWPORT, Viewer
+from tests.viewer.conftest import Viewer, new_context
 from tests.viewer.live import LiveService
 from tests.viewer.test_viewer_e2e import CORE_PROCESSES, ORDER_TO_CASH, PROCESS_HOUSE, in_module
 
@@ -134,14 +134,15 @@ def test_a_german_link_opens_the_tree_in_german_down_to_its_element(viewer: View
     page.select_option("select[name=culture]", "1033")  # the switch turns everything
     tree.get_by_role("link", name="Order to cash", exact=True).wait_for()
     assert page.text_content("[data-i18n=facet]") == "Facet" and page.get_attribute("html", "lang") == "en"
-    assert page.text_content("[data-testid=element-state]") == "in process"
+    # The panel is redrawn after the tree: wait for its English state word.
+    page.wait_for_selector("[data-testid=element-state] >> text='in process'")
     viewer.shot("english-again")
     assert viewer.problems == []
 
 
 def test_a_first_visit_follows_the_browser_language(browser: Browser, live: LiveService,
                                                     tmp_path: Path) -> None:
-    context = browser.new_context(viewport=VIEWPORT, locale="de-DE")
+    context = new_context(browser, locale="de-DE")
     try:
         viewer = Viewer(context.new_page(), live, tmp_path)
         viewer.page.goto(live.viewer_url)
