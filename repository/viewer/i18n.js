@@ -51,6 +51,7 @@ const CHROME = {
   notVersioned: ["Not versioned: no release workflow.", "Nicht versioniert: kein Freigabeprozess."],
   noTransition: ["No step of the workflow is open to your role now.",
     "Ihrer Rolle steht jetzt kein Schritt des Freigabeprozesses offen."],
+  nextStepBy: ["Next step by: {roles}.", "Nächster Schritt durch: {roles}."],
   noElements: ["No elements in this facet.", "Keine Elemente in dieser Facette."],
   nothingNamed: ["Nothing named like “{text}”.", "Nichts heißt wie „{text}“."],
   expand: ["Expand", "Aufklappen"],

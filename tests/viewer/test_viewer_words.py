@@ -14,7 +14,7 @@ import pytest
 
 from tests.viewer.conftest import Viewer, new_context
 from tests.viewer.live import LiveService
-from tests.viewer.test_viewer_e2e import CORE_PROCESSES, ORDER_TO_CASH, PROCESS_HOUSE, in_module
+from tests.viewer.test_viewer_e2e import CORE_PROCESSES, ORDER_TO_CASH, PROCESS_HOUSE
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser
@@ -99,7 +99,7 @@ def test_every_demo_panel_speaks_words_in_both_cultures(viewer: Viewer) -> None:
     facets = demo_facets(viewer.live)
     assert len(facets) > 200
     for culture in (1033, 1031):
-        texts: dict[str, str] = in_module(viewer, "panel.js", f"(async () => {{ {PANEL_TEXTS} }})()",
+        texts: dict[str, str] = viewer.in_module("panel.js", f"(async () => {{ {PANEL_TEXTS} }})()",
                                           {"facets": facets, "culture": culture})
         keys = {element_id: CAMEL_CASE.findall(text) for element_id, text in texts.items()}
         assert {element_id: found for element_id, found in keys.items() if found} == {}, culture
