@@ -114,6 +114,7 @@ const CHROME = {
   changesBetweenPicked: ["Changes between the picked versions", "Änderungen zwischen den gewählten Versionen"],
   compareVersion: ["Compare version {version}", "Version {version} vergleichen"],
   comparing: ["Comparing…", "Vergleiche…"],
+  compareDrawing: ["Both versions in one drawing (scrolls)", "Beide Versionen in einer Zeichnung (scrollbar)"],
   compareFailed: ["Compare failed: {reason}", "Vergleich fehlgeschlagen: {reason}"],
   changeAdded: ["added: {what}", "hinzugefügt: {what}"],
   changeRemoved: ["removed: {what}", "entfernt: {what}"],

@@ -3,6 +3,7 @@ Playwright; the browser tests skip, saying why, where either is missing."""
 
 from __future__ import annotations
 
+import re
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
@@ -29,6 +30,12 @@ TRANSITIONS = "[data-testid=transitions]"
 COMPARE = "[data-testid=compare]"
 READABLE_LABEL_PX = 9
 LABEL_FONT_SIZE = 12  # the renderer's label size in diagram units (the SVG's font-size)
+#: axe-core from the npm registry, for the tests only (checks.bpmn_io installs it).
+AXE_PACKAGE = "axe-core@4.14.1"
+# What a failed install says when npm is missing or cannot reach the registry (no
+# network, a proxy refusing, DNS): the only reasons the accessibility test skips for.
+UNREACHABLE = re.compile(r"not found on PATH|ENOTFOUND|EAI_AGAIN|ECONNREFUSED|ECONNRESET|ETIMEDOUT|"
+                         r"ENETUNREACH|network|proxy|getaddrinfo|took longer than", re.IGNORECASE)
 #: A shape's overlay rect in diagram units: x, y, width, height.
 Rect = tuple[float, float, float, float]
 # Playwright's waits are hang guards, not speed bounds: on a loaded machine a cold render
@@ -228,3 +235,32 @@ def viewer(browser: Browser, live: LiveService, tmp_path: Path) -> Iterator[View
     folder.mkdir()
     yield Viewer(context.new_page(), live, folder)
     context.close()
+
+
+@pytest.fixture(scope="module")
+def axe_source() -> str:
+    """axe-core's script, installed with npm on first use into the folder of the tests'
+    npm packages (ELREPO_NODE_MODULES, else ~/.cache/elrepo/npm; never shipped). The
+    test skips only when npm is missing or cannot reach the registry, and says which;
+    any other failed install fails it."""
+    from checks.bpmn_io import NodeUnavailable, installed_package
+
+    try:
+        folder = installed_package(AXE_PACKAGE)
+    except NodeUnavailable as reason:
+        if UNREACHABLE.search(str(reason)):
+            pytest.skip(f"axe-core cannot be installed: {reason}")
+        raise
+    return (folder / "node_modules" / "axe-core" / "axe.min.js").read_text(encoding="utf-8")
+
+
+def axe_violations(viewer: Viewer, axe_source: str) -> list[str]:
+    """axe-core's violations on the page as it is now, one line each. The script is run
+    through the browser's debugging protocol, which the page's CSP does not govern."""
+    page = viewer.page
+    if not page.evaluate("typeof window.axe === 'object'"):
+        page.evaluate(f"() => {{ {axe_source}\n }}")
+    found: list[dict[str, Any]] = page.evaluate(
+        "async () => (await axe.run(document, { resultTypes: ['violations'] })).violations"
+        ".map((v) => ({ id: v.id, impact: v.impact, nodes: v.nodes.map((n) => n.target.join(' ')) }))")
+    return [f"{v['id']} ({v['impact']}): {', '.join(v['nodes'][:5])}" for v in found]

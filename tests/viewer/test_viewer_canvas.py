@@ -22,6 +22,7 @@ from tests.viewer.conftest import (
     READABLE_LABEL_PX,
     Viewer,
     assert_kept_its_shape,
+    axe_violations,
 )
 from tests.viewer.test_viewer_e2e import ORDER_TO_CASH, call, name_of
 
@@ -50,6 +51,17 @@ def test_order_to_cash_opens_readable_on_its_start_and_the_search_finds_a_shape(
     page.press("[data-testid=diagram-search] input", "Enter")
     assert page.text_content("[data-testid=diagram-search-result]") == "nicht gefunden"
     assert page.locator(FOUND).count() == 0
+    assert viewer.problems == []
+
+
+def test_axe_finds_no_violation_while_a_shape_is_found_and_edited(viewer: Viewer, axe_source: str) -> None:
+    """The drawing with a found shape, a selected one and the edit bar filled with it."""
+    viewer.sign_in()
+    viewer.open(ORDER_TO_CASH)
+    viewer.find("Credit check")
+    viewer.select_shape("Prepare quotation")
+    viewer.shot("found-and-selected")
+    assert axe_violations(viewer, axe_source) == []
     assert viewer.problems == []
 
 

@@ -19,6 +19,7 @@ from tests.viewer.live import LiveService
 PROCESS_HOUSE = "c0d13fd3-d0a1-5ac0-8c5b-5186ae178944"
 CORE_PROCESSES = "ff998519-39ba-5056-ba06-bd24d663ae07"
 ORDER_TO_CASH = "6c43bc68-60e6-5029-a320-9ca19788904a"
+CREDIT_CHECK = "c4642688-346e-5ad7-b4dc-5eba90fc42c6"  # a released sub process of Order to cash
 
 
 def call(live: LiveService, path: str, body: Any = None, role: str = "editor") -> Any:

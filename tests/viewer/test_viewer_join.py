@@ -7,9 +7,8 @@ Every step leaves a screenshot under the test's output folder."""
 from __future__ import annotations
 
 from tests.viewer.conftest import DIAGRAM, EDIT_BAR, PANEL_NAME, Viewer
-from tests.viewer.test_viewer_e2e import ORDER_TO_CASH
+from tests.viewer.test_viewer_e2e import CREDIT_CHECK, ORDER_TO_CASH
 
-CREDIT_CHECK = "c4642688-346e-5ad7-b4dc-5eba90fc42c6"  # a released sub process of Order to cash
 CREDIT_CHECK_SHAPE = f"{DIAGRAM} rect.overlay[data-guid='{CREDIT_CHECK}']"
 BADGE = f"{DIAGRAM} [data-testid=diagram-badge][data-guid='{CREDIT_CHECK}']"
 SEARCH_INPUT = "[data-testid=diagram-search] input"
