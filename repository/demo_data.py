@@ -740,7 +740,7 @@ def _process_house() -> list[Element]:
 def _sub_processes() -> list[Element]:
     return [
         _process(
-            "credit-check", "subProcess", "Bonitätsprüfung", "Credit check",
+            "credit-check", "subProcess", "Kreditprüfung", "Credit check",
             description=(
                 "Prüft Zahlungsfähigkeit und Kreditlimit des Kunden vor der Auftragsannahme.",
                 "Checks the customer's solvency and credit limit before an order is accepted.",
@@ -844,7 +844,7 @@ def _main_processes() -> list[Element]:
         _process(
             "order-to-cash", "mainProcess", "Auftragsabwicklung", "Order to cash",
             description=(
-                "Von der Kundenanfrage über Angebot, Bonitätsprüfung, Kommissionierung, Rechnung und "
+                "Von der Kundenanfrage über Angebot, Kreditprüfung, Kommissionierung, Rechnung und "
                 "Versand bis zum Zahlungseingang.",
                 "From the customer inquiry through quotation, credit check, picking, invoicing and "
                 "shipping to the incoming payment.",

@@ -19,7 +19,7 @@ from flask import Blueprint, Flask, Response, abort, redirect, request
 
 from interchange.kept import KEPT_ATTRIBUTES
 from renderer.names import RELATION_NAMES
-from repository import catalog
+from repository import auth, catalog, release
 
 __all__ = ["URL_PREFIX", "register_viewer"]
 
@@ -115,6 +115,7 @@ def catalog_document() -> dict[str, object]:
         "neutralCulture": catalog.NEUTRAL,
         "keptAttributes": sorted(KEPT_ATTRIBUTES),
         "internalAttributes": sorted(catalog.INTERNAL_ATTRIBUTES),
+        "nextStepBy": _next_step_roles(),
         "names": {
             "layouts": _each_by_culture(catalog.LAYOUT_NAMES),
             "views": _each_by_culture(catalog.VIEW_NAMES),
@@ -127,6 +128,22 @@ def catalog_document() -> dict[str, object]:
             "roles": _each_by_culture(catalog.ROLE_NAMES),
         },
     }
+
+
+def _next_step_roles() -> dict[str, list[str]]:
+    """Release state -> the roles whose turn it is there: for each step out of it, the
+    narrowest role holding the step's permission (an editor for EditElement, an approver
+    for ApproveElement). The panel says so to a role with no step of its own."""
+    def meant_for(permission: str) -> str:
+        holders = [role for role, permissions in auth.ROLE_PERMISSIONS.items() if permission in permissions]
+        return min(holders, key=lambda role: len(auth.ROLE_PERMISSIONS[role]))
+
+    turns: dict[str, list[str]] = {}
+    for transition in release.TRANSITIONS:
+        roles = turns.setdefault(transition.source, [])
+        if (role := meant_for(transition.permission)) not in roles:
+            roles.append(role)
+    return turns
 
 
 def _by_culture(names: Mapping[int, str]) -> dict[str, str]:

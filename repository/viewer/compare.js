@@ -113,6 +113,10 @@ function readableDrawing(svg) {
   box.className = "compare-drawing";
   box.dataset.testid = "compare-drawing";
   Object.assign(box.style, { overflow: "auto", maxHeight: "420px", border: "1px solid #d3d9e0" });
+  // A box that scrolls is reached with the keyboard too (its arrows scroll it), by name.
+  box.tabIndex = 0;
+  box.setAttribute("role", "group");
+  box.setAttribute("aria-label", t("compareDrawing"));
   const [, , width, height] = (svg.getAttribute("viewBox") || "0 0 0 0").split(/\s+/).map(Number);
   svg.setAttribute("width", String(Math.round(width * DRAWING_SCALE)));
   svg.setAttribute("height", String(Math.round(height * DRAWING_SCALE)));

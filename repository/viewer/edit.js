@@ -355,6 +355,16 @@ async function fillBar() {
   }
 }
 
+// A new sign-in: the previous user's last edit is not theirs to undo, nor its message
+// theirs to read.
+export function forgetEdits() {
+  lastEdit = null;
+  const form = bar();
+  if (!form) return;
+  form.dataset.elementId = "";
+  $("[data-testid=edit-message]", form).replaceChildren();
+}
+
 // The bar again: the selection, the culture or the signed-in role changed.
 export function refillBar() {
   fillBar().catch((error) => showRefusal($("[data-testid=edit-message]"), error));

@@ -8,7 +8,7 @@ import { api, elementsPath, fetchElement, lookUpNames } from "./api.js";
 import { panelAttributes } from "./bpmn.js";
 import { clearComparisons, showComparisons } from "./compare.js";
 import {
-  attributeWord, dateWords, relatedWord, stateWord, t, transitionWord, typeWord, valueWords,
+  attributeWord, dateWords, relatedWord, roleWord, stateWord, t, transitionWord, typeWord, valueWords,
 } from "./i18n.js";
 import { $, $$, enc, hasDrawing, hrefFor, nameElement, nameOf, note, pick, setStatus, state } from "./page.js";
 
@@ -114,9 +114,17 @@ async function showRelease(element) {
     button.addEventListener("click", () => runTransition(element, transition));
     return button;
   }));
-  if (!transitions.values.length) buttons.append(note(t("noTransition")));
+  if (!transitions.values.length) buttons.append(note(noStepText(element.state)));
   versions.replaceChildren(...history.elements.map(versionItem));
   await showComparisons(element, history.elements);
+}
+
+// With no step open to the caller's role: whose turn it is (catalog.json: nextStepBy), so
+// an approver looking at an element in review knows an editor moves it on.
+function noStepText(elementState) {
+  const roles = (state.catalog.nextStepBy[elementState] || []).filter((role) => role !== state.caller?.role);
+  if (!roles.length) return t("noTransition");
+  return `${t("noTransition")} ${t("nextStepBy", { roles: roles.map(roleWord).join(", ") })}`;
 }
 
 // One line of the versions list: number and state, when it was released, its comment.

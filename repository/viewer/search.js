@@ -75,6 +75,13 @@ function matches(text) {
   return [...inCulture, ...elsewhere];
 }
 
+// A new sign-in starts without the previous user's search text.
+export function forgetSearch() {
+  const input = $("[data-testid=diagram-search] input");
+  if (input) input.value = "";
+  clearFound();
+}
+
 export function clearFound() {
   hits = [];
   current = -1;

@@ -11,7 +11,7 @@
 
 import { api, fetchElement } from "./api.js";
 import { clearDiagram, showDiagram, wireDiagram } from "./diagram.js";
-import { refillBar } from "./edit.js";
+import { forgetEdits, refillBar } from "./edit.js";
 import {
   facetWord, layoutWord, preferredCulture, rememberCulture, roleWord, t, translatePage,
 } from "./i18n.js";
@@ -20,6 +20,7 @@ import {
   relabel, setStatus, showSignIn, showWorkspace, state, tokenKey,
 } from "./page.js";
 import { showPanel, wireConfirmation } from "./panel.js";
+import { forgetSearch } from "./search.js";
 import { loadTree, revealInTree, search } from "./tree.js";
 
 const PROCESS_HOUSE = "processHouse";
@@ -80,7 +81,11 @@ async function showCaller() {
   if (state.caller?.tenant !== tenant) {
     const answer = await api("rest/token");
     state.caller = { ...answer.values[0], tenant };
-    refillBar(); // another role may see the edit bar differently on the same drawing
+    // Another user may sign in in the same tab: nothing of the previous one's work
+    // carries over, and another role may see the edit bar differently.
+    forgetEdits();
+    forgetSearch();
+    refillBar();
   }
   showRole();
 }

@@ -101,6 +101,16 @@ def test_the_catalog_document_is_the_service_catalog(client: FlaskClient) -> Non
     assert "state1" in document["internalAttributes"]
 
 
+def test_the_catalog_says_whose_turn_it_is_in_each_release_state(client: FlaskClient) -> None:
+    """An approver has no step in review (docs/contract.md: only moves into released or
+    expired need ApproveElement, the others EditElement): the panel names the editor."""
+    document = client.get(f"/ui/{CATALOG_ASSET}").json
+    assert document is not None
+    assert document["nextStepBy"] == {
+        "inProcess": ["editor", "approver"], "inReview": ["editor"], "readyForQa": ["editor"],
+        "readyForRelease": ["editor", "approver"], "released": ["editor"], "requestToExpire": ["approver"]}
+
+
 def test_every_key_the_service_answers_with_has_words_in_both_cultures() -> None:
     from repository import auth, release
 

@@ -12,9 +12,9 @@ import pytest
 from interchange.kept import KEPT_ATTRIBUTES
 from repository.cli import main
 from tests.conftest import FIXTURES
-from tests.viewer.conftest import Viewer
+from tests.viewer.conftest import DIAGRAM, PANEL_NAME, Viewer
 from tests.viewer.live import LiveService, serve
-from tests.viewer.test_viewer_e2e import DIAGRAM, PANEL_NAME, call
+from tests.viewer.test_viewer_e2e import call
 
 MEANING_FILE = FIXTURES / "bpmn" / "meaning.events-markers-conditions.bpmn"
 

@@ -7,29 +7,28 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.viewer.conftest import Viewer
-from tests.viewer.test_viewer_e2e import ORDER_TO_CASH, call, in_module
+from tests.viewer.conftest import COMPARE, Viewer, axe_violations
+from tests.viewer.test_viewer_e2e import CREDIT_CHECK, ORDER_TO_CASH, call
 from tests.viewer.test_viewer_words import CAMEL_CASE
 
-CONTENT = f"rest/facets/processes/views/diagram/elements/{ORDER_TO_CASH}/content?api-version=3.0"
-COMPARE = "[data-testid=compare]"
 #: A compare drawing with removed shapes (hatched ghosts), as the renderer writes it.
 GHOSTS_SVG = Path(__file__).parents[2] / "golden" / "compare" / "demo.credit-check.horizontal.svg"
 HATCHED = "[fill='url(#change-removed-hatch)']"
 
 
-def add_task_and_ask_for_review(viewer: Viewer) -> str:
+def add_task_and_ask_for_review(viewer: Viewer, diagram_id: str = ORDER_TO_CASH) -> str:
     """A task appended after the diagram's last shape of its pending revision, and the
     revision sent to review: the added shape's id."""
-    element = call(viewer.live, f"rest/facets/processes/views/detail/elements/{ORDER_TO_CASH}"
+    element = call(viewer.live, f"rest/facets/processes/views/detail/elements/{diagram_id}"
                                 "?$resources=content")["elements"][0]
     last = element["content"][-1]["shapeId"]
-    answer = call(viewer.live, CONTENT, {"values": [
+    answer = call(viewer.live, f"rest/facets/processes/views/diagram/elements/{diagram_id}/content"
+                               "?api-version=3.0", {"values": [
         {"shapeInfo": {"index": 0, "predecessors": [], "id": last}},
         {"shapeInfo": {"index": 1, "predecessors": [0]},
          "element": {"type": "task", "attributes": {"name": {"1033": "Archive the <b>order</b>"}}}}]})
     added: str = answer["values"][1]["id"]
-    call(viewer.live, f"release/{ORDER_TO_CASH}/transitions/InProcessToInReview", {})
+    call(viewer.live, f"release/{diagram_id}/transitions/InProcessToInReview", {})
     return added
 
 
@@ -39,6 +38,10 @@ def test_the_approver_sees_what_the_pending_release_changes(viewer: Viewer) -> N
     viewer.sign_in("approver")
     viewer.open(ORDER_TO_CASH)
     page.wait_for_selector("[data-testid=element-state] >> text='in review'")  # the state's display name
+    # No step of review is the approver's (the contract: theirs are the moves into
+    # released or expired); the panel says whose it is.
+    page.wait_for_selector("[data-testid=transitions] >> text='No step of the workflow is open to your role "
+                           "now. Next step by: Editor.'")
     drawing = page.wait_for_selector(f"{COMPARE} [data-testid=compare-drawing] svg")
     assert drawing is not None
     heading = page.text_content(f"{COMPARE} h4") or ""
@@ -57,6 +60,7 @@ def test_the_approver_sees_what_the_pending_release_changes(viewer: Viewer) -> N
     # The same panel in German: the page's words and the catalog's, no internal key.
     viewer.open(ORDER_TO_CASH, culture=1031)
     page.wait_for_selector("[data-testid=element-state] >> text='in Prüfung'")
+    page.wait_for_selector("[data-testid=transitions] >> text=/Nächster Schritt durch: Bearbeiter\\./")
     # The English comparison stays until the German one replaces it: wait for its heading.
     page.wait_for_selector(f"{COMPARE} h4 >> text=/Änderungen seit/")
     page.wait_for_selector(f"{COMPARE} [data-testid=compare-drawing] svg")
@@ -92,7 +96,7 @@ def test_picking_two_versions_shows_their_comparison(viewer: Viewer) -> None:
 def test_the_sanitizer_keeps_the_ghosts_hatching(viewer: Viewer) -> None:
     svg_text = GHOSTS_SVG.read_text(encoding="utf-8")
     viewer.sign_in()
-    kept = in_module(viewer, "diagram.js", f"""(() => {{
+    kept = viewer.in_module("diagram.js", f"""(() => {{
         const svg = module.sanitizeSvg(argument);
         document.querySelector('[data-testid=diagram]').replaceChildren(svg);
         return [svg.querySelectorAll('pattern#change-removed-hatch line').length,
@@ -101,4 +105,18 @@ def test_the_sanitizer_keeps_the_ghosts_hatching(viewer: Viewer) -> None:
     assert kept == [1, svg_text.count('fill="url(#change-removed-hatch)"')]
     assert kept[1] >= 2  # the ghosts and the legend's sample
     viewer.shot("hatched-ghosts")
+    assert viewer.problems == []
+
+
+def test_axe_finds_no_violation_in_the_approvers_comparison(viewer: Viewer, axe_source: str) -> None:
+    """The panel with a pending release's comparison (the compare drawing, its legend and
+    change list) beside the transitions, and with the approver's release dialog open."""
+    add_task_and_ask_for_review(viewer, CREDIT_CHECK)  # a diagram no other test here changes
+    page = viewer.page
+    viewer.sign_in("approver")
+    viewer.open(CREDIT_CHECK)
+    page.wait_for_selector(f"{COMPARE} [data-testid=compare-drawing] svg")
+    page.wait_for_selector(f"{COMPARE} [data-testid=change-list] li")
+    viewer.shot("comparison")
+    assert axe_violations(viewer, axe_source) == []
     assert viewer.problems == []

@@ -13,14 +13,13 @@ from typing import Any
 
 import pytest
 
-from tests.viewer.conftest import Viewer
+from tests.viewer.conftest import DIAGRAM, PANEL_NAME, Viewer
 from tests.viewer.live import LiveService
 
 PROCESS_HOUSE = "c0d13fd3-d0a1-5ac0-8c5b-5186ae178944"
 CORE_PROCESSES = "ff998519-39ba-5056-ba06-bd24d663ae07"
 ORDER_TO_CASH = "6c43bc68-60e6-5029-a320-9ca19788904a"
-DIAGRAM = "[data-testid=diagram]"
-PANEL_NAME = "[data-testid=element-name]"
+CREDIT_CHECK = "c4642688-346e-5ad7-b4dc-5eba90fc42c6"  # a released sub process of Order to cash
 
 
 def call(live: LiveService, path: str, body: Any = None, role: str = "editor") -> Any:
@@ -39,13 +38,6 @@ def name_of(live: LiveService, element_id: str, culture: int = 1033) -> str:
     name: str = answer["elements"][0]["attributes"]["name"][str(culture)]
     return name
 
-
-def in_module(viewer: Viewer, module: str, expression: str, argument: Any = None) -> Any:
-    """`expression` evaluated in the page over `module`, the page's own instance of
-    /ui/<module> (a module's names are not globals), with `argument` bound."""
-    return viewer.page.evaluate(
-        f"async (argument) => {{ const module = await import('/ui/{module}'); "
-        f"return {expression}; }}", argument)
 
 
 def test_first_open_signs_in_and_shows_the_process_house(viewer: Viewer) -> None:
@@ -228,7 +220,7 @@ HOSTILE_SVG = (
 def test_sanitizer_keeps_the_drawing_and_drops_active_content(viewer: Viewer) -> None:
     page = viewer.page
     viewer.sign_in()
-    markup = in_module(viewer, "diagram.js", "module.sanitizeSvg(argument).outerHTML", HOSTILE_SVG)
+    markup = viewer.in_module("diagram.js", "module.sanitizeSvg(argument).outerHTML", HOSTILE_SVG)
     for dropped in ("script", "foreignObject", "onload", "onclick", "onmouseover", "javascript:",
                     "href", "style", "example.org", "<a"):
         assert dropped not in markup
@@ -237,4 +229,4 @@ def test_sanitizer_keeps_the_drawing_and_drops_active_content(viewer: Viewer) ->
     assert '<pattern id="hatch" patternUnits="userSpaceOnUse"' in markup and 'fill="url(#hatch)"' in markup
     assert page.evaluate("window.owned") is None
     with pytest.raises(Exception, match="not an SVG document"):
-        in_module(viewer, "diagram.js", "module.sanitizeSvg('<html><body>hi</body></html>')")
+        viewer.in_module("diagram.js", "module.sanitizeSvg('<html><body>hi</body></html>')")

@@ -6,11 +6,9 @@ Every step leaves a screenshot under the test's output folder."""
 
 from __future__ import annotations
 
-from tests.viewer.conftest import Viewer
-from tests.viewer.test_viewer_canvas import EDIT_BAR, find
-from tests.viewer.test_viewer_e2e import DIAGRAM, ORDER_TO_CASH, PANEL_NAME
+from tests.viewer.conftest import DIAGRAM, EDIT_BAR, PANEL_NAME, Viewer
+from tests.viewer.test_viewer_e2e import CREDIT_CHECK, ORDER_TO_CASH
 
-CREDIT_CHECK = "c4642688-346e-5ad7-b4dc-5eba90fc42c6"  # a released sub process of Order to cash
 CREDIT_CHECK_SHAPE = f"{DIAGRAM} rect.overlay[data-guid='{CREDIT_CHECK}']"
 BADGE = f"{DIAGRAM} [data-testid=diagram-badge][data-guid='{CREDIT_CHECK}']"
 SEARCH_INPUT = "[data-testid=diagram-search] input"
@@ -52,12 +50,12 @@ def test_the_canvas_speaks_german_in_culture_1031(viewer: Viewer) -> None:
                                     "(select) => [...select.options].map((option) => option.text)")
     assert "Aufgabe" in options
     # the overlays' names: the catalog's type and state words in German
-    assert label_of(viewer, CREDIT_CHECK_SHAPE) == "Teilprozess: Bonitätsprüfung, freigegeben, hat ein eigenes Diagramm"
+    assert label_of(viewer, CREDIT_CHECK_SHAPE) == "Teilprozess: Kreditprüfung, freigegeben, hat ein eigenes Diagramm"
     assert label_of(viewer, f"{DIAGRAM} rect.overlay[data-type=task]").startswith("Aufgabe: ")
     page.fill(SEARCH_INPUT, "keine solche Form")
     page.press(SEARCH_INPUT, "Enter")
     page.wait_for_selector("[data-testid=diagram-search-result] >> text='nicht gefunden'")
-    find(viewer, "Bonitätsprüfung")
+    viewer.find("Kreditprüfung")
     assert page.text_content("[data-testid=diagram-search-result]") == "1 von 1"
     viewer.shot("canvas-in-german")
 
@@ -76,7 +74,7 @@ def test_the_edit_bar_is_offered_only_to_a_role_that_may_edit(viewer: Viewer) ->
     for role in ("viewer", "approver"):
         viewer.sign_in(role)
         viewer.open(ORDER_TO_CASH)
-        shape = find(viewer, "Ship goods")
+        shape = viewer.find("Ship goods")
         page.click(f"{DIAGRAM} rect.overlay[data-shape-id='{shape}']")
         page.wait_for_selector(f"{PANEL_NAME} >> text='Ship goods'")
         assert page.locator(f"{DIAGRAM} rect.overlay.selected").count() == 1
@@ -115,7 +113,7 @@ def test_one_click_on_the_badge_opens_the_shapes_diagram(viewer: Viewer) -> None
     assert badged == [CREDIT_CHECK]
     assert page.locator(f"{DIAGRAM} [data-testid=diagram-badge]").count() == 1
     assert not label_of(viewer, f"{DIAGRAM} rect.overlay[data-type=task]").endswith("has its own diagram")
-    find(viewer, "Credit check")  # brings it into view
+    viewer.find("Credit check")  # brings it into view
 
     # The cue: hovering the shape lights its badge, whose tooltip says what a click does.
     unlit = page.eval_on_selector(f"{BADGE} rect", "(rect) => getComputedStyle(rect).fill")

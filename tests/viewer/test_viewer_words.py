@@ -8,25 +8,19 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import pytest
 
-from tests.viewer.conftest import Viewer, new_context
+from tests.viewer.conftest import Viewer, axe_violations, new_context
 from tests.viewer.live import LiveService
-from tests.viewer.test_viewer_e2e import CORE_PROCESSES, ORDER_TO_CASH, PROCESS_HOUSE, in_module
+from tests.viewer.test_viewer_e2e import CORE_PROCESSES, ORDER_TO_CASH, PROCESS_HOUSE
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser
 
 pytestmark = pytest.mark.browser
 
-#: axe-core from the npm registry, for the tests only (checks.bpmn_io installs it).
-AXE_PACKAGE = "axe-core@4.14.1"
-# What a failed install says when npm is missing or cannot reach the registry (no
-# network, a proxy refusing, DNS): the only reasons the accessibility test skips for.
-UNREACHABLE = re.compile(r"not found on PATH|ENOTFOUND|EAI_AGAIN|ECONNREFUSED|ECONNRESET|ETIMEDOUT|"
-                         r"ENETUNREACH|network|proxy|getaddrinfo|took longer than", re.IGNORECASE)
 # An internal key: a word with a capital letter after lower-case ones (`changedBy`,
 # `processMaturity`, `InProcessToReadyForRelease`), or JSON text.
 CAMEL_CASE = re.compile(r"\b[A-Za-z]*[a-z][A-Z][A-Za-z]*\b")
@@ -53,35 +47,6 @@ PANEL_TEXTS = """
 """
 
 
-@pytest.fixture(scope="module")
-def axe_source() -> str:
-    """axe-core's script, installed with npm on first use into the folder of the tests'
-    npm packages (ELREPO_NODE_MODULES, else ~/.cache/elrepo/npm; never shipped). The
-    test skips only when npm is missing or cannot reach the registry, and says which;
-    any other failed install fails it."""
-    from checks.bpmn_io import NodeUnavailable, installed_package
-
-    try:
-        folder = installed_package(AXE_PACKAGE)
-    except NodeUnavailable as reason:
-        if UNREACHABLE.search(str(reason)):
-            pytest.skip(f"axe-core cannot be installed: {reason}")
-        raise
-    return (folder / "node_modules" / "axe-core" / "axe.min.js").read_text(encoding="utf-8")
-
-
-def axe_violations(viewer: Viewer, axe_source: str) -> list[str]:
-    """axe-core's violations on the page as it is now, one line each. The script is run
-    through the browser's debugging protocol, which the page's CSP does not govern."""
-    page = viewer.page
-    if not page.evaluate("typeof window.axe === 'object'"):
-        page.evaluate(f"() => {{ {axe_source}\n }}")
-    found: list[dict[str, Any]] = page.evaluate(
-        "async () => (await axe.run(document, { resultTypes: ['violations'] })).violations"
-        ".map((v) => ({ id: v.id, impact: v.impact, nodes: v.nodes.map((n) => n.target.join(' ')) }))")
-    return [f"{v['id']} ({v['impact']}): {', '.join(v['nodes'][:5])}" for v in found]
-
-
 def demo_facets(live: LiveService) -> dict[str, str]:
     """Every demo element's id → its facet."""
     from tests.viewer.test_viewer_e2e import call
@@ -99,7 +64,7 @@ def test_every_demo_panel_speaks_words_in_both_cultures(viewer: Viewer) -> None:
     facets = demo_facets(viewer.live)
     assert len(facets) > 200
     for culture in (1033, 1031):
-        texts: dict[str, str] = in_module(viewer, "panel.js", f"(async () => {{ {PANEL_TEXTS} }})()",
+        texts: dict[str, str] = viewer.in_module("panel.js", f"(async () => {{ {PANEL_TEXTS} }})()",
                                           {"facets": facets, "culture": culture})
         keys = {element_id: CAMEL_CASE.findall(text) for element_id, text in texts.items()}
         assert {element_id: found for element_id, found in keys.items() if found} == {}, culture
