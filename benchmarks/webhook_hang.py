@@ -2,7 +2,7 @@
 20 % of the run without webhooks"). Run by hand; figures go to docs/events.md,
 "What a hanging receiver costs the API".
 
-    python -m benchmarks.webhook_hang                       # SQLite, 15 pairs of blocks
+    python -m benchmarks.webhook_hang                       # SQLite, 40 pairs of blocks
     python -m benchmarks.webhook_hang --pairs 30 --requests 200
     python -m benchmarks.webhook_hang --db 'postgresql+psycopg://postgres@127.0.0.1:5432/test?options=-csearch_path%3Dmy_empty_schema'
 
@@ -258,7 +258,7 @@ def load_average() -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.ArgumentDefaultsHelpFormatter)
-    parser.add_argument("--pairs", type=int, default=15,
+    parser.add_argument("--pairs", type=int, default=40,
                         help="pairs of blocks (one quiet, one beside a hung delivery)")
     parser.add_argument("--requests", type=int, default=200, help="small GETs per block")
     parser.add_argument("--workers", type=int, default=2, help="workers of elrepo serve")

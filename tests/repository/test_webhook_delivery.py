@@ -274,6 +274,7 @@ def test_a_disabled_endpoint_is_an_event_of_the_feed_only_for_roles_that_manage_
     assert api.post(TENANT + ELEMENTS, NEW_TASK, role="editor").status_code == 200
     everything = api.get(changes, **{"$pageSize": "1000"}).get_json()["values"]
     assert everything[-2]["id"] == disabled["id"]
+    assert created.get_json()["values"][0]["secret"] not in json.dumps(everything)
     readable = [e for e in everything if not e["type"].startswith("elrepo.webhook.")]
     for role in set(prepared.tokens) - {"administrator"}:
         # Left out, and their places stop no reader paging past them.
