@@ -169,24 +169,33 @@ def largest_diagram(url: str, token: str) -> str:
     return str(max(elements, key=lambda element: (len(element["content"]), element["id"]))["id"])
 
 
+@dataclass(frozen=True, slots=True)
+class StartedServer:
+    url: str  # http://127.0.0.1:PORT
+    token: str  # the demo editor's
+    pid: int
+    database: str  # the --db it serves, for `elrepo token create --db`
+
+
 @contextmanager
-def started_server(workers: int) -> Iterator[tuple[str, str, int]]:
-    """`elrepo serve` on a fresh SQLite demo and a free port: (base URL, editor token,
-    the server's pid)."""
+def started_server(workers: int, *options: str, database: str | None = None) -> Iterator[StartedServer]:
+    """`elrepo serve` with `options` on a free port and `database` (default: a fresh SQLite
+    file; another must hold no tenant yet, so that the demo is loaded)."""
     with tempfile.TemporaryDirectory(prefix="elrepo-load-") as directory:
         with socket.socket() as probe:
             probe.bind(("127.0.0.1", 0))
             port = probe.getsockname()[1]
+        db = database or f"sqlite:///{Path(directory) / 'load.db'}"
         token_file = Path(directory) / "token"
         log = Path(directory) / "serve.log"
         with token_file.open("w") as stdout, log.open("w") as stderr:
             server = subprocess.Popen(
                 [sys.executable, "-m", "repository.cli", "serve", "--port", str(port), "--workers",
-                 str(workers), "--db", f"sqlite:///{Path(directory) / 'load.db'}"],
+                 str(workers), "--db", db, *options],
                 stdout=stdout, stderr=stderr)
         try:
             token = _wait_until_serving(server, port, token_file, log)
-            yield f"http://127.0.0.1:{port}", token, server.pid
+            yield StartedServer(f"http://127.0.0.1:{port}", token, server.pid, db)
         finally:
             server.terminate()
             server.wait(timeout=30)
@@ -240,9 +249,9 @@ def main() -> None:
     if args.url is not None:
         measure(args, args.url.rstrip("/"), args.token, "given", None)
     else:
-        with started_server(args.workers) as (url, token, pid):
-            measure(args, url, token, f"started, --workers {args.workers}, SQLite, in-memory render cache",
-                    pid)
+        with started_server(args.workers) as started:
+            measure(args, started.url, started.token,
+                    f"started, --workers {args.workers}, SQLite, in-memory render cache", started.pid)
 
 
 def measure(args: argparse.Namespace, url: str, token: str, server: str, pid: int | None) -> None:

@@ -1,10 +1,9 @@
 """The change feed (docs/events.md, docs/api.md "Changes"): the tenant's committed
 changes as CloudEvents in commit order, a page at a time, with the cursor of the next.
 
-Any role that may read elements reads it: every such role sees every element of its
-tenant (the listings answer them all), and an event names only its own tenant's element,
-so no event needs hiding from a reader. The answer is never cached: it is the newest
-state of the feed."""
+Any role that may read elements reads it, each shown the events its role may know of
+(`hidden_from`: the webhooks' events only to roles that manage webhooks). The answer is
+never cached: it is the newest state of the feed."""
 
 from __future__ import annotations
 
@@ -16,7 +15,7 @@ from repository.api import parameters
 from repository.api.common import TenantRequest, int_param
 from repository.api.endpoint import Resource
 from repository.api.routes import TENANT
-from repository.events.feed import read_page
+from repository.events.feed import hidden_from, read_page
 
 resource = Resource("changes", __name__)
 
@@ -27,6 +26,6 @@ resource = Resource("changes", __name__)
 def list_changes(req: TenantRequest) -> dict[str, Any]:
     cursor = request.args.get(parameters.CURSOR.name) or None
     page = read_page(req.store.session, req.store.tenant.pk, cursor,
-                     int_param(parameters.PAGE_SIZE))
+                     int_param(parameters.PAGE_SIZE), hidden_from(req.caller.permissions))
     return {"count": len(page.events), "values": [event.cloud_event for event in page.events],
             "cursor": page.cursor}

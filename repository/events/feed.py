@@ -5,6 +5,9 @@ commit order, from the outbox the store writes in every change's own transaction
 Readers page through it with a cursor: an opaque string naming the last event a reader
 has, handed back with each page. A cursor behind what retention removed is refused
 (410): the reader has missed events and must start again from the oldest kept.
+
+A reader is shown the events its role may know of (`hidden_from`): the element events to
+every reading role, the webhooks' own events only to those who may read the webhooks.
 """
 
 from __future__ import annotations
@@ -16,11 +19,19 @@ from dataclasses import dataclass
 
 from sqlalchemy.orm import Session
 
+from repository.auth import MANAGE_WEBHOOKS
 from repository.errors import Gone, InvalidInput
-from repository.store.changes import Change, ChangeEvent, changes_after, feed_bounds, record_changes
+from repository.store.changes import (
+    WEBHOOK_TYPES,
+    Change,
+    ChangeEvent,
+    changes_after,
+    feed_bounds,
+    record_changes,
+)
 
-__all__ = ["ChangeEvent", "FeedPage", "decode_cursor", "encode_cursor", "read_events",
-           "read_page", "record_event"]
+__all__ = ["ChangeEvent", "FeedPage", "decode_cursor", "encode_cursor", "hidden_from",
+           "read_events", "read_page", "record_event"]
 
 _CURSOR_PREFIX = "c1."
 _CURSOR_TEXT = re.compile(r"^c1\.([0-9]{1,19})$")
@@ -35,11 +46,20 @@ def record_event(session: Session, tenant_id: int, event_type: str, subject: str
     return record_changes(session, tenant_id, [Change(event_type, subject, data)])[0]
 
 
-def read_events(session: Session, tenant_id: int, after_sequence: int,
-                limit: int) -> list[ChangeEvent]:
+def read_events(session: Session, tenant_id: int, after_sequence: int, limit: int,
+                without: frozenset[str] = frozenset()) -> list[ChangeEvent]:
     """Up to `limit` events of the tenant after `after_sequence` (0: from the oldest
-    kept), in commit order."""
-    return changes_after(session, tenant_id, after_sequence, limit)
+    kept), in commit order, none of the types `without`."""
+    return changes_after(session, tenant_id, after_sequence, limit, without)
+
+
+def hidden_from(permissions: frozenset[str]) -> frozenset[str]:
+    """The event types a reader with these permissions is not shown. Element events are
+    shown to every reading role, since each may read every element of its tenant (the
+    listings answer them all, the access tokens' `authToken` elements too, and an event
+    holds attribute names, never values). A webhook's events name its URL and its
+    receiver's errors, which only `MANAGE_WEBHOOKS` may read through the API."""
+    return frozenset() if MANAGE_WEBHOOKS in permissions else WEBHOOK_TYPES
 
 
 def encode_cursor(sequence: int) -> str:
@@ -71,9 +91,11 @@ class FeedPage:
     cursor: str  # after the page's last event (the one given back when it is empty)
 
 
-def read_page(session: Session, tenant_id: int, cursor: str | None, limit: int) -> FeedPage:
-    """The events after `cursor` (None: from the oldest kept): 410 when retention has
-    removed events the reader has not had."""
+def read_page(session: Session, tenant_id: int, cursor: str | None, limit: int,
+              without: frozenset[str] = frozenset()) -> FeedPage:
+    """The events after `cursor` (None: from the oldest kept), none of the types
+    `without`: 410 when retention has removed events the reader has not had. The cursor
+    of a page names its last event shown, so a hidden one never stops a reader."""
     after = 0 if cursor is None else decode_cursor(cursor)
     trimmed, last = feed_bounds(session, tenant_id)
     if after > last:
@@ -82,5 +104,5 @@ def read_page(session: Session, tenant_id: int, cursor: str | None, limit: int) 
     if after < trimmed and cursor is not None:
         raise Gone(f"Events up to {trimmed} were removed by retention after this cursor; "
                    "start again without a cursor (from the oldest event kept)")
-    events = read_events(session, tenant_id, max(after, trimmed), limit)
+    events = read_events(session, tenant_id, max(after, trimmed), limit, without)
     return FeedPage(events, encode_cursor(events[-1].sequence if events else max(after, trimmed)))

@@ -51,6 +51,10 @@ STATE_CHANGED = TYPE_PREFIX + "stateChanged"
 VERSION_CREATED = TYPE_PREFIX + "versionCreated"
 REMOVED = TYPE_PREFIX + "removed"
 ELEMENT_TYPES = (CREATED, UPDATED, CONTENT_CHANGED, STATE_CHANGED, VERSION_CREATED, REMOVED)
+WEBHOOK_DISABLED = "elrepo.webhook.disabled"
+#: Events about the tenant's webhooks: they name a receiver's URL (its query may hold a
+#: key of the receiver's) and its errors, which only those who may read the webhooks see.
+WEBHOOK_TYPES = frozenset({WEBHOOK_DISABLED})
 EVENT_TYPE_LENGTH = 128
 SEQUENCE_DIGITS = 20  # a BigInteger's largest number has 19
 
@@ -148,14 +152,16 @@ def _advance_counter(session: Session, tenant_pk: int, count: int) -> int:
     return last
 
 
-def changes_after(session: Session, tenant_pk: int, after_sequence: int,
-                  limit: int) -> list[ChangeEvent]:
-    """Up to `limit` events of the tenant numbered after `after_sequence`, in order."""
-    rows = session.execute(
-        select(ChangeRecord.sequence, ChangeRecord.event_type, ChangeRecord.subject,
-               ChangeRecord.cloud_event)
-        .where(ChangeRecord.tenant_pk == tenant_pk, ChangeRecord.sequence > after_sequence)
-        .order_by(ChangeRecord.sequence).limit(limit)).all()
+def changes_after(session: Session, tenant_pk: int, after_sequence: int, limit: int,
+                  without: frozenset[str] = frozenset()) -> list[ChangeEvent]:
+    """Up to `limit` events of the tenant numbered after `after_sequence`, in order,
+    leaving out those of the types `without`."""
+    selected = select(ChangeRecord.sequence, ChangeRecord.event_type, ChangeRecord.subject,
+                      ChangeRecord.cloud_event).where(ChangeRecord.tenant_pk == tenant_pk,
+                                                      ChangeRecord.sequence > after_sequence)
+    if without:
+        selected = selected.where(ChangeRecord.event_type.not_in(sorted(without)))
+    rows = session.execute(selected.order_by(ChangeRecord.sequence).limit(limit)).all()
     return [ChangeEvent(sequence=sequence, tenant_id=tenant_pk, event_type=event_type,
                         subject=subject, cloud_event=json.loads(body))
             for sequence, event_type, subject, body in rows]

@@ -40,6 +40,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session, sessionmaker
 
 from repository.settings import Settings
+from repository.store.changes import WEBHOOK_DISABLED
 from repository.store.db import open_session
 from repository.store.leases import holds_lease, take_lease
 from repository.store.models import WebhookDelivery, WebhookEndpoint
@@ -53,7 +54,6 @@ LEASE_SECONDS = 30.0
 POLL_SECONDS = 1.0
 EVENTS_PER_READ = 100
 CONCURRENT_ENDPOINTS = 8
-DISABLED_EVENT = "elrepo.webhook.disabled"
 Send = Callable[..., sender.Outcome]
 _log = logging.getLogger(__name__)
 
@@ -203,7 +203,7 @@ class Deliverer:
             endpoint.disabled_reason = (
                 f"No delivery succeeded for {self.policy.retry_for:g} s; the last attempt: "
                 f"{delivery.last_error}")
-            self.source.record(session, endpoint.tenant_pk, DISABLED_EVENT, endpoint.id, {
+            self.source.record(session, endpoint.tenant_pk, WEBHOOK_DISABLED, endpoint.id, {
                 "webhookId": endpoint.id, "url": endpoint.url,
                 "reason": endpoint.disabled_reason})
 

@@ -24,6 +24,7 @@ from flask.testing import FlaskClient
 from werkzeug.test import TestResponse
 
 from repository.app import create_app
+from repository.auth import create_token, hash_token
 from repository.cli import main
 from repository.errors import ServiceUnavailable
 from repository.events.feed import encode_cursor, read_events, record_event
@@ -70,10 +71,10 @@ def feed_end(api: Api) -> str:
             return cursor
 
 
-def events_since(api: Api, cursor: str) -> list[dict[str, Any]]:
+def events_since(api: Api, cursor: str, role: str = "viewer") -> list[dict[str, Any]]:
     events: list[dict[str, Any]] = []
     while True:
-        body = feed_page(api, cursor)
+        body = feed_page(api, cursor, role)
         events += body["values"]
         cursor = body["cursor"]
         if not body["values"]:
@@ -197,6 +198,30 @@ def test_every_reading_role_reads_the_feed_and_no_tenant_reads_anothers(api: Api
     assert theirs and {e["source"] for e in theirs} == {OTHER_TENANT}
     assert not demo_ids & {DRAFT}, "no event of /demo/default in /other/default's feed"
     assert [e["subject"] for e in events_since(api, start)] == [DRAFT]
+
+
+def test_a_new_access_token_is_in_the_feed_only_as_an_element_every_reader_can_read(
+        api: Api) -> None:
+    """A token's `authToken` element (facet automation) is an element like any other:
+    every reading role lists it, so every reading role is shown its creation, and the
+    event names the attributes written, never the token or its hash."""
+    start = feed_end(api)
+    with api.store() as store:
+        token = create_token(store.session, store.tenant, "editor", "Build pipeline")
+        store.session.commit()
+    for role in api.tokens:
+        events = events_since(api, start, role)
+        [created] = events
+        assert (created["type"], created["data"]["element"]["type"]) == (
+            "elrepo.element.created", "authToken")
+        assert sorted(created["data"]["attributes"]) == [
+            "changedOn", "createdOn", "name", "role", "state1"]
+        text = json.dumps(events)
+        assert token not in text and hash_token(token) not in text
+        listed = api.get(FACETS + "/automation/views/list/elements", role,
+                         **{"$pageSize": "1000"})
+        assert listed.status_code == 200, listed.get_json()
+        assert created["subject"] in {e["id"] for e in listed.get_json()["elements"]}
 
 
 def test_maintenance_trims_events_past_retention_and_a_cursor_behind_them_is_410(

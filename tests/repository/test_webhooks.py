@@ -22,6 +22,7 @@ from repository.app import create_app
 from repository.cli import main
 from repository.settings import Settings
 from repository.store import find_tenant
+from repository.store.changes import WEBHOOK_DISABLED
 from repository.store.db import open_session
 from repository.store.leases import take_lease
 from repository.store.models import WebhookDelivery, WebhookEndpoint
@@ -33,12 +34,7 @@ from repository.webhooks.targets import (
     is_denied,
     parse_target,
 )
-from repository.webhooks.worker import (
-    DISABLED_EVENT,
-    LEASE_NAME,
-    Deliverer,
-    RetryPolicy,
-)
+from repository.webhooks.worker import LEASE_NAME, Deliverer, RetryPolicy
 from tests.repository.conftest import OTHER_TENANT, TENANT, Api, Prepared, assert_error, sqlite_only
 from tests.repository.standin import STANDIN_WEBHOOK
 from tests.repository.webhook_parts import Clock, ListSource, Receiver, Recorder
@@ -297,7 +293,7 @@ def test_an_event_failing_past_the_retry_time_is_given_up_and_the_endpoint_disab
     source: ListSource = loop.extensions["elrepo.event_source"]
     tenant = tenant_pk(loop)
     endpoint = add_endpoint(loop, tenant, "http://receiver.test/in")
-    watcher = add_endpoint(loop, tenant, "http://watcher.test/in", [DISABLED_EVENT])
+    watcher = add_endpoint(loop, tenant, "http://watcher.test/in", [WEBHOOK_DISABLED])
     source.add(tenant)
     send, clock = Recorder(*[True] * 1000), Clock()
     worker = deliverer(loop, send, clock)
@@ -310,7 +306,7 @@ def test_an_event_failing_past_the_retry_time_is_given_up_and_the_endpoint_disab
     assert delivery.status == "failed" and delivery.attempts == len(send.sent) > 5
     assert clock.now - delivery.first_attempt_at >= POLICY.retry_for
     disabled = source.events[tenant][-1]
-    assert (disabled.event_type, disabled.subject) == (DISABLED_EVENT, endpoint.id)
+    assert (disabled.event_type, disabled.subject) == (WEBHOOK_DISABLED, endpoint.id)
     send.failures.clear()
     worker.deliver_due()  # the watcher asked for that type only; the disabled one gets nothing
     assert [s[0] for s in send.sent[-1:]] == ["http://watcher.test/in"]
