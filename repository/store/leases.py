@@ -33,6 +33,10 @@ def take_lease(session: Session, name: str, holder: str, now: float, ttl: float)
     return True
 
 
+def current_holder(session: Session, name: str, now: float) -> str | None:
+    """Who holds the lease `name` at `now`; None when it is free or expired."""
+    return session.scalar(select(Lease.holder).where(Lease.name == name, Lease.expires_at >= now))
+
+
 def holds_lease(session: Session, name: str, holder: str, now: float) -> bool:
-    return session.scalar(select(Lease.holder).where(
-        Lease.name == name, Lease.expires_at >= now)) == holder
+    return current_holder(session, name, now) == holder

@@ -42,7 +42,7 @@ from sqlalchemy.orm import Session, sessionmaker
 from repository.settings import Settings
 from repository.store.changes import WEBHOOK_DISABLED
 from repository.store.db import open_session
-from repository.store.leases import holds_lease, take_lease
+from repository.store.leases import current_holder, holds_lease, take_lease
 from repository.store.models import WebhookDelivery, WebhookEndpoint
 from repository.webhooks import sender
 from repository.webhooks.endpoints import trim_log, wanted_types
@@ -251,6 +251,7 @@ class DeliveryThread:
                                    lease_holder=self.holder)
         self.poll = poll
         self.lease_seconds = lease_seconds
+        self._held_until = 0.0  # when the lease this process last took or renewed expires
         self._stop = threading.Event()
         self._busy: set[int] = set()
         self._busy_lock = threading.Lock()
@@ -279,11 +280,21 @@ class DeliveryThread:
             self._stop.wait(self.poll)
 
     def _take_lease(self) -> bool:
+        """Whether this process holds the lease. It writes only to take it or to renew it
+        with a third of its time left: while an endpoint stays due (a hung receiver), a
+        write each pass in every process that also answers requests was a cost to them."""
+        now = self.deliverer.clock()
+        if now < self._held_until - self.lease_seconds / 3:
+            return True  # the deliverer's writes still check the lease (`holds_lease`)
+        with open_session(self.deliverer.sessions, write=False) as session:
+            holder = current_holder(session, LEASE_NAME, now)
+        if holder is not None and holder != self.holder:
+            return False  # another process's, unexpired: read, no write
         with open_session(self.deliverer.sessions, write=True) as session:
-            held = take_lease(session, LEASE_NAME, self.holder, self.deliverer.clock(),
-                              self.lease_seconds)
+            held = take_lease(session, LEASE_NAME, self.holder, now, self.lease_seconds)
             session.commit()
-            return held
+        self._held_until = now + self.lease_seconds if held else 0.0
+        return held
 
     def _hand_out(self, due: list[int]) -> None:
         for endpoint_pk in due:

@@ -34,8 +34,16 @@ from repository.webhooks.targets import (
     is_denied,
     parse_target,
 )
-from repository.webhooks.worker import LEASE_NAME, Deliverer, RetryPolicy
-from tests.repository.conftest import OTHER_TENANT, TENANT, Api, Prepared, assert_error, sqlite_only
+from repository.webhooks.worker import LEASE_NAME, Deliverer, DeliveryThread, RetryPolicy
+from tests.repository.conftest import (
+    OTHER_TENANT,
+    TENANT,
+    Api,
+    Prepared,
+    assert_error,
+    recorded_statements,
+    sqlite_only,
+)
 from tests.repository.standin import STANDIN_WEBHOOK
 from tests.repository.webhook_parts import Clock, ListSource, Receiver, Recorder
 
@@ -366,6 +374,39 @@ def test_only_the_lease_holder_writes_an_outcome(loop: Flask) -> None:
     with open_session(sessions, write=True) as session:
         assert take_lease(session, LEASE_NAME, "holder-b", clock.now, 30)
         session.commit()
+
+
+def test_delivery_passes_write_the_lease_only_to_take_or_renew_it(loop: Flask) -> None:
+    """While an endpoint stays due (a hung receiver), each process passes every second:
+    the holder writes only when a third of the lease is left, the others only read."""
+    clock = Clock()
+    holder, other = (DeliveryThread(loop.extensions["elrepo.sessions"],
+                                    loop.extensions["elrepo.event_source"], Settings(),
+                                    lease_seconds=30) for _ in range(2))
+    try:
+        for thread in (holder, other):
+            thread.deliverer.clock = clock
+
+        def lease_writes(thread: DeliveryThread) -> tuple[bool, int]:
+            with recorded_statements(loop) as statements:
+                held = thread._take_lease()
+            return held, sum(1 for sql, _ in statements
+                             if "leases" in sql and not sql.lstrip().upper().startswith("SELECT"))
+
+        held, writes = lease_writes(holder)
+        assert held and writes >= 1  # taken: an update that finds no row, then the insert
+        for _ in range(19):  # 19 passes, a second apart: held, no write, by either
+            clock.now += 1
+            assert lease_writes(holder) == (True, 0)
+            assert lease_writes(other) == (False, 0)
+        clock.now += 1  # 10 s of the 30 left: renewed
+        assert lease_writes(holder) == (True, 1)
+        clock.now += 31  # the holder stopped passing: the lease expired, the other takes it
+        assert lease_writes(other) == (True, 1)
+        assert lease_writes(holder) == (False, 0)
+    finally:
+        for thread in (holder, other):
+            thread._pool.shutdown()
 
 
 # The API.
