@@ -16,7 +16,7 @@ place derives its view from here:
 
 The layouts never see a type key: a builder hands them the neutral properties on each
 ``layouts.graph.LayoutNode``. To add an element type, add its row here;
-``tests/renderer/test_kinds.py`` then names every other place that must know it (a facet
+``tests/test_kinds.py`` then names every other place that must know it (a facet
 in ``repository/catalog.py``, a symbol drawer in ``renderer/symbols.py``, …; see
 docs/architecture.md, "Adding an element type").
 """
@@ -25,7 +25,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from renderer.culture import ENGLISH, GERMAN
+from renderer.culture import german_english
 
 __all__ = ["KINDS", "Kind"]
 
@@ -70,10 +70,6 @@ class Kind:
     bpmn_reads: tuple[str, ...] = field(default=())
 
 
-def _names(german: str, english: str) -> dict[int, str]:
-    return {GERMAN: german, ENGLISH: english}
-
-
 EVENT_SIZE = 36.0
 GATEWAY_SIZE = 50.0
 
@@ -81,49 +77,49 @@ GATEWAY_SIZE = 50.0
 KINDS: dict[str, Kind] = {
     kind.key: kind
     for kind in (
-        Kind("processHouse", _names("Prozesslandkarte", "Process house"), "#4A6FA5"),
-        Kind("subCategory", _names("Kategorie", "Category"), "#6B8EC7"),
-        Kind("view", _names("Sicht", "View"), "#8FA9D6"),
-        Kind("mainProcess", _names("Hauptprozess", "Main process"), "#2E7D32", process=True,
+        Kind("processHouse", german_english("Prozesslandkarte", "Process house"), "#4A6FA5"),
+        Kind("subCategory", german_english("Kategorie", "Category"), "#6B8EC7"),
+        Kind("view", german_english("Sicht", "View"), "#8FA9D6"),
+        Kind("mainProcess", german_english("Hauptprozess", "Main process"), "#2E7D32", process=True,
              bpmn_tag="callActivity"),
-        Kind("subProcess", _names("Teilprozess", "Sub process"), "#43A047", symbol="subprocess", work=True,
+        Kind("subProcess", german_english("Teilprozess", "Sub process"), "#43A047", symbol="subprocess", work=True,
              process=True, bpmn_tag="subProcess",
              bpmn_reads=("subProcess", "transaction", "adHocSubProcess", "callActivity")),
-        Kind("task", _names("Aufgabe", "Task"), "#66BB6A", symbol="task", work=True, process=True,
+        Kind("task", german_english("Aufgabe", "Task"), "#66BB6A", symbol="task", work=True, process=True,
              bpmn_tag="task",
              bpmn_reads=("task", "userTask", "serviceTask", "sendTask", "receiveTask", "manualTask",
                          "businessRuleTask", "scriptTask")),
-        Kind("ruleXor", _names("XOR-Regel", "XOR rule"), "#F9A825", symbol="xor", symbol_size=GATEWAY_SIZE,
+        Kind("ruleXor", german_english("XOR-Regel", "XOR rule"), "#F9A825", symbol="xor", symbol_size=GATEWAY_SIZE,
              pointed=True, bpmn_tag="exclusiveGateway", bpmn_reads=("exclusiveGateway",)),
-        Kind("ruleAnd", _names("UND-Regel", "AND rule"), "#F57F17", symbol="and", symbol_size=GATEWAY_SIZE,
+        Kind("ruleAnd", german_english("UND-Regel", "AND rule"), "#F57F17", symbol="and", symbol_size=GATEWAY_SIZE,
              pointed=True, bpmn_tag="parallelGateway", bpmn_reads=("parallelGateway",)),
-        Kind("condition", _names("Bedingung", "Condition"), "#FFCA28", symbol="condition",
+        Kind("condition", german_english("Bedingung", "Condition"), "#FFCA28", symbol="condition",
              symbol_size=GATEWAY_SIZE, pointed=True, bpmn_tag="inclusiveGateway",
              bpmn_reads=("inclusiveGateway", "complexGateway", "eventBasedGateway")),
-        Kind("evStart", _names("Startereignis", "Start event"), "#C62828", symbol="start",
+        Kind("evStart", german_english("Startereignis", "Start event"), "#C62828", symbol="start",
              symbol_size=EVENT_SIZE, is_start=True, pointed=True, bpmn_tag="startEvent",
              bpmn_reads=("startEvent",)),
-        Kind("evIntermediate", _names("Zwischenereignis", "Intermediate event"), "#E53935",
+        Kind("evIntermediate", german_english("Zwischenereignis", "Intermediate event"), "#E53935",
              symbol="intermediate", symbol_size=EVENT_SIZE, pointed=True, bpmn_tag="intermediateThrowEvent",
              bpmn_reads=("intermediateCatchEvent", "intermediateThrowEvent", "implicitThrowEvent",
                          "boundaryEvent")),
-        Kind("evEnd", _names("Endereignis", "End event"), "#B71C1C", symbol="end", symbol_size=EVENT_SIZE,
+        Kind("evEnd", german_english("Endereignis", "End event"), "#B71C1C", symbol="end", symbol_size=EVENT_SIZE,
              pointed=True, bpmn_tag="endEvent", bpmn_reads=("endEvent",)),
-        Kind("processInterfacePlaceholder", _names("Prozessschnittstelle", "Process interface"), "#8D6E63",
+        Kind("processInterfacePlaceholder", german_english("Prozessschnittstelle", "Process interface"), "#8D6E63",
              symbol="interface", pointed=True, bpmn_tag="callActivity"),
-        Kind("product", _names("Produkt", "Product"), "#6A1B9A", bpmn_tag="dataObjectReference"),
-        Kind("user", _names("Benutzer", "User"), "#455A64"),
-        Kind("orgUnit", _names("Organisationseinheit", "Org unit"), "#00838F"),
-        Kind("inOut", _names("Input/Output", "Input/output"), "#EF6C00", bpmn_tag="dataObjectReference"),
-        Kind("knowledgeStructureDocument", _names("Dokument", "Document"), "#5D4037",
+        Kind("product", german_english("Produkt", "Product"), "#6A1B9A", bpmn_tag="dataObjectReference"),
+        Kind("user", german_english("Benutzer", "User"), "#455A64"),
+        Kind("orgUnit", german_english("Organisationseinheit", "Org unit"), "#00838F"),
+        Kind("inOut", german_english("Input/Output", "Input/output"), "#EF6C00", bpmn_tag="dataObjectReference"),
+        Kind("knowledgeStructureDocument", german_english("Dokument", "Document"), "#5D4037",
              bpmn_tag="dataObjectReference"),
-        Kind("requirement", _names("Anforderung", "Requirement"), "#AD1457"),
-        Kind("system", _names("IT-System", "IT system"), "#1565C0", bpmn_tag="dataStoreReference"),
-        Kind("systemType", _names("Systemtyp", "System type"), "#1E88E5"),
+        Kind("requirement", german_english("Anforderung", "Requirement"), "#AD1457"),
+        Kind("system", german_english("IT-System", "IT system"), "#1565C0", bpmn_tag="dataStoreReference"),
+        Kind("systemType", german_english("Systemtyp", "System type"), "#1E88E5"),
         # the catalog's stereotypes facet holds it; the seed draws no diagram with it
-        Kind("stereotype", _names("Stereotyp", "Stereotype"), "#9E9E9E", drawable=False),
-        Kind("authToken", _names("Zugriffstoken", "Access token"), "#607D8B"),
-        Kind("configCulture", _names("Sprache", "Culture"), "#78909C"),
-        Kind("userGroup", _names("Benutzergruppe", "User group"), "#546E7A"),
+        Kind("stereotype", german_english("Stereotyp", "Stereotype"), "#9E9E9E", drawable=False),
+        Kind("authToken", german_english("Zugriffstoken", "Access token"), "#607D8B"),
+        Kind("configCulture", german_english("Sprache", "Culture"), "#78909C"),
+        Kind("userGroup", german_english("Benutzergruppe", "User group"), "#546E7A"),
     )
 }

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from renderer.culture import text_keyed
 from repository import catalog
 from repository.cli.common import EXIT_BAD_INPUT, CommandError, Subcommands, add_command, db_option, session_on
 
@@ -192,7 +193,7 @@ def plan_import(imported: BpmnImport, tenant: Tenant, file_name: str) -> ImportP
         """What a pool or process org unit keeps of the process it stands for."""
         names = model.process_names.get(process, {})
         executable = {BPMN_EXECUTABLE: {neutral: model.executable[process]}} if process in model.executable else {}
-        return {**({BPMN_PROCESS_NAME: _by_culture(names)} if names else {}), **executable}
+        return {**({BPMN_PROCESS_NAME: text_keyed(names)} if names else {}), **executable}
 
     pool_process = {pool.id: pool.process for pool in model.pools}
     lane_ids = {lane.id for lane in model.lanes}
@@ -213,7 +214,7 @@ def plan_import(imported: BpmnImport, tenant: Tenant, file_name: str) -> ImportP
     for flow in model.flows:
         entry: dict[str, Any] = {"id": flow.id, "type": flow.tag, "source": flow.source, "target": flow.target}
         if flow.names:
-            entry["name"] = _by_culture(flow.names)
+            entry["name"] = text_keyed(flow.names)
         if flow.default:
             entry["default"] = True
         if flow.condition:
@@ -226,10 +227,10 @@ def plan_import(imported: BpmnImport, tenant: Tenant, file_name: str) -> ImportP
     for annotation in model.nodes:
         if annotation.kind == ANNOTATION:
             artifacts.setdefault(annotation.parent, []).append(
-                {"id": annotation.id, "type": "textAnnotation", "text": _by_culture(annotation.names)})
+                {"id": annotation.id, "type": "textAnnotation", "text": text_keyed(annotation.names)})
     artifacts.setdefault(None, []).extend(
         {"id": group.id, "type": "group", "members": list(group.members),
-         **({"name": _by_culture(group.names)} if group.names else {})} for group in model.groups)
+         **({"name": text_keyed(group.names)} if group.names else {})} for group in model.groups)
 
     def artifacts_of(scope: str | None) -> dict[str, Any]:
         return {BPMN_ARTIFACTS: artifacts[scope]} if artifacts.get(scope) else {}
@@ -237,7 +238,7 @@ def plan_import(imported: BpmnImport, tenant: Tenant, file_name: str) -> ImportP
     bands = lane_keys(model)
     scopes = [None] + [node.id for node in model.nodes if node.expandable and scope_nodes(model, node.id)]
     diagram_names = diagram_name(model)
-    named = {"name": _by_culture(diagram_names)} if diagram_names else \
+    named = {"name": text_keyed(diagram_names)} if diagram_names else \
         {"name": {neutral: name_from_file(file_name)}, BPMN_FILE: {neutral: file_name}}
     diagram_kept = kept(model.plane_element, "collaboration" if model.pools else "process",
                         **{BPMN_FLOWS: flows.get(None, [])}, **artifacts_of(None))
@@ -292,12 +293,7 @@ def diagram_name(model: BpmnModel) -> Mapping[int, str]:
     return named[0] if named else {}
 
 
-def _by_culture(names: Mapping[int, str]) -> dict[str, str]:
-    """Names by culture id as text (the wire form)."""
-    return {str(culture): text for culture, text in names.items()}
-
-
 def _names(fixture_element: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
     """The fixture's `name` attribute, culture ids as text keys (the wire form)."""
     names = fixture_element.get("attributes", {}).get("name", {})
-    return {"name": _by_culture(names)} if names else {}
+    return {"name": text_keyed(names)} if names else {}
