@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from layouts.keys import LAYOUT_KEYS as LAYOUT_KEYS  # re-exported: the service names them too
+from renderer.contract import SERVER_RELATED as SERVER_RELATED  # re-exported: the store's rule too
 from renderer.culture import ENGLISH as ENGLISH  # re-exported: the service's culture ids are the engine's
 from renderer.culture import GERMAN as GERMAN  # re-exported, as ENGLISH
 from renderer.culture import LANGUAGE_NEUTRAL, german_english
@@ -146,8 +147,8 @@ SERVER_ATTRIBUTES = frozenset({
     "createdOn", "changedOn", "version", "validFrom", "validUntil", "isReleased", "relOn",
     "state1", "releaseComment",
 })
-
-SERVER_RELATED = frozenset({"createdBy", "changedBy", "relBy", "releaseHistory"})
+# Related contexts only the server writes: SERVER_RELATED, from renderer/contract.py (the
+# drawings and the comparison leave them out too).
 
 # The names of the tasks the release workflow opens, by their `actionType`, per culture;
 # `{name}` is the subject element's name in that culture.
