@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from renderer.culture import text_keyed
 from repository import catalog
-from repository.cli.common import EXIT_BAD_INPUT, CommandError, Subcommands, add_command, db_option, session_on
+from repository.cli.common import EXIT_BAD_INPUT, CommandError, Subcommands, add_command, db_option, tenant_session
 
 if TYPE_CHECKING:
     from interchange import BpmnImport
@@ -37,9 +37,7 @@ PROCESS_FACET = "processes"
 
 def add_commands(commands: Subcommands[argparse.ArgumentParser]) -> None:
     command = add_command(commands, "import", "import BPMN 2.0 files into a tenant (importing a "
-                          "file again updates the elements it made)")
-    command.add_argument("collection", help="the tenant's collection id")
-    command.add_argument("storage", help="the tenant's storage id")
+                          "file again updates the elements it made)", on_tenant=True)
     command.add_argument("models", nargs="+", type=Path, metavar="MODEL.bpmn", help="BPMN 2.0 XML files")
     db_option(command)
     command.set_defaults(command=_import)
@@ -60,11 +58,9 @@ def _import(args: argparse.Namespace) -> int:
 
     from interchange import BpmnError
     from repository.errors import RepositoryError
-    from repository.store import find_tenant
 
-    with session_on(args.db, write=False) as session:
-        if find_tenant(session, args.collection, args.storage) is None:
-            raise CommandError(f"no tenant {args.collection}/{args.storage}")
+    with tenant_session(args, write=False):
+        pass  # an unknown tenant is refused before the first file, not once per file
     failed = 0
     for path in tqdm(args.models, disable=len(args.models) < 2, file=sys.stderr, unit="file"):
         try:
@@ -87,7 +83,7 @@ def _import_file(args: argparse.Namespace, path: Path) -> str:
 
     from interchange import read_bpmn
     from interchange.kept import KEPT_ATTRIBUTES
-    from repository.store import Store, find_tenant
+    from repository.store import Store
     from repository.store.imports import set_content, upsert_elements
 
     try:
@@ -97,9 +93,7 @@ def _import_file(args: argparse.Namespace, path: Path) -> str:
     imported = read_bpmn(data)
     for warning in imported.model.warnings:
         tqdm.write(f"elrepo: {path}: warning: {warning}", file=sys.stderr)
-    with session_on(args.db) as session:
-        tenant = find_tenant(session, args.collection, args.storage)
-        assert tenant is not None, "checked before the first file"
+    with tenant_session(args) as (session, tenant):
         plan = plan_import(imported, tenant, path.name)
         store = Store(session, tenant)
         upsert_elements(store, plan.units, None, KEPT_ATTRIBUTES)
