@@ -6,7 +6,7 @@ Expects a parsed ``Diagram``. Guarantees: the first node is the diagram element 
 diagram element or one of its shapes relates to and the diagram holds (not the
 diagram element itself, and nothing technical: the server's bookkeeping relations
 ``renderer.contract.SERVER_RELATED``, who created, changed or released an element, and elements of
-``TECHNICAL_TYPES`` such as access tokens), each once, in reading order: by relation
+``TECHNICAL_TYPES``, the kinds of ``Kind.machinery`` such as access tokens), each once, in reading order: by relation
 (the configuration's order of related contexts, a context it does not know after them
 in name order), then by first mention; an entity's ``lane`` names its relation group
 (the context it is first reached by), which the layout keeps in one column. One edge
@@ -23,6 +23,7 @@ from __future__ import annotations
 from layouts.graph import LayoutEdge, LayoutGraph, LayoutNode
 from renderer.contract import SERVER_RELATED
 from renderer.culture import Cultures
+from renderer.kinds import KINDS
 from renderer.measure import BOX_PADDING, FONT_SIZE, label_culture, shape_label
 from renderer.model import Diagram, Element
 from renderer.names import RELATION_NAMES, relation_name, state_name, type_name
@@ -31,7 +32,7 @@ from renderer.scene import Scene, ShapeView
 from renderer.text import FontMetrics
 
 #: Element types of the service's own machinery, never an entity of a business view.
-TECHNICAL_TYPES = frozenset(("authToken", "configCulture"))
+TECHNICAL_TYPES = frozenset(key for key, kind in KINDS.items() if kind.machinery)
 ENTITY_WIDTH = 170.0
 NAME_LINES = 2
 EDGE_LABEL_PADDING = 4.0

@@ -10,7 +10,8 @@ place derives its view from here:
   configuration endpoint), ``renderer.model.KNOWN_TYPES`` (``drawable``);
 - ``renderer.symbols.symbol_for`` (``symbol``), ``renderer.measure`` (``symbol_size``);
 - ``renderer.flow`` (``LayoutNode.is_start``/``pointed``, the lane of ``work``),
-  ``renderer.relations`` (matrix rows: ``work``, ``process``), ``renderer.detailed``;
+  ``renderer.relations`` (matrix rows: ``work``, ``process``), ``renderer.detailed``,
+  ``renderer.entity_relationship`` (``machinery``);
 - ``interchange.reader`` (``bpmn_reads``), ``interchange.export`` (``bpmn_tag``),
   ``interchange.positions`` (``pointed``).
 
@@ -50,6 +51,8 @@ class Kind:
     ``process``: a process in the hierarchy: a matrix of an element without content
     makes the processes under it its rows.
     ``drawable``: a diagram fixture may hold an element of the type (the seed's types).
+    ``machinery``: the service's own machinery (access tokens, cultures), never an entity
+    of a business view (``entityRelationship`` leaves it out).
     ``bpmn_tag``: the BPMN tag an element of the type is exported as when the import
     kept none; None: written as a ``task``.
     ``bpmn_reads``: the BPMN flow-node tags read as the type (data objects and stores
@@ -66,6 +69,7 @@ class Kind:
     work: bool = False
     process: bool = False
     drawable: bool = True
+    machinery: bool = False
     bpmn_tag: str | None = None
     bpmn_reads: tuple[str, ...] = field(default=())
 
@@ -118,8 +122,8 @@ KINDS: dict[str, Kind] = {
         Kind("systemType", german_english("Systemtyp", "System type"), "#1E88E5"),
         # the catalog's stereotypes facet holds it; the seed draws no diagram with it
         Kind("stereotype", german_english("Stereotyp", "Stereotype"), "#9E9E9E", drawable=False),
-        Kind("authToken", german_english("Zugriffstoken", "Access token"), "#607D8B"),
-        Kind("configCulture", german_english("Sprache", "Culture"), "#78909C"),
+        Kind("authToken", german_english("Zugriffstoken", "Access token"), "#607D8B", machinery=True),
+        Kind("configCulture", german_english("Sprache", "Culture"), "#78909C", machinery=True),
         Kind("userGroup", german_english("Benutzergruppe", "User group"), "#546E7A"),
     )
 }
