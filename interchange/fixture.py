@@ -17,7 +17,7 @@ from typing import Any
 
 from interchange.kept import BPMN_TYPE
 from interchange.model import ANNOTATION, FLOW_NODE, BpmnModel, BpmnNode
-from renderer.culture import LANGUAGE_NEUTRAL
+from renderer.culture import LANGUAGE_NEUTRAL, text_keyed
 
 ORGANIZATION_FACET = "organization"
 #: The flows that tie an artifact (data reference, annotation) to the node whose band it
@@ -125,4 +125,4 @@ def _unit(unit_id: str, names: Mapping[int, str], children: Iterable[str]) -> di
 
 
 def _name(names: Mapping[int, str]) -> dict[str, Any]:
-    return {"name": {str(culture): text for culture, text in names.items()}} if names else {}
+    return {"name": text_keyed(names)} if names else {}

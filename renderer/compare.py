@@ -27,6 +27,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from renderer.contract import SERVER_RELATED
 from renderer.model import Diagram, Element, Shape
 
 __all__ = ["ADDED", "CHANGED", "MOVED", "REMOVED", "AttributeChange", "DiagramChanges",
@@ -41,8 +42,6 @@ MOVED = "moved"
 #: write or a release, not a change of the model.
 BOOKKEEPING_ATTRIBUTES = frozenset({"createdOn", "createdBy", "changedOn", "changedBy", "version",
                                     "validFrom", "validUntil", "isReleased", "relOn", "state1"})
-#: Related contexts the server writes (repository.catalog.SERVER_RELATED).
-BOOKKEEPING_RELATED = frozenset({"createdBy", "changedBy", "relBy", "releaseHistory"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -188,7 +187,7 @@ def element_change(old: Element, new: Element, written_since: frozenset[str] = f
     attributes = tuple(AttributeChange(name, cultures) for name in names
                        if (cultures := _changed_cultures(old.attributes.get(name, {}),
                                                          new.attributes.get(name, {}))))
-    contexts = sorted((set(old.related) | set(new.related)) - BOOKKEEPING_RELATED)
+    contexts = sorted((set(old.related) | set(new.related)) - SERVER_RELATED)
     related = tuple(context for context in contexts
                     if old.related.get(context, ()) != new.related.get(context, ()))
     return ElementChange(attributes, related, old.type != new.type, old.children != new.children,

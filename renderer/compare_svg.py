@@ -25,7 +25,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from layouts.base import LayoutOptions
-from layouts.geometry import HORIZONTAL, VERTICAL, Box, Layout, NodeBox, Point
+from layouts.geometry import VERTICAL, Box, Layout, NodeBox, Point
 from layouts.sketch import Sketch
 from renderer.api import lay_out
 from renderer.compare import ADDED, CHANGED, MOVED, REMOVED, DiagramChanges, compare_diagrams
@@ -35,6 +35,7 @@ from renderer.draw import TextStyle, centred_text, group_element, part_element, 
 from renderer.markup import Element, clean_text, fmt
 from renderer.model import parse_diagram
 from renderer.scene import Scene, ShapeView
+from renderer.sketch_svg import sketch_direction
 from renderer.svg import Drawing, draw_svg, finished_document, overlays, path_data
 from renderer.symbols import symbol_for
 from renderer.text import FontMetrics, load_font
@@ -73,8 +74,6 @@ LEGEND_PADDING = 10.0
 LEGEND_SAMPLE = (30.0, 18.0)
 #: How many places across the flow a ghost tries before it covers a shape.
 ASIDE_STEPS = 6
-#: Layout keys whose strategy lays the flow top to bottom (the sketch is in flow terms).
-VERTICAL_KEYS = frozenset({"vertical", "verticalSwimlane"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,13 +105,14 @@ def render_comparison(old_fixture: Any, new_fixture: Any, layout_key: str,
     font = font or load_font()
     options = options or LayoutOptions()
     _, old_scene, old_layout = lay_out(old, layout_key, cultures, options, font)
-    sketch = Sketch.of(old_layout, VERTICAL if layout_key in VERTICAL_KEYS else HORIZONTAL)
+    direction = sketch_direction(layout_key)
+    sketch = Sketch.of(old_layout, direction)
     _, scene, layout = lay_out(new, layout_key, cultures, replace(options, sketch=sketch), font)
     changes = compare_diagrams(old, new, written_since)
     drawing = draw_svg(layout, scene, font)
     marks = _node_marks(layout, scene, changes)
     ghosts = _ghosts(old_layout, old_scene, layout, frozenset(s.shape_id for s in changes.removed_shapes),
-                     layout_key in VERTICAL_KEYS)
+                     direction == VERTICAL)
     _add_marks(drawing, layout, scene, changes, marks, ghosts)
     _add_legend(drawing, [*marks.values(), *(REMOVED for _ in ghosts)], cultures.requested)
     drawing.root.add(_overlays(layout, scene, marks, ghosts))

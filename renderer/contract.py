@@ -21,6 +21,7 @@ from typing import Any, TypeGuard
 __all__ = [
     "MAX_CULTURE_ID",
     "MAX_SHAPES",
+    "SERVER_RELATED",
     "RenderInputError",
     "UnknownLayoutError",
     "check_element_reference",
@@ -29,6 +30,11 @@ __all__ = [
     "shape_links",
 ]
 
+#: Related contexts the server writes itself, never a client (docs/contract.md): who
+#: created, changed or released an element, and its release history. The store keeps
+#: them out of a client's writes; a drawing and a comparison leave them out, as they are
+#: bookkeeping, no part of the model.
+SERVER_RELATED = frozenset({"createdBy", "changedBy", "relBy", "releaseHistory"})
 #: Shapes of one diagram (and items of one content-create request).
 MAX_SHAPES = 5000
 #: Culture ids are Windows LCIDs; every one fits a 32-bit integer.

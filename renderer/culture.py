@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TypeVar
 
-__all__ = ["DEFAULT_CULTURE", "ENGLISH", "GERMAN", "LANGUAGE_NEUTRAL", "Cultures"]
+__all__ = ["DEFAULT_CULTURE", "ENGLISH", "GERMAN", "LANGUAGE_NEUTRAL", "Cultures", "german_english", "text_keyed"]
 
 LANGUAGE_NEUTRAL = 127
 GERMAN = 1031
@@ -22,6 +22,20 @@ ENGLISH = 1033
 DEFAULT_CULTURE = ENGLISH
 
 Text = TypeVar("Text")
+
+
+def german_english(german: str, english: str) -> dict[int, str]:
+    """A text of the project's own (a type's, a context's, a button's name) in the two
+    cultures it is written in, German first: every table of display names, in
+    ``renderer/`` and ``repository/`` alike, is built with this."""
+    return {GERMAN: german, ENGLISH: english}
+
+
+def text_keyed(values: Mapping[int, Text]) -> dict[str, Text]:
+    """``values`` (culture id → value) with the ids as text, in the same order: the wire
+    form of a culture map (a JSON object's keys are text), as the API, the viewer and
+    the diagram fixture write it."""
+    return {str(culture): value for culture, value in values.items()}
 
 
 @dataclass(frozen=True, slots=True)

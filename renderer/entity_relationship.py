@@ -5,8 +5,8 @@ Expects a parsed ``Diagram``. Guarantees: the first node is the diagram element 
 ``subject``, node id and shape id its id); then one entity per element that the
 diagram element or one of its shapes relates to and the diagram holds (not the
 diagram element itself, and nothing technical: the server's bookkeeping relations
-``TECHNICAL_CONTEXTS``, who created, changed or released an element, and elements of
-``TECHNICAL_TYPES`` such as access tokens), each once, in reading order: by relation
+``renderer.contract.SERVER_RELATED``, who created, changed or released an element, and elements of
+``TECHNICAL_TYPES``, the kinds of ``Kind.machinery`` such as access tokens), each once, in reading order: by relation
 (the configuration's order of related contexts, a context it does not know after them
 in name order), then by first mention; an entity's ``lane`` names its relation group
 (the context it is first reached by), which the layout keeps in one column. One edge
@@ -21,7 +21,9 @@ name (``renderer.names.state_name``; the state of unversioned elements is not sh
 from __future__ import annotations
 
 from layouts.graph import LayoutEdge, LayoutGraph, LayoutNode
+from renderer.contract import SERVER_RELATED
 from renderer.culture import Cultures
+from renderer.kinds import KINDS
 from renderer.measure import BOX_PADDING, FONT_SIZE, label_culture, shape_label
 from renderer.model import Diagram, Element
 from renderer.names import RELATION_NAMES, relation_name, state_name, type_name
@@ -29,11 +31,8 @@ from renderer.relations import first_shape_ids, related
 from renderer.scene import Scene, ShapeView
 from renderer.text import FontMetrics
 
-#: Relations the server keeps for itself (``repository/catalog.py`` ``SERVER_RELATED``):
-#: who created, changed or released an element is no part of what a process touches.
-TECHNICAL_CONTEXTS = frozenset(("createdBy", "changedBy", "relBy", "releaseHistory"))
 #: Element types of the service's own machinery, never an entity of a business view.
-TECHNICAL_TYPES = frozenset(("authToken", "configCulture"))
+TECHNICAL_TYPES = frozenset(key for key, kind in KINDS.items() if kind.machinery)
 ENTITY_WIDTH = 170.0
 NAME_LINES = 2
 EDGE_LABEL_PADDING = 4.0
@@ -81,7 +80,7 @@ def _relations(diagram: Diagram) -> list[tuple[str, Element]]:
     found: dict[tuple[str, str], tuple[str, Element]] = {}
     for source in (diagram.element, *(shape.element for shape in diagram.shapes)):
         for context, target in related(diagram, source):
-            if target.id != diagram.element.id and context not in TECHNICAL_CONTEXTS and \
+            if target.id != diagram.element.id and context not in SERVER_RELATED and \
                     target.type not in TECHNICAL_TYPES:
                 found.setdefault((context, target.id), (context, target))
     mention = {pair: index for index, pair in enumerate(found)}

@@ -19,52 +19,48 @@ not know (a tenant's own context), so the result is never empty.
 """
 from __future__ import annotations
 
-from renderer.culture import ENGLISH, GERMAN, Cultures
+from renderer.culture import ENGLISH, GERMAN, Cultures, german_english
 from renderer.kinds import KINDS
 
 __all__ = ["RELATION_NAMES", "STATE_NAMES", "UNASSIGNED_NAMES", "relation_name", "state_name", "type_name"]
 
 
-def _names(german: str, english: str) -> dict[int, str]:
-    return {GERMAN: german, ENGLISH: english}
-
-
 #: Related context → culture id → display name, worded to read "A <name> B" on an edge
 #: from the element to what it relates to.
 RELATION_NAMES: dict[str, dict[int, str]] = {
-    "executedBy": _names("ausgeführt von", "executed by"),
-    "responsible": _names("verantwortlich", "responsible"),
-    "contributes": _names("wirkt mit", "contributes"),
-    "informed": _names("informiert", "informed"),
-    "hasInput": _names("Input", "input"),
-    "hasOutput": _names("Output", "output"),
-    "usesSystem": _names("nutzt IT-System", "uses IT system"),
-    "guidelines": _names("Richtlinie", "guideline"),
-    "requirements": _names("Anforderung", "requirement"),
-    "author": _names("Autor", "author"),
-    "owner": _names("Eigentümer", "owner"),
-    "qualityManager": _names("Qualitätsmanager", "quality manager"),
-    "reviewer": _names("Prüfer", "reviewer"),
-    "secondaryAuthors": _names("Mitautor", "co-author"),
-    "userGroups": _names("Benutzergruppe", "user group"),
-    "children": _names("enthält", "contains"),
-    "createdBy": _names("erstellt von", "created by"),
-    "changedBy": _names("geändert von", "changed by"),
-    "relBy": _names("freigegeben von", "released by"),
-    "releaseHistory": _names("Freigabehistorie", "release history"),
+    "executedBy": german_english("ausgeführt von", "executed by"),
+    "responsible": german_english("verantwortlich", "responsible"),
+    "contributes": german_english("wirkt mit", "contributes"),
+    "informed": german_english("informiert", "informed"),
+    "hasInput": german_english("Input", "input"),
+    "hasOutput": german_english("Output", "output"),
+    "usesSystem": german_english("nutzt IT-System", "uses IT system"),
+    "guidelines": german_english("Richtlinie", "guideline"),
+    "requirements": german_english("Anforderung", "requirement"),
+    "author": german_english("Autor", "author"),
+    "owner": german_english("Eigentümer", "owner"),
+    "qualityManager": german_english("Qualitätsmanager", "quality manager"),
+    "reviewer": german_english("Prüfer", "reviewer"),
+    "secondaryAuthors": german_english("Mitautor", "co-author"),
+    "userGroups": german_english("Benutzergruppe", "user group"),
+    "children": german_english("enthält", "contains"),
+    "createdBy": german_english("erstellt von", "created by"),
+    "changedBy": german_english("geändert von", "changed by"),
+    "relBy": german_english("freigegeben von", "released by"),
+    "releaseHistory": german_english("Freigabehistorie", "release history"),
 }
 
 #: Release state (the server's ``state1``, ``repository/release.py``) → culture id →
 #: display name. ``show``, the state of every unversioned element, says nothing to a
 #: reader and has no name: it is not drawn.
 STATE_NAMES: dict[str, dict[int, str]] = {
-    "inProcess": _names("in Bearbeitung", "in process"),
-    "inReview": _names("in Prüfung", "in review"),
-    "readyForQa": _names("bereit zur Qualitätssicherung", "ready for QA"),
-    "readyForRelease": _names("bereit zur Freigabe", "ready for release"),
-    "released": _names("freigegeben", "released"),
-    "requestToExpire": _names("Ablauf beantragt", "expiry requested"),
-    "expired": _names("abgelaufen", "expired"),
+    "inProcess": german_english("in Bearbeitung", "in process"),
+    "inReview": german_english("in Prüfung", "in review"),
+    "readyForQa": german_english("bereit zur Qualitätssicherung", "ready for QA"),
+    "readyForRelease": german_english("bereit zur Freigabe", "ready for release"),
+    "released": german_english("freigegeben", "released"),
+    "requestToExpire": german_english("Ablauf beantragt", "expiry requested"),
+    "expired": german_english("abgelaufen", "expired"),
 }
 #: States a drawing leaves out: they hold for every element of their kind.
 UNSHOWN_STATES = frozenset(("show",))

@@ -14,8 +14,10 @@ from __future__ import annotations
 
 from lxml import etree
 
-from layouts.geometry import HORIZONTAL, VERTICAL, Box, EdgeRoute, Layout, NodeBox, Point
+from layouts.flow import FlowLayout
+from layouts.geometry import HORIZONTAL, Box, Direction, EdgeRoute, Layout, NodeBox, Point
 from layouts.keys import BPMN_LAYOUTS
+from layouts.registry import STRATEGIES
 from layouts.sketch import Sketch
 
 #: An SVG larger than this is not read for a sketch (the largest drawing of 5,000 shapes
@@ -33,7 +35,14 @@ def sketch_of_svg(data: bytes, layout_key: str) -> Sketch:
     if layout_key not in SKETCHED_LAYOUTS:
         raise ValueError(f"a previous drawing steers only the flow layouts ({', '.join(sorted(SKETCHED_LAYOUTS))}), "
                          f"not {layout_key!r}")
-    return Sketch.of(layout_of_svg(data), VERTICAL if layout_key.startswith("vertical") else HORIZONTAL)
+    return Sketch.of(layout_of_svg(data), sketch_direction(layout_key))
+
+
+def sketch_direction(layout_key: str) -> Direction:
+    """The direction the flow of a drawing under ``layout_key`` runs in, which its sketch
+    is read along: its flow strategy's (``layouts/flow.py``); horizontal for any other key."""
+    strategy = STRATEGIES.get(layout_key)
+    return strategy.direction if isinstance(strategy, FlowLayout) else HORIZONTAL
 
 
 def layout_of_svg(data: bytes) -> Layout:

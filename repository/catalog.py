@@ -11,23 +11,25 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from layouts.keys import LAYOUT_KEYS as LAYOUT_KEYS  # re-exported: the service names them too
+from renderer.contract import SERVER_RELATED as SERVER_RELATED  # re-exported: the store's rule too
+from renderer.culture import ENGLISH as ENGLISH  # re-exported: the service's culture ids are the engine's
+from renderer.culture import GERMAN as GERMAN  # re-exported, as ENGLISH
+from renderer.culture import LANGUAGE_NEUTRAL, german_english
 from renderer.kinds import KINDS
 from renderer.names import RELATION_NAMES, STATE_NAMES
 
-GERMAN = 1031
-ENGLISH = 1033
-NEUTRAL = 127
+NEUTRAL = LANGUAGE_NEUTRAL  # the engine's LANGUAGE_NEUTRAL, by the service's shorter name
 
 FLAT_VIEWS = ("list", "tree", "detail")
 PROCESS_VIEWS = FLAT_VIEWS + ("diagram", "reporting")
 HIERARCHICAL_VIEWS = frozenset({"tree"})
 
 VIEW_NAMES: dict[str, dict[int, str]] = {
-    "list": {GERMAN: "Liste", ENGLISH: "List"},
-    "tree": {GERMAN: "Baum", ENGLISH: "Tree"},
-    "detail": {GERMAN: "Detail", ENGLISH: "Detail"},
-    "diagram": {GERMAN: "Diagramm", ENGLISH: "Diagram"},
-    "reporting": {GERMAN: "Berichtswesen", ENGLISH: "Reporting"},
+    "list": german_english("Liste", "List"),
+    "tree": german_english("Baum", "Tree"),
+    "detail": german_english("Detail", "Detail"),
+    "diagram": german_english("Diagramm", "Diagram"),
+    "reporting": german_english("Berichtswesen", "Reporting"),
 }
 
 
@@ -55,7 +57,7 @@ class ElementType:
 def relation_display_names(context: str) -> dict[int, str]:
     """A related context's names per culture (the drawings' edge labels and legends), else
     the context key in every culture."""
-    return dict(RELATION_NAMES.get(context, {GERMAN: context, ENGLISH: context}))
+    return dict(RELATION_NAMES.get(context, german_english(context, context)))
 
 
 FACETS: dict[str, Facet] = {
@@ -145,89 +147,86 @@ SERVER_ATTRIBUTES = frozenset({
     "createdOn", "changedOn", "version", "validFrom", "validUntil", "isReleased", "relOn",
     "state1", "releaseComment",
 })
-
-SERVER_RELATED = frozenset({"createdBy", "changedBy", "relBy", "releaseHistory"})
+# Related contexts only the server writes: SERVER_RELATED, from renderer/contract.py (the
+# drawings and the comparison leave them out too).
 
 # The names of the tasks the release workflow opens, by their `actionType`, per culture;
 # `{name}` is the subject element's name in that culture.
 TASK_NAMES: dict[str, dict[int, str]] = {
-    "approveExpiry": {GERMAN: "Ablauf genehmigen: {name}", ENGLISH: "Approve expiry: {name}"},
+    "approveExpiry": german_english("Ablauf genehmigen: {name}", "Approve expiry: {name}"),
 }
 
 
 # ---- display names: what a reader sees instead of a key (the viewer, the configuration
-# endpoint); the drawings' own (types, related contexts, states) are in renderer/.
-
-def _names(german: str, english: str) -> dict[int, str]:
-    return {GERMAN: german, ENGLISH: english}
-
+# endpoint); the drawings' own (types, related contexts, states) are in renderer/,
+# every table built with renderer.culture.german_english.
 
 FACET_NAMES: dict[str, dict[int, str]] = {
-    "processes": _names("Prozesse", "Processes"),
-    "users": _names("Benutzer", "Users"),
-    "products": _names("Produkte", "Products"),
-    "organization": _names("Organisation", "Organization"),
-    "knowledge": _names("Wissen", "Knowledge"),
-    "inputsoutputs": _names("Inputs und Outputs", "Inputs and outputs"),
-    "requirements": _names("Anforderungen", "Requirements"),
-    "it": _names("IT-Systeme", "IT systems"),
-    "stereotypes": _names("Stereotypen", "Stereotypes"),
-    "automation": _names("Automatisierung", "Automation"),
-    "cultures": _names("Sprachen", "Cultures"),
-    "usergroups": _names("Benutzergruppen", "User groups"),
+    "processes": german_english("Prozesse", "Processes"),
+    "users": german_english("Benutzer", "Users"),
+    "products": german_english("Produkte", "Products"),
+    "organization": german_english("Organisation", "Organization"),
+    "knowledge": german_english("Wissen", "Knowledge"),
+    "inputsoutputs": german_english("Inputs und Outputs", "Inputs and outputs"),
+    "requirements": german_english("Anforderungen", "Requirements"),
+    "it": german_english("IT-Systeme", "IT systems"),
+    "stereotypes": german_english("Stereotypen", "Stereotypes"),
+    "automation": german_english("Automatisierung", "Automation"),
+    "cultures": german_english("Sprachen", "Cultures"),
+    "usergroups": german_english("Benutzergruppen", "User groups"),
 }
 
 LAYOUT_NAMES: dict[str, dict[int, str]] = {
-    "detailed": _names("Detailliert", "Detailed"),
-    "vertical": _names("Vertikal", "Vertical"),
-    "horizontal": _names("Horizontal", "Horizontal"),
-    "verticalSwimlane": _names("Vertikal mit Schwimmbahnen", "Vertical swimlanes"),
-    "horizontalSwimlane": _names("Horizontal mit Schwimmbahnen", "Horizontal swimlanes"),
-    "graphic": _names("Grafik", "Graphic"),
-    "processMatrix": _names("Prozessmatrix", "Process matrix"),
-    "customerMatrix": _names("Kundenmatrix", "Customer matrix"),
-    "entityRelationship": _names("Beziehungen", "Relationships"),
+    "detailed": german_english("Detailliert", "Detailed"),
+    "vertical": german_english("Vertikal", "Vertical"),
+    "horizontal": german_english("Horizontal", "Horizontal"),
+    "verticalSwimlane": german_english("Vertikal mit Schwimmbahnen", "Vertical swimlanes"),
+    "horizontalSwimlane": german_english("Horizontal mit Schwimmbahnen", "Horizontal swimlanes"),
+    "graphic": german_english("Grafik", "Graphic"),
+    "processMatrix": german_english("Prozessmatrix", "Process matrix"),
+    "customerMatrix": german_english("Kundenmatrix", "Customer matrix"),
+    "entityRelationship": german_english("Beziehungen", "Relationships"),
 }
 
 #: Attribute key → names, for the attributes the catalog and the server know; a tenant's
 #: own attribute has none (the viewer then says its key in words).
 ATTRIBUTE_NAMES: dict[str, dict[int, str]] = {
-    **{key: _names(german, english) for key, _type, german, english, _inv in COMMON_ATTRIBUTES},
-    "createdOn": _names("Erstellt am", "Created on"),
-    "changedOn": _names("Geändert am", "Changed on"),
-    "version": _names("Version", "Version"),
-    "validFrom": _names("Gültig ab", "Valid from"),
-    "validUntil": _names("Gültig bis", "Valid until"),
-    "isReleased": _names("Freigegeben", "Released"),
-    "relOn": _names("Freigegeben am", "Released on"),
-    "state1": _names("Status", "State"),
-    "releaseComment": _names("Freigabekommentar", "Release comment"),
-    "reasonForRevision": _names("Grund der Überarbeitung", "Reason for revision"),
-    "processMaturity": _names("Prozessreife", "Process maturity"),
-    "firstName": _names("Vorname", "First name"),
-    "lastName": _names("Nachname", "Last name"),
-    "role": _names("Rolle", "Role"),
+    **{key: german_english(german, english) for key, _type, german, english, _inv in COMMON_ATTRIBUTES},
+    "createdOn": german_english("Erstellt am", "Created on"),
+    "changedOn": german_english("Geändert am", "Changed on"),
+    "version": german_english("Version", "Version"),
+    "validFrom": german_english("Gültig ab", "Valid from"),
+    "validUntil": german_english("Gültig bis", "Valid until"),
+    "isReleased": german_english("Freigegeben", "Released"),
+    "relOn": german_english("Freigegeben am", "Released on"),
+    "state1": german_english("Status", "State"),
+    "releaseComment": german_english("Freigabekommentar", "Release comment"),
+    "reasonForRevision": german_english("Grund der Überarbeitung", "Reason for revision"),
+    "processMaturity": german_english("Prozessreife", "Process maturity"),
+    "firstName": german_english("Vorname", "First name"),
+    "lastName": german_english("Nachname", "Last name"),
+    "role": german_english("Rolle", "Role"),
 }
 
 #: A token's role → names (the viewer's header, a user's `role` attribute).
 ROLE_NAMES: dict[str, dict[int, str]] = {
-    "viewer": _names("Betrachter", "Viewer"),
-    "analyzer": _names("Analyst", "Analyzer"),
-    "editor": _names("Bearbeiter", "Editor"),
-    "architect": _names("Architekt", "Architect"),
-    "approver": _names("Freigeber", "Approver"),
-    "administrator": _names("Administrator", "Administrator"),
+    "viewer": german_english("Betrachter", "Viewer"),
+    "analyzer": german_english("Analyst", "Analyzer"),
+    "editor": german_english("Bearbeiter", "Editor"),
+    "architect": german_english("Architekt", "Architect"),
+    "approver": german_english("Freigeber", "Approver"),
+    "administrator": german_english("Administrator", "Administrator"),
 }
 
 #: Selection attribute → value key → names.
 SELECTION_VALUE_NAMES: dict[str, dict[str, dict[int, str]]] = {
     "processMaturity": {
-        "defined": _names("definiert", "defined"),
-        "implemented": _names("umgesetzt", "implemented"),
-        "trained": _names("geschult", "trained"),
-        "isLived": _names("gelebt", "lived"),
-        "isMeasured": _names("gemessen", "measured"),
-        "getsImproved": _names("wird verbessert", "being improved"),
+        "defined": german_english("definiert", "defined"),
+        "implemented": german_english("umgesetzt", "implemented"),
+        "trained": german_english("geschult", "trained"),
+        "isLived": german_english("gelebt", "lived"),
+        "isMeasured": german_english("gemessen", "measured"),
+        "getsImproved": german_english("wird verbessert", "being improved"),
     },
     "role": ROLE_NAMES,
 }
@@ -235,26 +234,26 @@ SELECTION_VALUE_NAMES: dict[str, dict[str, dict[int, str]]] = {
 #: Release state → names: the drawings' (renderer/names.py) plus `show`, the state of
 #: every element outside the release workflow.
 STATE_DISPLAY_NAMES: dict[str, dict[int, str]] = {
-    **STATE_NAMES, "show": _names("nicht versioniert", "not versioned"),
+    **STATE_NAMES, "show": german_english("nicht versioniert", "not versioned"),
 }
 
 #: Release transition (repository/release.py) → names, as a button says what it does.
 TRANSITION_NAMES: dict[str, dict[int, str]] = {
-    "InProcessToInReview": _names("Zur Prüfung einreichen", "Submit for review"),
-    "InProcessToReadyForQA": _names("An die Qualitätssicherung", "Send to QA"),
-    "InProcessToReadyForRelease": _names("Zur Freigabe vorlegen", "Submit for release"),
-    "InProcessToReleased": _names("Freigeben", "Release"),
-    "InProcessToReleasedQA": _names("Freigeben (nach QS)", "Release (after QA)"),
-    "InProcessToReleasedExternal": _names("Freigeben (extern)", "Release (external)"),
-    "InReviewToInProcess": _names("Zurück in Bearbeitung", "Back to editing"),
-    "InReviewToReadyForQA": _names("An die Qualitätssicherung", "Send to QA"),
-    "ReadyForQAToInProcess": _names("Zurück in Bearbeitung", "Back to editing"),
-    "ReadyForQAToReadyForRelease": _names("Zur Freigabe vorlegen", "Submit for release"),
-    "ReadyForReleaseToInProcess": _names("Zurück in Bearbeitung", "Back to editing"),
-    "ReadyForReleaseToReleased": _names("Freigeben", "Release"),
-    "ReleasedToRequestToExpire": _names("Ablauf beantragen", "Request expiry"),
-    "RequestToExpireToExpired": _names("Ablauf genehmigen", "Approve expiry"),
-    "RequestToExpireToReleased": _names("Ablauf ablehnen", "Keep released"),
+    "InProcessToInReview": german_english("Zur Prüfung einreichen", "Submit for review"),
+    "InProcessToReadyForQA": german_english("An die Qualitätssicherung", "Send to QA"),
+    "InProcessToReadyForRelease": german_english("Zur Freigabe vorlegen", "Submit for release"),
+    "InProcessToReleased": german_english("Freigeben", "Release"),
+    "InProcessToReleasedQA": german_english("Freigeben (nach QS)", "Release (after QA)"),
+    "InProcessToReleasedExternal": german_english("Freigeben (extern)", "Release (external)"),
+    "InReviewToInProcess": german_english("Zurück in Bearbeitung", "Back to editing"),
+    "InReviewToReadyForQA": german_english("An die Qualitätssicherung", "Send to QA"),
+    "ReadyForQAToInProcess": german_english("Zurück in Bearbeitung", "Back to editing"),
+    "ReadyForQAToReadyForRelease": german_english("Zur Freigabe vorlegen", "Submit for release"),
+    "ReadyForReleaseToInProcess": german_english("Zurück in Bearbeitung", "Back to editing"),
+    "ReadyForReleaseToReleased": german_english("Freigeben", "Release"),
+    "ReleasedToRequestToExpire": german_english("Ablauf beantragen", "Request expiry"),
+    "RequestToExpireToExpired": german_english("Ablauf genehmigen", "Approve expiry"),
+    "RequestToExpireToReleased": german_english("Ablauf ablehnen", "Keep released"),
 }
 
 #: Attributes a reader is not shown as such: the state and version (the panel's facts say

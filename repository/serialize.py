@@ -16,6 +16,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
+from renderer.culture import text_keyed
 from repository import catalog
 from repository.jsonio import decode
 from repository.store import Link, Store
@@ -53,8 +54,7 @@ class VersionLike(Protocol):
 
 UriOf = Callable[[ElementLike], str]
 # Each known type's display names by culture, shared by every element of the type.
-_DISPLAY_NAMES = {name: {str(culture): text for culture, text in known.display_names.items()}
-                  for name, known in catalog.TYPES.items()}
+_DISPLAY_NAMES = {name: text_keyed(known.display_names) for name, known in catalog.TYPES.items()}
 
 
 @dataclass(frozen=True, slots=True)

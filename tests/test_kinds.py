@@ -7,12 +7,14 @@ fails with the file and the name to edit when some other place does not know it 
 from __future__ import annotations
 
 import ast
+from collections.abc import Mapping
 
 import pytest
 
 from interchange.export import ACTIVITIES, DEFAULT_TAGS
 from interchange.reader import DATA_TAGS, SHAPE_TYPES
 from layouts.geometry import Box
+from renderer import names as renderer_names
 from renderer.culture import ENGLISH, GERMAN, Cultures
 from renderer.flow import flow_graph
 from renderer.kinds import KINDS, Kind
@@ -137,3 +139,47 @@ def test_layouts_name_no_element_type() -> None:
                 named.append(f"{path.relative_to(ROOT)}:{node.lineno} {node.value!r}")
     assert not named, ("layouts/ names element types (give LayoutNode a neutral property, set it in "
                        f"renderer/flow.py flow_graph from renderer/kinds.py): {named}")
+
+
+def display_name_tables() -> dict[str, Mapping[str, Mapping[int, str]]]:
+    """Every table of display names (key → culture id → name) in ``renderer/names.py`` and
+    ``repository/catalog.py``, by ``module.NAME`` (a selection's values per attribute, too)."""
+    def is_table(value: object) -> bool:
+        return isinstance(value, dict) and bool(value) and all(
+            isinstance(names, dict) and names and all(isinstance(c, int) and isinstance(n, str)
+                                                      for c, n in names.items())
+            for names in value.values())
+
+    tables: dict[str, Mapping[str, Mapping[int, str]]] = {}
+    seen: set[int] = set()  # a table one module imports from the other is listed once
+    for module in (renderer_names, catalog):
+        for name, value in vars(module).items():
+            if id(value) in seen:
+                continue
+            seen.add(id(value))
+            if is_table(value):
+                tables[f"{module.__name__}.{name}"] = value
+            elif isinstance(value, dict) and value and all(is_table(inner) for inner in value.values()):
+                tables.update({f"{module.__name__}.{name}[{key!r}]": inner for key, inner in value.items()})
+    return tables
+
+
+def test_the_display_name_tables_are_found() -> None:
+    found = display_name_tables()
+    assert {"renderer.names.RELATION_NAMES", "repository.catalog.FACET_NAMES",
+            "repository.catalog.SELECTION_VALUE_NAMES['processMaturity']"} <= set(found), sorted(found)
+
+
+@pytest.mark.parametrize("table", sorted(display_name_tables()))
+def test_a_display_name_is_in_every_culture(table: str) -> None:
+    missing = sorted(key for key, names in display_name_tables()[table].items()
+                     if not all(names.get(culture) for culture in (GERMAN, ENGLISH)))
+    assert not missing, f"{table}: give {missing} a name in German and English (renderer.culture.german_english)"
+
+
+@pytest.mark.parametrize("table", sorted(display_name_tables()))
+def test_only_the_kinds_name_element_types(table: str) -> None:
+    """One fact, one place: a type's names are its row's ``Kind.names``; a second table of
+    them (as ``repository/catalog.py`` had before issue 20) would drift from the drawings."""
+    typed = sorted(set(display_name_tables()[table]) & set(KINDS))
+    assert not typed, f"{table} names the element types {typed}: their names are Kind.names in renderer/kinds.py"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from renderer.culture import german_english, text_keyed
 from repository import catalog
 from repository.api.common import TenantRequest, values_envelope
 from repository.api.endpoint import Resource
@@ -44,7 +45,7 @@ def describe(element_type: catalog.ElementType) -> dict[str, Any]:
     properties += [
         {
             "key": context,
-            "displayNames": {str(c): n for c, n in catalog.relation_display_names(context).items()},
+            "displayNames": text_keyed(catalog.relation_display_names(context)),
             "descriptions": {},
             "tooltips": {},
             "related": {"relatedTypes": list(catalog.RELATED_TARGETS[context][1]),
@@ -55,7 +56,7 @@ def describe(element_type: catalog.ElementType) -> dict[str, Any]:
     ]
     return {
         "key": element_type.key,
-        "displayNames": {str(c): n for c, n in element_type.display_names.items()},
+        "displayNames": text_keyed(element_type.display_names),
         "descriptions": {},
         "properties": properties,
         "layouts": [{"key": key, "displayNames": _names(*_german_english(catalog.LAYOUT_NAMES.get(key), key))}
@@ -80,7 +81,7 @@ def _attribute_property(key: str, data_type: str, german: str, english: str,
 
 
 def _names(german: str, english: str) -> dict[str, str]:
-    return {str(catalog.GERMAN): german, str(catalog.ENGLISH): english}
+    return text_keyed(german_english(german, english))
 
 
 def _german_english(names: dict[int, str] | None, key: str) -> tuple[str, str]:

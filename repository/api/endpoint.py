@@ -38,6 +38,7 @@ from flask import Blueprint, current_app, request
 from flask.typing import ResponseReturnValue
 from sqlalchemy.orm import Session
 
+from interchange.ids import UniqueIds
 from repository import auth
 from repository.api.common import (
     TenantRequest,
@@ -113,7 +114,9 @@ class Resource:
         self.blueprint = Blueprint(name, import_name)
         self.error_schema = error_schema
         self.declarations: list[Declaration] = []
-        self._names: set[str] = set()
+        # Flask's endpoint names; a function declared twice (two summaries) gets two
+        # (`name`, `name_2`), numbered as a BPMN document's ids are.
+        self._names = UniqueIds()
 
     def endpoint(self, methods: str | tuple[str, ...], rules: str | tuple[str, ...], *,
                  summary: str, api_version: str, answer: str | Answer,
@@ -134,21 +137,12 @@ class Resource:
         def register(function: View) -> View:
             self.declarations.append(declaration)
             view_function = _with_prelude(declaration, function)
-            name = self._unique_name(function.__name__)
+            name = self._names.new(function.__name__)
             for rule in declaration.rules:
                 self.blueprint.add_url_rule(rule, name, view_function,
                                             methods=list(declaration.methods))
             return function
         return register
-
-    def _unique_name(self, base: str) -> str:
-        """Flask's endpoint name; a function declared twice (two summaries) gets two."""
-        name, number = base, 1
-        while name in self._names:
-            number += 1
-            name = f"{base}_{number}"
-        self._names.add(name)
-        return name
 
 
 def _with_prelude(declaration: Declaration,

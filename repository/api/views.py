@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from renderer.culture import text_keyed
 from repository import catalog
 from repository.api.common import TenantRequest, values_envelope
 from repository.api.endpoint import Resource
@@ -18,7 +19,7 @@ def list_views(req: TenantRequest, facet: catalog.Facet) -> dict[str, Any]:
     return values_envelope([
         {
             "name": view,
-            "displayNames": {str(c): n for c, n in catalog.VIEW_NAMES[view].items()},
+            "displayNames": text_keyed(catalog.VIEW_NAMES[view]),
             "elements": f"{req.base}/_api/rest/facets/{facet.name}/views/{view}/elements",
             "isHierarchical": view in catalog.HIERARCHICAL_VIEWS,
         }

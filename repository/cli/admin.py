@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import math
 import shlex
 import sys
 from collections.abc import Iterator
@@ -14,8 +13,9 @@ from repository.cli.common import (
     add_command,
     db_option,
     engine_or_hint,
+    positive_option,
     session_on,
-    tenant_named,
+    tenant_session,
     with_db,
 )
 
@@ -55,48 +55,30 @@ def add_commands(commands: Subcommands[argparse.ArgumentParser]) -> None:
     token = add_command(commands, "token", "manage bearer tokens")
     token_commands = token.add_subparsers(required=True, metavar="ACTION")
     token_create = add_command(token_commands, "create",
-                               "create a bearer token (printed once, on the last line)")
-    _tenant_arguments(token_create)
+                               "create a bearer token (printed once, on the last line)", on_tenant=True)
     token_create.add_argument("--role", required=True, choices=_Roles(), metavar="ROLE",
                               help="what the token may do: %(choices)s")
     token_create.add_argument("--name", help="the token's name in createdBy / changedBy "
                                              "(default: the role)")
-    token_create.add_argument("--expires-in", metavar="DAYS", type=_days,
+    token_create.add_argument("--expires-in", metavar="DAYS", type=positive_option("days"),
                               help="refuse the token (401) this many days from now; "
                                    "fractions allowed (default: never expires)")
     db_option(token_create)
     token_create.set_defaults(command=_token_create)
 
     token_list = add_command(token_commands, "list", "list a tenant's tokens: id, name, "
-                             "role, created, expires, revoked (never the token itself)")
-    _tenant_arguments(token_list)
+                             "role, created, expires, revoked (never the token itself)", on_tenant=True)
     db_option(token_list)
     token_list.set_defaults(command=_token_list)
 
     token_revoke = add_command(token_commands, "revoke", "revoke a token: from now on it "
-                               "answers 401; its past changes keep naming it")
-    _tenant_arguments(token_revoke)
+                               "answers 401; its past changes keep naming it", on_tenant=True)
     which = token_revoke.add_mutually_exclusive_group(required=True)
     which.add_argument("--name", help="the token's name (as token list shows it)")
     which.add_argument("--id", dest="token_id", metavar="ID",
                        help="the token's id (as token list and changedBy show it)")
     db_option(token_revoke)
     token_revoke.set_defaults(command=_token_revoke)
-
-
-def _tenant_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("collection", help="the tenant's collection id")
-    parser.add_argument("storage", help="the tenant's storage id")
-
-
-def _days(text: str) -> float:
-    try:
-        days = float(text)
-    except ValueError:
-        days = math.nan
-    if not (math.isfinite(days) and days > 0):
-        raise argparse.ArgumentTypeError(f"a positive number of days, not {text!r}")
-    return days
 
 
 def _db_upgrade(args: argparse.Namespace) -> int:
@@ -136,8 +118,7 @@ def _tenant_create(args: argparse.Namespace) -> int:
 def _token_create(args: argparse.Namespace) -> int:
     from repository.auth import create_token
 
-    with session_on(args.db) as session:
-        tenant = tenant_named(session, args)
+    with tenant_session(args) as (session, tenant):
         token = create_token(session, tenant, args.role, args.name,
                              expires_in_days=args.expires_in)
     expiry = "" if args.expires_in is None else f", expires in {args.expires_in:g} days"
@@ -150,8 +131,8 @@ def _token_create(args: argparse.Namespace) -> int:
 def _token_list(args: argparse.Namespace) -> int:
     from repository.store import list_tokens
 
-    with session_on(args.db, write=False) as session:
-        records = list_tokens(session, tenant_named(session, args))
+    with tenant_session(args, write=False) as (session, tenant):
+        records = list_tokens(session, tenant)
     rows = [("ID", "NAME", "ROLE", "CREATED", "EXPIRES", "REVOKED")] + [
         (r.id, r.name, r.role, r.created_at or "-", r.expires_at or "never",
          r.revoked_at or "-") for r in records]
@@ -166,8 +147,8 @@ def _token_list(args: argparse.Namespace) -> int:
 def _token_revoke(args: argparse.Namespace) -> int:
     from repository.store import now_timestamp, revoke_token
 
-    with session_on(args.db) as session:
-        revoked = revoke_token(session, tenant_named(session, args), now_timestamp(),
+    with tenant_session(args) as (session, tenant):
+        revoked = revoke_token(session, tenant, now_timestamp(),
                                name=args.name, element_id=args.token_id)
     print(f"Revoked token {revoked.id} ({revoked.name!r}, role {revoked.role}) of "
           f"{args.collection}/{args.storage}: it answers 401 from now on", file=sys.stderr)

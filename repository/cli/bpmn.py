@@ -20,8 +20,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from renderer.culture import text_keyed
 from repository import catalog
-from repository.cli.common import EXIT_BAD_INPUT, CommandError, Subcommands, add_command, db_option, session_on
+from repository.cli.common import EXIT_BAD_INPUT, CommandError, Subcommands, add_command, db_option, tenant_session
 
 if TYPE_CHECKING:
     from interchange import BpmnImport
@@ -36,9 +37,7 @@ PROCESS_FACET = "processes"
 
 def add_commands(commands: Subcommands[argparse.ArgumentParser]) -> None:
     command = add_command(commands, "import", "import BPMN 2.0 files into a tenant (importing a "
-                          "file again updates the elements it made)")
-    command.add_argument("collection", help="the tenant's collection id")
-    command.add_argument("storage", help="the tenant's storage id")
+                          "file again updates the elements it made)", on_tenant=True)
     command.add_argument("models", nargs="+", type=Path, metavar="MODEL.bpmn", help="BPMN 2.0 XML files")
     db_option(command)
     command.set_defaults(command=_import)
@@ -59,11 +58,9 @@ def _import(args: argparse.Namespace) -> int:
 
     from interchange import BpmnError
     from repository.errors import RepositoryError
-    from repository.store import find_tenant
 
-    with session_on(args.db, write=False) as session:
-        if find_tenant(session, args.collection, args.storage) is None:
-            raise CommandError(f"no tenant {args.collection}/{args.storage}")
+    with tenant_session(args, write=False):
+        pass  # an unknown tenant is refused before the first file, not once per file
     failed = 0
     for path in tqdm(args.models, disable=len(args.models) < 2, file=sys.stderr, unit="file"):
         try:
@@ -86,7 +83,7 @@ def _import_file(args: argparse.Namespace, path: Path) -> str:
 
     from interchange import read_bpmn
     from interchange.kept import KEPT_ATTRIBUTES
-    from repository.store import Store, find_tenant
+    from repository.store import Store
     from repository.store.imports import set_content, upsert_elements
 
     try:
@@ -96,9 +93,7 @@ def _import_file(args: argparse.Namespace, path: Path) -> str:
     imported = read_bpmn(data)
     for warning in imported.model.warnings:
         tqdm.write(f"elrepo: {path}: warning: {warning}", file=sys.stderr)
-    with session_on(args.db) as session:
-        tenant = find_tenant(session, args.collection, args.storage)
-        assert tenant is not None, "checked before the first file"
+    with tenant_session(args) as (session, tenant):
         plan = plan_import(imported, tenant, path.name)
         store = Store(session, tenant)
         upsert_elements(store, plan.units, None, KEPT_ATTRIBUTES)
@@ -192,7 +187,7 @@ def plan_import(imported: BpmnImport, tenant: Tenant, file_name: str) -> ImportP
         """What a pool or process org unit keeps of the process it stands for."""
         names = model.process_names.get(process, {})
         executable = {BPMN_EXECUTABLE: {neutral: model.executable[process]}} if process in model.executable else {}
-        return {**({BPMN_PROCESS_NAME: _by_culture(names)} if names else {}), **executable}
+        return {**({BPMN_PROCESS_NAME: text_keyed(names)} if names else {}), **executable}
 
     pool_process = {pool.id: pool.process for pool in model.pools}
     lane_ids = {lane.id for lane in model.lanes}
@@ -213,7 +208,7 @@ def plan_import(imported: BpmnImport, tenant: Tenant, file_name: str) -> ImportP
     for flow in model.flows:
         entry: dict[str, Any] = {"id": flow.id, "type": flow.tag, "source": flow.source, "target": flow.target}
         if flow.names:
-            entry["name"] = _by_culture(flow.names)
+            entry["name"] = text_keyed(flow.names)
         if flow.default:
             entry["default"] = True
         if flow.condition:
@@ -226,10 +221,10 @@ def plan_import(imported: BpmnImport, tenant: Tenant, file_name: str) -> ImportP
     for annotation in model.nodes:
         if annotation.kind == ANNOTATION:
             artifacts.setdefault(annotation.parent, []).append(
-                {"id": annotation.id, "type": "textAnnotation", "text": _by_culture(annotation.names)})
+                {"id": annotation.id, "type": "textAnnotation", "text": text_keyed(annotation.names)})
     artifacts.setdefault(None, []).extend(
         {"id": group.id, "type": "group", "members": list(group.members),
-         **({"name": _by_culture(group.names)} if group.names else {})} for group in model.groups)
+         **({"name": text_keyed(group.names)} if group.names else {})} for group in model.groups)
 
     def artifacts_of(scope: str | None) -> dict[str, Any]:
         return {BPMN_ARTIFACTS: artifacts[scope]} if artifacts.get(scope) else {}
@@ -237,7 +232,7 @@ def plan_import(imported: BpmnImport, tenant: Tenant, file_name: str) -> ImportP
     bands = lane_keys(model)
     scopes = [None] + [node.id for node in model.nodes if node.expandable and scope_nodes(model, node.id)]
     diagram_names = diagram_name(model)
-    named = {"name": _by_culture(diagram_names)} if diagram_names else \
+    named = {"name": text_keyed(diagram_names)} if diagram_names else \
         {"name": {neutral: name_from_file(file_name)}, BPMN_FILE: {neutral: file_name}}
     diagram_kept = kept(model.plane_element, "collaboration" if model.pools else "process",
                         **{BPMN_FLOWS: flows.get(None, [])}, **artifacts_of(None))
@@ -292,12 +287,7 @@ def diagram_name(model: BpmnModel) -> Mapping[int, str]:
     return named[0] if named else {}
 
 
-def _by_culture(names: Mapping[int, str]) -> dict[str, str]:
-    """Names by culture id as text (the wire form)."""
-    return {str(culture): text for culture, text in names.items()}
-
-
 def _names(fixture_element: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
     """The fixture's `name` attribute, culture ids as text keys (the wire form)."""
     names = fixture_element.get("attributes", {}).get("name", {})
-    return {"name": _by_culture(names)} if names else {}
+    return {"name": text_keyed(names)} if names else {}

@@ -1,9 +1,11 @@
 """What every `elrepo` command shares: the one-line error, exit statuses, the help
-format, the `--db` option and a session on a database at this elrepo's schema."""
+format, the `--db` option, a tenant's arguments and its lookup, positive numbers, and a
+session on a database at this elrepo's schema."""
 
 from __future__ import annotations
 
 import argparse
+import math
 import shlex
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -44,15 +46,41 @@ class HelpFormatter(argparse.ArgumentDefaultsHelpFormatter):
 
 
 def add_command(parent: Subcommands[argparse.ArgumentParser], name: str,
-                help_text: str) -> argparse.ArgumentParser:
-    return parent.add_parser(name, help=help_text, description=help_text,
-                             formatter_class=HelpFormatter)
+                help_text: str, *, on_tenant: bool = False) -> argparse.ArgumentParser:
+    """A (sub)command; `on_tenant`: it works on one tenant, named by its first two
+    arguments, `collection` and `storage` (`tenant_session` opens it)."""
+    command = parent.add_parser(name, help=help_text, description=help_text,
+                                formatter_class=HelpFormatter)
+    if on_tenant:
+        command.add_argument("collection", help="the tenant's collection id")
+        command.add_argument("storage", help="the tenant's storage id")
+    return command
 
 
 def db_option(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--db", metavar="URL", help=(
         "SQLAlchemy URL; PostgreSQL (postgresql+psycopg://user@host/db) needs pip install "
         "-e '.[postgres]' (default: ELREPO_DATABASE_URL, else sqlite:///elrepo.db)"))
+
+
+def positive_number(text: str) -> float | None:
+    """`text` as a positive, finite number (fractions allowed), else None."""
+    try:
+        number = float(text)
+    except ValueError:
+        return None
+    return number if math.isfinite(number) and number > 0 else None
+
+
+def positive_option(unit: str) -> Callable[[str], float]:
+    """An argparse `type` for an option taking a positive number of `unit` (days, seconds):
+    anything else is a usage error that says so."""
+    def parse(text: str) -> float:
+        number = positive_number(text)
+        if number is None:
+            raise argparse.ArgumentTypeError(f"a positive number of {unit}, not {text!r}")
+        return number
+    return parse
 
 
 def with_db(db: str | None) -> str:
@@ -112,14 +140,23 @@ def session_on(db: str | None, *, write: bool = True,
         engine.dispose()
 
 
-def tenant_named(session: Session, args: argparse.Namespace) -> Tenant:
-    """The tenant of the command's `collection` and `storage` arguments, or the one line
-    that says how to create it."""
+@contextmanager
+def tenant_session(args: argparse.Namespace, *, write: bool = True) -> Iterator[tuple[Session, Tenant]]:
+    """`session_on` the command's `--db`, and the tenant of its `collection` and `storage`
+    arguments (`add_command(on_tenant=True)`), refused with how to create it when there
+    is none."""
+    with session_on(args.db, write=write) as session:
+        yield session, existing_tenant(session, args.collection, args.storage, args.db)
+
+
+def existing_tenant(session: Session, collection: str, storage: str, db: str | None) -> Tenant:
+    """The tenant `collection`/`storage` of the database `db` (the command's `--db`), or
+    the one line that says how to create it."""
     from repository.store import find_tenant
 
-    tenant = find_tenant(session, args.collection, args.storage)
+    tenant = find_tenant(session, collection, storage)
     if tenant is None:
-        raise CommandError(f"no tenant {args.collection}/{args.storage}; create it with: "
-                           f"elrepo tenant create {shlex.quote(args.collection)} "
-                           f"{shlex.quote(args.storage)}{with_db(args.db)}")
+        raise CommandError(f"no tenant {collection}/{storage}; create it with: "
+                           f"elrepo tenant create {shlex.quote(collection)} "
+                           f"{shlex.quote(storage)}{with_db(db)}")
     return tenant

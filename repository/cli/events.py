@@ -5,11 +5,10 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import sys
 import time
 
-from repository.cli.common import Subcommands, add_command, db_option, session_on, tenant_named
+from repository.cli.common import Subcommands, add_command, db_option, positive_option, tenant_session
 
 DEFAULT_INTERVAL = 1.0
 PAGE = 500  # events read per statement
@@ -19,9 +18,7 @@ def add_commands(commands: Subcommands[argparse.ArgumentParser]) -> None:
     events = add_command(commands, "events", "read the change feed")
     event_commands = events.add_subparsers(required=True, metavar="ACTION")
     tail = add_command(event_commands, "tail", "print a tenant's change events as JSON "
-                       "lines (CloudEvents) and follow the feed; Ctrl-C stops")
-    tail.add_argument("collection", help="the tenant's collection id")
-    tail.add_argument("storage", help="the tenant's storage id")
+                       "lines (CloudEvents) and follow the feed; Ctrl-C stops", on_tenant=True)
     start = tail.add_mutually_exclusive_group()
     start.add_argument("--from-start", action="store_true",
                        help="begin with the oldest event kept (default: with the next one)")
@@ -29,20 +26,10 @@ def add_commands(commands: Subcommands[argparse.ArgumentParser]) -> None:
                        "endpoint's, or the one this command prints when it stops)")
     tail.add_argument("--no-follow", action="store_true",
                       help="stop once every event there is now was printed")
-    tail.add_argument("--interval", type=_seconds, default=DEFAULT_INTERVAL, metavar="SECONDS",
+    tail.add_argument("--interval", type=positive_option("seconds"), default=DEFAULT_INTERVAL, metavar="SECONDS",
                       help="how often to look for new events")
     db_option(tail)
     tail.set_defaults(command=_tail)
-
-
-def _seconds(text: str) -> float:
-    try:
-        seconds = float(text)
-    except ValueError:
-        seconds = math.nan
-    if not (math.isfinite(seconds) and seconds > 0):
-        raise argparse.ArgumentTypeError(f"a positive number of seconds, not {text!r}")
-    return seconds
 
 
 def _tail(args: argparse.Namespace) -> int:
@@ -50,8 +37,7 @@ def _tail(args: argparse.Namespace) -> int:
     from repository.store.changes import feed_bounds
 
     cursor: str | None = args.cursor
-    with session_on(args.db, write=False) as session:
-        tenant = tenant_named(session, args)
+    with tenant_session(args, write=False) as (session, tenant):
         if cursor is None and not args.from_start:
             cursor = encode_cursor(feed_bounds(session, tenant.pk)[1])
         try:

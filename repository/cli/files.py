@@ -21,7 +21,7 @@ from repository.cli.common import (
     Subcommands,
     add_command,
     db_option,
-    session_on,
+    tenant_session,
 )
 
 if TYPE_CHECKING:
@@ -58,9 +58,7 @@ def add_commands(commands: Subcommands[argparse.ArgumentParser]) -> None:
                              "bands in every one)")
     layout.set_defaults(command=_layout)
 
-    export = add_command(commands, "export", "export every diagram of a tenant")
-    export.add_argument("collection", help="the tenant's collection id")
-    export.add_argument("storage", help="the tenant's storage id")
+    export = add_command(commands, "export", "export every diagram of a tenant", on_tenant=True)
     export.add_argument("-o", "--output", type=Path, required=True,
                         help="directory to write the files to")
     export.add_argument("--layout", action="append", dest="layouts",
@@ -212,7 +210,7 @@ def _export(args: argparse.Namespace) -> int:
     from renderer.export import ExportJob, export_many
     from repository.fixtures import diagram_fixture, nested_fixture
     from repository.input_rules import parse_culture_id
-    from repository.store import Store, find_tenant
+    from repository.store import Store
 
     culture = parse_culture_id(args.culture, "--culture")
     layouts = args.layouts or list(DEFAULT_EXPORT_LAYOUTS)
@@ -228,10 +226,7 @@ def _export(args: argparse.Namespace) -> int:
     if args.broker is not None and args.format == "bpmn":
         raise CommandError("--broker sends renders (svg, png) to workers; --format bpmn is "
                            "written here, without --broker")
-    with session_on(args.db, write=False) as session:
-        tenant = find_tenant(session, args.collection, args.storage)
-        if tenant is None:
-            raise CommandError(f"no tenant {args.collection}/{args.storage}")
+    with tenant_session(args, write=False) as (session, tenant):
         store = Store(session, tenant)
         # BPMN draws expanded sub-processes with their content inside them
         fixture_of = nested_fixture if args.format == "bpmn" else diagram_fixture

@@ -4,13 +4,20 @@ cache, the database's schema), loads the demo into an empty database, then runs 
 from __future__ import annotations
 
 import argparse
-import math
 import os
 import socket
 import sys
 from typing import TYPE_CHECKING
 
-from repository.cli.common import CommandError, Subcommands, add_command, db_option, session_on, with_db
+from repository.cli.common import (
+    CommandError,
+    Subcommands,
+    add_command,
+    db_option,
+    positive_number,
+    session_on,
+    with_db,
+)
 from repository.settings import (
     DB_POOL_SIZE_ENV,
     DEFAULT_EVENT_RETENTION_DAYS,
@@ -170,11 +177,8 @@ def _positive(given: str | None, option: str, environment: str, default: float,
         environment, os.environ.get(environment))
     if text is None:
         return default
-    try:
-        value = float(text)
-    except ValueError:
-        value = math.nan
-    if not (math.isfinite(value) and value > 0):
+    value = positive_number(text)
+    if value is None:
         raise CommandError(f"{source} must be a positive number of {unit}, not {text!r}")
     return value
 

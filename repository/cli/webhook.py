@@ -64,16 +64,13 @@ def _destination(args: argparse.Namespace) -> tuple[str, str, str]:
     if args.tenant is None or args.secret is not None:
         raise CommandError(f"{args.target!r} is not an http(s) URL; a webhook id needs "
                            "--tenant COLLECTION STORAGE (and no --secret)")
-    from repository.cli.common import session_on
+    from repository.cli.common import existing_tenant, session_on
     from repository.errors import NotFound
-    from repository.store import find_tenant
     from repository.webhooks.endpoints import find
 
     collection, storage = args.tenant
     with session_on(args.db, write=False) as session:
-        tenant = find_tenant(session, collection, storage)
-        if tenant is None:
-            raise CommandError(f"no tenant {collection}/{storage}")
+        tenant = existing_tenant(session, collection, storage, args.db)
         try:
             endpoint = find(session, tenant.pk, args.target)
         except NotFound as error:

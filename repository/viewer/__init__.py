@@ -18,6 +18,7 @@ from importlib import resources
 from flask import Blueprint, Flask, Response, abort, redirect, request
 
 from interchange.kept import KEPT_ATTRIBUTES
+from renderer.culture import text_keyed
 from renderer.names import RELATION_NAMES
 from repository import auth, catalog, release
 
@@ -104,10 +105,10 @@ def catalog_document() -> dict[str, object]:
     values, related contexts, states, transitions and roles (`repository.catalog`)."""
     return {
         "facets": [{"name": facet.name, "views": list(facet.views),
-                    "displayNames": _by_culture(catalog.FACET_NAMES[facet.name])}
+                    "displayNames": text_keyed(catalog.FACET_NAMES[facet.name])}
                    for facet in catalog.FACETS.values()],
         "types": {key: {"facet": catalog.facet_of_type(key),
-                        "displayNames": _by_culture(element_type.display_names),
+                        "displayNames": text_keyed(element_type.display_names),
                         "color": element_type.color}
                   for key, element_type in catalog.TYPES.items()},
         "layouts": list(catalog.LAYOUT_KEYS),
@@ -146,9 +147,5 @@ def _next_step_roles() -> dict[str, list[str]]:
     return turns
 
 
-def _by_culture(names: Mapping[int, str]) -> dict[str, str]:
-    return {str(culture): name for culture, name in names.items()}
-
-
 def _each_by_culture(table: Mapping[str, Mapping[int, str]]) -> dict[str, dict[str, str]]:
-    return {key: _by_culture(names) for key, names in table.items()}
+    return {key: text_keyed(names) for key, names in table.items()}

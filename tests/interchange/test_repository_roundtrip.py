@@ -5,6 +5,7 @@ importing again updates instead of duplicating; a bad file writes nothing and th
 go on; the HTTP BPMN export answers the same XML under the render endpoint's rules."""
 from __future__ import annotations
 
+import shlex
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -220,7 +221,8 @@ def test_an_unknown_tenant_or_bpmn_layout_key_is_refused(db: str, tmp_path: Path
     assert main(["export", "--db", db, *TENANT, "-o", str(tmp_path), "--format", "bpmn",
                  "--layout", "graphic"]) == 2
     errors = capsys.readouterr().err.splitlines()
-    assert errors == ["elrepo: no tenant nobody/main",
+    assert errors == ["elrepo: no tenant nobody/main; create it with: elrepo tenant create nobody main "
+                      f"--db {shlex.quote(db)}",
                       f"elrepo: unknown BPMN layout key(s) graphic; layout keys: {', '.join(BPMN_LAYOUT_KEYS)}"]
 
 
