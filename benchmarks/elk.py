@@ -8,7 +8,7 @@ out graph after graph, so node's start-up and elkjs's loading are not counted: f
 graph one warm-up call (the JIT compiles ELK's code paths for its size), then the least
 CPU time (``process.cpuUsage()``, the whole process, as ours is timed) of one
 ``new ELK().layout(graph)`` over the calls asked for, each on a fresh copy of the graph,
-and the drawing of the last call (``ElkTimer.lay_out``).
+and the drawing of the last call (``ElkTimer.lay_out``, which may leave out the warm-up).
 
 Options (``layout_options``), those of ../shared/corpus/BASELINES.md (elkjs 0.12.1,
 layered, orthogonal, node spacing 30, layer spacing 50), the rest ELK's defaults:
@@ -28,7 +28,8 @@ from layouts.geometry import Box, EdgeRoute, Layout, NodeBox
 #: the version ../shared/corpus/BASELINES.md's ELK figures were taken with
 ELKJS_PACKAGE = "elkjs@0.12.1"
 
-# Answers each request, a JSON line {"graph": ELK JSON graph, "repeats": n}, with a JSON
+# Answers each request, a JSON line {"graph": ELK JSON graph, "repeats": n, "warmUp": bool},
+# with a JSON
 # line {"ms": least CPU ms of one layout, "nodes": [[id, x, y, width, height], ...],
 # "edges": [[source, target, [[x, y], ...]], ...]} (the last call's drawing, an edge's
 # sections as one polyline) or {"error": ELK's message}.
@@ -53,10 +54,11 @@ function drawing(graph) {
   };
 }
 for await (const line of createInterface({ input: process.stdin, crlfDelay: Infinity })) {
-  const { graph, repeats } = JSON.parse(line);
+  const { graph, repeats, warmUp } = JSON.parse(line);
   let answer;
   try {
-    let { drawn } = await timedLayout(graph);
+    let drawn;
+    if (warmUp) ({ drawn } = await timedLayout(graph));
     let best = Infinity;
     for (let call = 0; call < repeats; call++) {
       const timed = await timedLayout(graph);
@@ -115,13 +117,15 @@ class ElkTimer:
         except ElkTimedOut:
             return float("inf")
 
-    def lay_out(self, graph: dict[str, Any], repeats: int = 1) -> ElkDrawing:
+    def lay_out(self, graph: dict[str, Any], repeats: int = 1, warm_up: bool = True) -> ElkDrawing:
         """ELK's drawing of ``graph`` (ELK JSON; nodes and edges at its top level), timed
-        as ``time`` does. Raises ElkTimedOut past the timeout, ElkFailed with ELK's error."""
+        as ``time`` does, or without the warm-up call (where graph after graph of one size
+        keeps the JIT warm). Raises ElkTimedOut past the timeout, ElkFailed with ELK's error."""
         if self._node is None:
             self._node = NodeLines(self._folder, ELK_SCRIPT)
         try:
-            answer: dict[str, Any] = self._node.ask({"graph": graph, "repeats": repeats}, self.timeout)
+            answer: dict[str, Any] = self._node.ask({"graph": graph, "repeats": max(repeats, 1), "warmUp": warm_up},
+                                                    self.timeout)
         except NodeTimeout as error:
             self.close()
             raise ElkTimedOut(str(error)) from None

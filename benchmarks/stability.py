@@ -34,13 +34,14 @@ import copy
 import json
 import random
 import time
+from collections import OrderedDict
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from statistics import mean
 from typing import Any, Protocol
 
-from benchmarks.elk import ElkFailed, ElkTimer
+from benchmarks.elk import ElkDrawing, ElkFailed, ElkTimer
 from benchmarks.run import PeerGraph, elk_graph, elk_timer, peer_graph
 from checks.generate import generate_flow
 from layouts.base import LayoutOptions
@@ -255,13 +256,33 @@ POSITION_OPTIONS = {"elk.layered.cycleBreaking.strategy": "INTERACTIVE",
                     "elk.layered.layering.strategy": "INTERACTIVE", "elk.separateConnectedComponents": "false"}
 
 
+class ElkDrawings:
+    """ELK's drawings, each timed by one call (no warm-up: the benchmark's graphs keep
+    ELK's code warm), the ``kept`` last asked for kept: both ELK peers draw the same fresh graphs."""
+
+    def __init__(self, timer: ElkTimer, kept: int) -> None:
+        self._timer = timer
+        self._kept = kept
+        self._drawn: OrderedDict[str, ElkDrawing] = OrderedDict()
+
+    def lay_out(self, request: dict[str, Any]) -> ElkDrawing:
+        key = json.dumps(request, sort_keys=True)
+        if key in self._drawn:
+            self._drawn.move_to_end(key)
+        else:
+            self._drawn[key] = self._timer.lay_out(request, warm_up=False)
+            if len(self._drawn) > self._kept:
+                self._drawn.popitem(last=False)  # the least recently asked
+        return self._drawn[key]
+
+
 class Elk:
     """ELK Layered, fresh with ``considerModelOrder`` and ``interactive`` (a key of
     ``INTERACTIVE_OPTIONS``) from its drawing before the edit; layout keys without lanes
     only (ELK has none)."""
 
-    def __init__(self, timer: ElkTimer, interactive: str) -> None:
-        self._timer = timer
+    def __init__(self, drawings: ElkDrawings, interactive: str) -> None:
+        self._drawings = drawings
         self._interactive = POSITION_OPTIONS | INTERACTIVE_OPTIONS[interactive]
         self.name = f"ELK {interactive}"
         self.modes = ("model order", interactive)
@@ -286,7 +307,7 @@ class Elk:
             child["x"], child["y"] = centre[0] - child["width"] / 2, centre[1] - child["height"] / 2
             child["layoutOptions"] = {"elk.position": f"({child['x']}, {child['y']})"}
         shape_of = {child["id"]: shape for child, shape in zip(request["children"], graph.shapes)}
-        drawing = self._timer.lay_out(request)
+        drawing = self._drawings.lay_out(request)
         layout = drawing.layout
         return replace(layout, nodes=tuple(replace(node, id=shape_of[node.id]) for node in layout.nodes),
                        edges=tuple(replace(edge, source=shape_of[edge.source], target=shape_of[edge.target])
@@ -441,8 +462,10 @@ def main() -> None:
     parser.add_argument("--worst", type=int, default=0, help="list this many edits keeping the least order")
     args = parser.parse_args()
     timer = elk_timer(args.elk_timeout) if args.peer else None
-    peers: list[Engine] = [] if timer is None else [
-        Elk(timer, {"elk": "interactive", "elk-semi": "semi-interactive"}[peer]) for peer in args.peer]
+    # a model's drawings in one layout: before, and after each edit at each place
+    drawings = None if timer is None else ElkDrawings(timer, kept=1 + len(EDITS) * args.repeats)
+    peers: list[Engine] = [] if drawings is None else [
+        Elk(drawings, {"elk": "interactive", "elk-semi": "semi-interactive"}[peer]) for peer in args.peer]
     try:
         run(args, [Ours(), *peers])
     finally:

@@ -6,12 +6,13 @@ from __future__ import annotations
 import copy
 import random
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from benchmarks.elk import ElkTimer
+from benchmarks.elk import ElkDrawing, ElkTimer
 from benchmarks.run import PeerGraph, peer_graph
-from benchmarks.stability import Elk, in_model_order, insert, seeded_centres
+from benchmarks.stability import Elk, ElkDrawings, in_model_order, insert, seeded_centres
 from checks.generate import generate_flow
 from layouts.geometry import Box, Layout, NodeBox
 from layouts.stability import Stability
@@ -38,7 +39,7 @@ def test_interactive_elk_starts_old_shapes_where_they_stood_and_a_new_one_betwee
 @pytest.mark.parametrize("layout_key", ["horizontal", "vertical"])
 def test_elk_draws_every_shape_under_its_id_and_routes_every_flow(elk_timer: ElkTimer, layout_key: str) -> None:
     fixture = generate_flow(30, 3)
-    drawing, seconds = Elk(elk_timer, "interactive").fresh(fixture, layout_key, None)
+    drawing, seconds = Elk(ElkDrawings(elk_timer, kept=4), "interactive").fresh(fixture, layout_key, None)
     graph = peer_graph(fixture, layout_key)
     assert [node.id for node in drawing.nodes] == list(graph.shapes)
     assert {(edge.source, edge.target) for edge in drawing.edges} == {
@@ -53,7 +54,7 @@ def test_elk_draws_every_shape_under_its_id_and_routes_every_flow(elk_timer: Elk
 @pytest.mark.parametrize("interactive", ["interactive", "semi-interactive"])
 def test_interactive_elk_seeded_with_its_own_drawing_keeps_it(elk_timer: ElkTimer, interactive: str) -> None:
     fixture = generate_flow(30, 3)
-    elk = Elk(elk_timer, interactive)
+    elk = Elk(ElkDrawings(elk_timer, kept=4), interactive)
     before, _ = elk.fresh(fixture, "horizontal", None)
     again, _ = elk.sketched(fixture, "horizontal", before)
     kept = Stability.between(before, again, vertical=False)
@@ -62,7 +63,7 @@ def test_interactive_elk_seeded_with_its_own_drawing_keeps_it(elk_timer: ElkTime
 
 def test_an_inserted_task_is_drawn_by_both_elk_ways(elk_timer: ElkTimer) -> None:
     fixture = generate_flow(30, 3)
-    elk = Elk(elk_timer, "semi-interactive")
+    elk = Elk(ElkDrawings(elk_timer, kept=4), "semi-interactive")
     before, _ = elk.fresh(fixture, "horizontal", None)
     edited = copy.deepcopy(fixture)
     assert insert(edited, random.Random(1))
@@ -72,6 +73,27 @@ def test_an_inserted_task_is_drawn_by_both_elk_ways(elk_timer: ElkTimer) -> None
 
 
 def test_elk_draws_no_lanes() -> None:
-    elk = Elk(ElkTimer(Path("no-elkjs-here"), timeout=1), "interactive")  # node starts on first use only
+    unused = ElkTimer(Path("no-elkjs-here"), timeout=1)  # node would start on the first drawing only
+    elk = Elk(ElkDrawings(unused, kept=1), "interactive")
     assert elk.draws("horizontal") and elk.draws("vertical")
     assert not elk.draws("horizontalSwimlane") and not elk.draws("verticalSwimlane")
+
+
+class CountingTimer(ElkTimer):
+    """Answers every graph with an empty drawing, counting what it was asked."""
+
+    def __init__(self) -> None:
+        super().__init__(Path("no-elkjs-here"), timeout=1)
+        self.asked: list[str] = []
+
+    def lay_out(self, graph: dict[str, Any], repeats: int = 1, warm_up: bool = True) -> ElkDrawing:
+        self.asked.append(graph["id"])
+        return ElkDrawing(Layout(0, 0, ()), 0.001)
+
+
+def test_the_elk_peers_share_a_drawing_of_the_same_graph_while_it_is_among_the_last_kept() -> None:
+    timer = CountingTimer()
+    drawings = ElkDrawings(timer, kept=2)
+    for name in ("a", "a", "b", "a", "c", "a", "b"):
+        drawings.lay_out({"id": name, "layoutOptions": {}})
+    assert timer.asked == ["a", "b", "c", "b"]
