@@ -462,8 +462,8 @@ def main() -> None:
     parser.add_argument("--worst", type=int, default=0, help="list this many edits keeping the least order")
     args = parser.parse_args()
     timer = elk_timer(args.elk_timeout) if args.peer else None
-    # a model's drawings in one layout: before, and after each edit at each place
-    drawings = None if timer is None else ElkDrawings(timer, kept=1 + len(EDITS) * args.repeats)
+    # an ELK peer's drawings of a model in one layout: before, and two after each edit at each place
+    drawings = None if timer is None else ElkDrawings(timer, kept=1 + 2 * len(EDITS) * args.repeats)
     peers: list[Engine] = [] if drawings is None else [
         Elk(drawings, {"elk": "interactive", "elk-semi": "semi-interactive"}[peer]) for peer in args.peer]
     try:
