@@ -61,10 +61,12 @@ def time_render(fixture: dict[str, Any], layout: str, repeats: int) -> float:
 @dataclass(frozen=True)
 class PeerGraph:
     """What dot and ELK lay out: nodes ``n0``, ``n1``, ... with their sizes in px, edges
-    between node indices, and whether the layout runs top to bottom."""
+    between node indices, and whether the layout runs top to bottom; ``shapes`` are the
+    shape ids the nodes stand for, in the same order."""
     sizes: tuple[tuple[float, float], ...]
     edges: tuple[tuple[int, int], ...]
     vertical: bool
+    shapes: tuple[str, ...]
 
 
 def peer_graph(fixture: dict[str, Any], layout: str) -> PeerGraph:
@@ -75,7 +77,7 @@ def peer_graph(fixture: dict[str, Any], layout: str) -> PeerGraph:
     index = {node.id: i for i, node in enumerate(graph.nodes)}
     return PeerGraph(tuple((node.width, node.height) for node in graph.nodes),
                      tuple((index[edge.source], index[edge.target]) for edge in graph.edges),
-                     layout.startswith("vertical"))
+                     layout.startswith("vertical"), tuple(node.id for node in graph.nodes))
 
 
 def dot_source(fixture: dict[str, Any], splines: str, layout: str = "horizontal") -> str:

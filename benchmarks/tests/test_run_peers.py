@@ -4,15 +4,13 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from benchmarks.elk import ELKJS_PACKAGE, ElkFailed, ElkTimer
+from benchmarks.elk import ElkFailed, ElkTimer
 from benchmarks.run import corpus_summary, dot_graph, elk_graph, peer_columns, peer_graph
-from checks.bpmn_io import NodeUnavailable, installed_package
 from checks.generate import generate_flow
 from renderer.culture import DEFAULT_CULTURE, Cultures
 from renderer.flow import flow_graph
@@ -80,21 +78,6 @@ def test_the_corpus_summary_compares_on_the_diagrams_the_peer_was_measured_on() 
     summary = corpus_summary("ELK", [0.010, 0.030, 5.0], [0.020, 0.030, float("inf")])
     assert summary == "ELK total 0.05 s (/ELK 0.80), median 25.0 ms (/ELK 0.80), 1 diagrams not measured"
     assert corpus_summary("dot", [0.010], [None]) == "dot -"
-
-
-@pytest.fixture(scope="module")
-def elkjs_folder() -> Path:
-    """The folder holding elkjs, installed with npm on first use, as the benchmark does."""
-    try:
-        return installed_package(ELKJS_PACKAGE)
-    except NodeUnavailable as reason:
-        pytest.skip(f"elkjs not available: {reason}")
-
-
-@pytest.fixture
-def elk_timer(elkjs_folder: Path) -> Iterator[ElkTimer]:
-    with ElkTimer(elkjs_folder, timeout=60) as timer:
-        yield timer
 
 
 def test_elk_times_a_small_graph_in_process(elk_timer: ElkTimer) -> None:

@@ -7,7 +7,8 @@ where they stood across the flow in the sketch: a shape where it stood; a long e
 dummy where the edge's old route ran at the dummy's place along the flow (else between
 its ends); anything the sketch cannot place (a new shape) right after the vertex it
 follows in the fresh order, which puts a new branch beside the old ones instead of
-between them (placing it at its neighbours' mean pushed old shapes out of their rows).
+between them (placing it at its neighbours' mean pushed old shapes out of their rows),
+or, first in the fresh order, beside the topmost vertex it comes from.
 ``follow_sketch`` takes that order when it costs at most ``EXTRA_CROSSINGS`` crossings
 more than the fresh one, else that order with neighbours swapped while that removes
 crossings (``ordering.transposed``) if that is within the bound, else the fresh order.
@@ -61,6 +62,10 @@ def sketch_order(graph: ProperGraph, fresh: Layers, across: Sequence[float | Non
         last = float("-inf")
         for index, vertex in enumerate(layer):
             place = across[vertex]
+            if place is None and last == float("-inf"):
+                # nothing before it in the fresh order to follow: beside where its flow
+                # comes from, not at the layer's start across all the old edges
+                place = min((up for up in (across[u] for u in graph.up[vertex]) if up is not None), default=None)
             last = place if place is not None else last
             keys[vertex] = (graph.lane[vertex], last, index)
         ordered.append(sorted(layer, key=keys.__getitem__))

@@ -12,7 +12,8 @@ from layouts.readability import crossings
 from layouts.registry import get_strategy
 from layouts.sketch import Sketch
 from layouts.stability import Stability
-from layouts.steps.sketch_order import sketch_ranks
+from layouts.steps.proper import ProperGraph
+from layouts.steps.sketch_order import sketch_order, sketch_ranks
 
 
 def _process(inserted: bool) -> LayoutGraph:
@@ -73,6 +74,19 @@ def test_sketched_layers_keep_old_layers_and_push_later_ones_for_a_new_shape() -
     # an edge between two shapes of one old layer, or against the old order: no sketched layers
     assert sketch_ranks(["b", "x"], [(0, 1)], sketch) is None
     assert sketch_ranks(["a", "c"], [(1, 0)], sketch) is None
+
+
+def test_a_new_vertex_follows_its_fresh_neighbour_or_first_in_its_layer_stands_beside_its_source() -> None:
+    # p (across 100) and q (0) in one layer; in the next, r (0) and s (50) from q and new from p
+    graph = ProperGraph(node_count=5, layer_of=[0, 0, 1, 1, 1], chains=[], reversed_edges=frozenset(),
+                        down=[[2], [3, 4], [], [], []], up=[[], [], [0], [1], [1]], lane=[0] * 5)
+    places: list[float | None] = [100.0, 0.0, None, 0.0, 50.0]
+    p, q, new, r, s = range(5)
+    # first in the fresh order: beside p at the bottom, not above r and s (the car-rental
+    # insertion of docs/performance.md: 55 crossings there against the fresh order's 20)
+    assert sketch_order(graph, [[p, q], [new, r, s]], places) == [[q, p], [r, s, new]]
+    # after r in the fresh order: right after r, as before
+    assert sketch_order(graph, [[p, q], [r, new, s]], places) == [[q, p], [r, new, s]]
 
 
 def test_same_content_and_sketch_give_the_same_drawing() -> None:
