@@ -51,26 +51,6 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         group = module_fixture_group(item) if grouping else None
         if group is not None:
             item.add_marker(pytest.mark.xdist_group(group))
-    items[:] = long_modules_first(items)
-
-
-#: the markers of the tests that take seconds each (pyproject.toml's `markers`)
-LONG_RUNNING = ("slow", "corpus", "browser")
-
-
-def long_modules_first(items: list[pytest.Item]) -> list[pytest.Item]:
-    """The modules holding a long-running test before the others, each module whole and
-    in its order (its module fixtures set up once, also without -n). Under -n the
-    workers take the tests in this order (`--no-loadscope-reorder`, pyproject's
-    addopts), so the short tests fill both workers' ends: a minute-long test taken last
-    kept one worker busy alone while the other had finished."""
-    long_modules = {module_of(item) for item in items
-                    if any(item.get_closest_marker(marker) for marker in LONG_RUNNING)}
-    return sorted(items, key=lambda item: module_of(item) not in long_modules)
-
-
-def module_of(item: pytest.Item) -> str:
-    return item.nodeid.split("::")[0]
 
 
 def module_fixture_group(item: pytest.Item) -> str | None:
@@ -84,7 +64,7 @@ def module_fixture_group(item: pytest.Item) -> str | None:
         return None
     shared = sorted(name for name, definitions in info.name2fixturedefs.items()
                     if definitions and definitions[-1].scope == "module")
-    return f"{module_of(item)}::{shared[0]}" if shared else None
+    return f"{item.nodeid.split('::')[0]}::{shared[0]}" if shared else None
 
 
 def reads_the_corpus(item: pytest.Item) -> bool:
