@@ -49,6 +49,7 @@ DETAIL = FACETS + "/processes/views/detail/elements"
 CONTENT = FACETS + "/processes/views/diagram/elements/{}/content"
 WRITERS = 8
 WRITES_PER_WRITER = 125
+UNREAD_WAIT_SECONDS = 60
 
 
 def feed_page(api: Api, cursor: str | None = None, role: str = "viewer",
@@ -244,28 +245,58 @@ def test_maintenance_trims_events_past_retention_and_a_cursor_behind_them_is_410
         app.extensions["elrepo.engine"].dispose()
 
 
-def run_writers_and_reader(write: Callable[[int], None],
-                           follow: Callable[[Callable[[], bool]], None]) -> None:
-    """WRITERS threads running `write(writer)` and one running `follow(failed)` at once
-    (`failed()`: whether a thread has failed, so the reader stops waiting); fails with
-    the threads' failures."""
-    failures: list[BaseException] = []
+class Writes:
+    """The writes the writer threads saw acknowledged (committed), and the threads'
+    failures, for the reader to wait on: it asks for a page only once a write it has not
+    read was acknowledged, so it reads while the others write without spinning on empty
+    pages (it sent four requests for every write, most of them empty, and took their
+    share of the CPU from the writers)."""
+
+    def __init__(self) -> None:
+        self._changed = threading.Condition()
+        self.acknowledged: list[str] = []
+        self.failures: list[BaseException] = []
+
+    def acknowledge(self, write: str) -> None:
+        with self._changed:
+            self.acknowledged.append(write)
+            self._changed.notify_all()
+
+    def fail(self, error: BaseException) -> None:
+        with self._changed:
+            self.failures.append(error)
+            self._changed.notify_all()
+
+    def failed(self) -> bool:
+        return bool(self.failures)
+
+    def await_unread(self, read: int) -> None:
+        """Until more than `read` writes were acknowledged or a thread failed (the
+        timeout is a hang guard: past it the reader simply asks again)."""
+        with self._changed:
+            self._changed.wait_for(lambda: len(self.acknowledged) > read or self.failed(),
+                                   timeout=UNREAD_WAIT_SECONDS)
+
+
+def run_writers_and_reader(writes: Writes, write: Callable[[int], None],
+                           follow: Callable[[], None]) -> None:
+    """WRITERS threads running `write(writer)` and one running `follow()` at once; fails
+    with the threads' failures (`writes.failed()` tells the reader to stop waiting)."""
 
     def guarded(run: Callable[[], None]) -> None:
         try:
             run()
         except BaseException as error:
-            failures.append(error)
+            writes.fail(error)
 
     threads = [threading.Thread(target=guarded, args=(functools.partial(write, w),))
                for w in range(WRITERS)]
-    threads.append(threading.Thread(target=guarded,
-                                    args=(functools.partial(follow, lambda: bool(failures)),)))
+    threads.append(threading.Thread(target=guarded, args=(follow,)))
     for thread in threads:
         thread.start()
     for thread in threads:
         thread.join()
-    assert failures == []
+    assert writes.failures == []
 
 
 def test_the_counter_numbers_concurrent_transactions_in_commit_order(api: Api) -> None:
@@ -278,7 +309,7 @@ def test_the_counter_numbers_concurrent_transactions_in_commit_order(api: Api) -
         tenant = find_tenant(session, "demo", "default")
         assert tenant is not None
         tenant_pk, start = tenant.pk, feed_bounds(session, tenant.pk)[1]
-    committed: list[str] = []
+    writes = Writes()
 
     def transaction(subject: str, n: int) -> None:
         """One write; a busy database (SQLite's lock, past its wait) is tried again, as a
@@ -293,7 +324,7 @@ def test_the_counter_numbers_concurrent_transactions_in_commit_order(api: Api) -
                         session.rollback()
                         return
                     session.commit()
-                    committed.append(subject)
+                    writes.acknowledge(subject)
                     return
             except ServiceUnavailable:
                 continue
@@ -305,17 +336,18 @@ def test_the_counter_numbers_concurrent_transactions_in_commit_order(api: Api) -
     expected = WRITERS * (WRITES_PER_WRITER - WRITES_PER_WRITER // 10)
     read: list[str] = []
 
-    def follow(failed: Callable[[], bool]) -> None:
+    def follow() -> None:
         after = start
-        while len(read) < expected and not failed():
+        while len(read) < expected and not writes.failed():
+            writes.await_unread(len(read))
             with sessions() as session:
                 page = read_events(session, tenant_pk, after, 50)
             assert [e.sequence for e in page] == list(range(after + 1, after + 1 + len(page)))
             read.extend(e.subject for e in page)
             after = page[-1].sequence if page else after
 
-    run_writers_and_reader(write, follow)
-    assert len(read) == len(set(read)) == expected and set(read) == set(committed)
+    run_writers_and_reader(writes, write, follow)
+    assert len(read) == len(set(read)) == expected and set(read) == set(writes.acknowledged)
 
 
 @pytest.mark.slow  # a thousand writes one after another: a minute or two on a loaded machine
@@ -328,7 +360,7 @@ def test_1000_updates_from_8_writers_are_1000_events_in_commit_order_read_while_
     start = feed_end(api)
     revision = int(api.get(f"{DETAIL}/{DRAFT}").headers["ETag"].strip('"'))
     editor = api.tokens["editor"]
-    written: list[int] = []
+    writes = Writes()
 
     def write(writer: int) -> None:
         client = api.app.test_client()
@@ -346,23 +378,24 @@ def test_1000_updates_from_8_writers_are_1000_events_in_commit_order_read_while_
                     "1033": "stale"}}}, **{"If-Match": '"0"'}), 412)
             answer = answered({"id": DRAFT, "attributes": {"authorNote": {"1033": f"{writer}-{n}"}}})
             assert answer.status_code == 200, answer.get_json()
-            written.append(writer)
+            writes.acknowledge(f"{writer}-{n}")
 
     total = WRITERS * WRITES_PER_WRITER
     read: list[dict[str, Any]] = []
 
-    def follow(failed: Callable[[], bool]) -> None:
+    def follow() -> None:
         client = api.app.test_client()
         cursor = start
-        while len(read) < total and not failed():
+        while len(read) < total and not writes.failed():
+            writes.await_unread(len(read))
             response = client.get(CHANGES, query_string={"cursor": cursor, "$pageSize": "37"},
                                   headers={"Authorization": f"Bearer {api.tokens['viewer']}"})
             assert response.status_code == 200, response.get_json()
             read.extend(response.get_json()["values"])
             cursor = response.get_json()["cursor"]
 
-    run_writers_and_reader(write, follow)
-    assert len(written) == total
+    run_writers_and_reader(writes, write, follow)
+    assert len(writes.acknowledged) == total
     assert [(e["type"], e["subject"]) for e in read] == [("elrepo.element.updated", DRAFT)] * total
     assert [e["data"]["revision"] for e in read] == list(range(revision + 1, revision + total + 1))
     sequences = [int(e["sequence"]) for e in read]
