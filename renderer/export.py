@@ -8,6 +8,7 @@ then ``os.replace``); file names cannot leave ``out_dir``.
 """
 from __future__ import annotations
 
+import multiprocessing
 import os
 import re
 import secrets
@@ -159,11 +160,19 @@ def _run(jobs: list[ExportJob], out_dir: Path, fmt: str, parallel: int,
         for index, job in enumerate(jobs):
             yield index, _export_one(job, out_dir, fmt, render)
         return
-    with ProcessPoolExecutor(max_workers=parallel) as pool:
+    with ProcessPoolExecutor(max_workers=parallel, mp_context=_worker_context()) as pool:
         futures = {pool.submit(_export_one, job, out_dir, fmt, render): index
                    for index, job in enumerate(jobs)}
         for future in as_completed(futures):
             yield futures[future], _outcome(future, jobs[futures[future]])
+
+
+def _worker_context() -> multiprocessing.context.BaseContext:
+    """A fork server's workers (Python 3.14's default), not forks of this process: a fork
+    copies every lock another thread holds (a server's render pool, a test runner's
+    threads, a progress bar's monitor) and a child could wait on one forever. Costs
+    about a second at the pool's start, once per export."""
+    return multiprocessing.get_context("forkserver")
 
 
 def _outcome(future: Future[Path | ExportFailure], job: ExportJob) -> Path | ExportFailure:
