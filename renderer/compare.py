@@ -27,7 +27,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from renderer.contract import SERVER_RELATED
+from renderer.contract import SERVER_ATTRIBUTES, SERVER_RELATED
 from renderer.model import Diagram, Element, Shape
 
 __all__ = ["ADDED", "CHANGED", "MOVED", "REMOVED", "AttributeChange", "DiagramChanges",
@@ -37,12 +37,6 @@ ADDED = "added"
 REMOVED = "removed"
 CHANGED = "changed"
 MOVED = "moved"
-
-#: Server-set attributes (docs/contract.md, "Server-set attributes"): bookkeeping of a
-#: write or a release, not a change of the model.
-BOOKKEEPING_ATTRIBUTES = frozenset({"createdOn", "createdBy", "changedOn", "changedBy", "version",
-                                    "validFrom", "validUntil", "isReleased", "relOn", "state1"})
-
 
 @dataclass(frozen=True, slots=True)
 class AttributeChange:
@@ -183,7 +177,7 @@ def compare_diagrams(old: Diagram, new: Diagram, written_since: frozenset[str] =
 
 def element_change(old: Element, new: Element, written_since: frozenset[str] = frozenset()) -> ElementChange:
     """What differs between two states of an element, bookkeeping left out."""
-    names = sorted((set(old.attributes) | set(new.attributes)) - BOOKKEEPING_ATTRIBUTES)
+    names = sorted((set(old.attributes) | set(new.attributes)) - SERVER_ATTRIBUTES)
     attributes = tuple(AttributeChange(name, cultures) for name in names
                        if (cultures := _changed_cultures(old.attributes.get(name, {}),
                                                          new.attributes.get(name, {}))))

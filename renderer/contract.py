@@ -21,6 +21,7 @@ from typing import Any, TypeGuard
 __all__ = [
     "MAX_CULTURE_ID",
     "MAX_SHAPES",
+    "SERVER_ATTRIBUTES",
     "SERVER_RELATED",
     "RenderInputError",
     "UnknownLayoutError",
@@ -35,6 +36,13 @@ __all__ = [
 #: them out of a client's writes; a drawing and a comparison leave them out, as they are
 #: bookkeeping, no part of the model.
 SERVER_RELATED = frozenset({"createdBy", "changedBy", "relBy", "releaseHistory"})
+#: Attributes only the server writes, always under the neutral culture (docs/contract.md,
+#: "Details clients rely on"): bookkeeping of a write or a release, which the store keeps
+#: out of a client's writes and a comparison does not count as a change of the model.
+SERVER_ATTRIBUTES = frozenset({
+    "createdOn", "changedOn", "version", "validFrom", "validUntil", "isReleased", "relOn",
+    "state1", "releaseComment",
+})
 #: Shapes of one diagram (and items of one content-create request).
 MAX_SHAPES = 5000
 #: Culture ids are Windows LCIDs; every one fits a 32-bit integer.

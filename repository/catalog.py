@@ -11,7 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from layouts.keys import LAYOUT_KEYS as LAYOUT_KEYS  # re-exported: the service names them too
-from renderer.contract import SERVER_RELATED as SERVER_RELATED  # re-exported: the store's rule too
+from renderer.contract import SERVER_ATTRIBUTES as SERVER_ATTRIBUTES  # re-exported: the store's rule too
+from renderer.contract import SERVER_RELATED as SERVER_RELATED  # re-exported, as SERVER_ATTRIBUTES
 from renderer.culture import ENGLISH as ENGLISH  # re-exported: the service's culture ids are the engine's
 from renderer.culture import GERMAN as GERMAN  # re-exported, as ENGLISH
 from renderer.culture import LANGUAGE_NEUTRAL, german_english
@@ -141,14 +142,9 @@ COMMON_ATTRIBUTES: tuple[tuple[str, str, str, str, bool], ...] = (
     ("gotoUrl", "SingleLineText", "Link", "Link", True),
 )
 
-# Attributes only the server writes, always under the neutral culture (docs/contract.md,
-# "Details clients rely on").
-SERVER_ATTRIBUTES = frozenset({
-    "createdOn", "changedOn", "version", "validFrom", "validUntil", "isReleased", "relOn",
-    "state1", "releaseComment",
-})
-# Related contexts only the server writes: SERVER_RELATED, from renderer/contract.py (the
-# drawings and the comparison leave them out too).
+# Attributes and related contexts only the server writes: SERVER_ATTRIBUTES and
+# SERVER_RELATED, from renderer/contract.py (the drawings and the comparison leave them
+# out too).
 
 # The names of the tasks the release workflow opens, by their `actionType`, per culture;
 # `{name}` is the subject element's name in that culture.

@@ -84,6 +84,7 @@ def test_bookkeeping_is_no_change_but_a_related_context_is() -> None:
     new = copy.deepcopy(old)
     element = value_of(new, "shape-6")["element"]
     element["attributes"]["changedOn"] = {"127": "2026-11-27T12:00:00"}
+    element["attributes"]["releaseComment"] = {"127": "Approved in the weekly review"}
     element["related"]["changedBy"] = [{"id": "someone"}]
     new["diagram"].setdefault("attributes", {})["version"] = {"127": "1.1"}
     assert changes_of(old, new)["same"] is True
