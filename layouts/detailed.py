@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from layouts.base import LayoutError, LayoutOptions
-from layouts.geometry import VERTICAL, Box, EdgeRoute, Layout, NodeBox, Point
+from layouts.geometry import VERTICAL, Box, Direction, EdgeRoute, Layout, NodeBox, Point
 from layouts.graph import LayoutEdge, LayoutGraph, LayoutNode
 from layouts.layered import layered_layout
 
@@ -30,6 +30,7 @@ from layouts.layered import layered_layout
 @dataclass(frozen=True, slots=True)
 class DetailedLayout:
     key: str = "detailed"
+    direction: Direction = VERTICAL  # the flow of tasks runs down; a sketch is read along it
     connector_gap: float = 26.0
     satellite_spacing: float = 6.0
     straight_inset: float = 4.0
@@ -43,7 +44,7 @@ class DetailedLayout:
                            if node.role != "satellite")
         satellite_ids = {node.id for hosted in satellites.values() for node in hosted}
         flow_edges = tuple(e for e in graph.edges if e.source not in satellite_ids and e.target not in satellite_ids)
-        flow = layered_layout(LayoutGraph(flow_nodes, flow_edges, graph.lanes), options, VERTICAL)
+        flow = layered_layout(LayoutGraph(flow_nodes, flow_edges, graph.lanes), options, self.direction)
         nodes: list[NodeBox] = []
         spokes: dict[str, tuple[Point, ...]] = {}  # satellite id → its connector, host to satellite
         for node in flow.nodes:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from lxml import etree
 
+from layouts.detailed import DetailedLayout
 from layouts.flow import FlowLayout
 from layouts.geometry import HORIZONTAL, Box, Direction, EdgeRoute, Layout, NodeBox, Point
 from layouts.keys import BPMN_LAYOUTS
@@ -40,9 +41,10 @@ def sketch_of_svg(data: bytes, layout_key: str) -> Sketch:
 
 def sketch_direction(layout_key: str) -> Direction:
     """The direction the flow of a drawing under ``layout_key`` runs in, which its sketch
-    is read along: its flow strategy's (``layouts/flow.py``); horizontal for any other key."""
+    is read along: its flow strategy's (``layouts/flow.py``) or the detailed layout's
+    (its tasks run down); horizontal for any other key."""
     strategy = STRATEGIES.get(layout_key)
-    return strategy.direction if isinstance(strategy, FlowLayout) else HORIZONTAL
+    return strategy.direction if isinstance(strategy, FlowLayout | DetailedLayout) else HORIZONTAL
 
 
 def layout_of_svg(data: bytes) -> Layout:

@@ -13,6 +13,7 @@ from pytest_regressions.file_regression import FileRegressionFixture
 from layouts.base import LayoutOptions
 from layouts.geometry import HORIZONTAL, VERTICAL
 from layouts.sketch import Sketch
+from layouts.stability import Stability
 from renderer.api import lay_out
 from renderer.compare_svg import render_comparison
 from renderer.culture import Cultures
@@ -106,17 +107,21 @@ def test_no_change_draws_the_plain_drawing_with_an_empty_legend() -> None:
     assert legend_words(root) == ["added (0)", "changed (0)", "removed (0)", "moved (0)"]
 
 
-@pytest.mark.parametrize("layout", ["horizontal", "vertical"])
+@pytest.mark.parametrize("layout", ["horizontal", "vertical", "detailed"])
 def test_the_newer_drawing_is_laid_out_with_the_older_as_its_sketch(layout: str) -> None:
     """The drawing's shapes stand where the engine puts them given the older drawing as a
-    sketch (layouts/sketch.py: how stable that is, is the engine's business)."""
+    sketch, read along the flow (down in ``vertical`` and ``detailed``), and here every
+    shape both versions hold stays in its row and order."""
     old, new = older(), newer(older())
     cultures, font = Cultures(1033, 1033), load_font()
     _, _, old_layout = lay_out(parse_diagram(old), layout, cultures, LayoutOptions(), font)
-    sketch = Sketch.of(old_layout, VERTICAL if layout == "vertical" else HORIZONTAL)
+    vertical = layout != "horizontal"
+    sketch = Sketch.of(old_layout, VERTICAL if vertical else HORIZONTAL)
     _, _, sketched = lay_out(parse_diagram(new), layout, cultures, LayoutOptions(sketch=sketch), font)
     drawn = centres(parse(render_comparison(old, new, layout).svg))
     assert drawn == {node.id: (round(node.box.cx, 2), round(node.box.cy, 2)) for node in sketched.nodes}
+    kept = Stability.between(old_layout, sketched, vertical)
+    assert (kept.rows_left, kept.order_kept) == (0, 1.0)
 
 
 @pytest.mark.parametrize("layout", ["horizontal", "vertical"])
