@@ -179,7 +179,7 @@ class _Reader:
                 self.nodes.append(BpmnNode(
                     node_id, tag, FLOW_NODE, SHAPE_TYPES[tag], names_of(child), process,
                     child.sourceline, parent=parent, attached_to=self._ref(child.get("attachedToRef")),
-                    expandable=tag in SCOPES, event_definitions=_event_definitions(child),
+                    expandable=tag in SCOPES, event_definitions=_event_definitions(child, self.tags),
                     interrupting=_interrupting(child), markers=_markers(child)))
                 if child.get("default"):
                     self.defaults.add(str(self._ref(child.get("default"))))
@@ -314,11 +314,20 @@ class _Reader:
             yield flow
 
 
-def _event_definitions(event: Any) -> tuple[str, ...]:
-    """``timer`` for a ``timerEventDefinition``...; an ``eventDefinitionRef`` names a
-    definition elsewhere in the file, which says nothing about its kind here."""
-    return tuple(local_name(child)[:-len("EventDefinition")] for child in event
-                 if namespace_of(child) == MODEL_NS and local_name(child).endswith("EventDefinition"))
+def _event_definitions(event: Any, tags: dict[str, str]) -> tuple[str, ...]:
+    """``timer`` for a ``timerEventDefinition``..., in file order; an ``eventDefinitionRef``
+    counts as the kind of the definition it names (MID Innovator writes every definition
+    at the top of the file and refers to it)."""
+    kinds = []
+    for child in event:
+        if namespace_of(child) != MODEL_NS:
+            continue
+        tag = local_name(child)
+        if tag == "eventDefinitionRef":
+            tag = tags.get((child.text or "").strip(), "")
+        if tag.endswith("EventDefinition"):
+            kinds.append(tag[:-len("EventDefinition")])
+    return tuple(kinds)
 
 
 def _interrupting(node: Any) -> bool:

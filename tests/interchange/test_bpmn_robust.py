@@ -41,6 +41,7 @@ EXPECTED: dict[str, tuple[list[str], set[str]]] = {
         "sequenceFlow at line 20 has no id: left out",
     ], {"Flow_ids_1"}),
     "lanes-without-pool.bpmn": ([], {"Flow_l1", "Flow_l2", "Flow_l3"}),
+    "event-definition-refs.mid.bpmn": ([], {"Flow_r1", "Flow_r2"}),
     "encoding.utf16-declared-utf8.bpmn": (["the declared encoding 'utf-16' is unknown or not the file's: read as "
                                            "UTF-8"], {"Flow_utf16"}),
     "namespace-uri.trisotech.bpmn": ([
@@ -102,6 +103,13 @@ def test_utf16_with_its_byte_order_mark_is_read_without_a_warning() -> None:
     text = (ROBUST / "encoding.utf16-declared-utf8.bpmn").read_text(encoding="utf-8")
     model = read_bpmn(text.encode("utf-16")).model
     assert model.warnings == () and len(model.nodes) == 2
+
+
+def test_an_event_definition_named_by_reference_gives_its_kind() -> None:
+    """Before, MID Innovator's timer, message and terminate events were drawn and kept plain."""
+    model = read_bpmn((ROBUST / "event-definition-refs.mid.bpmn").read_bytes()).model
+    assert {node.id: node.event_definitions for node in model.nodes} == {
+        "Start_refs": ("timer",), "Task_refs": (), "End_refs": ("message",)}  # an unknown reference says nothing
 
 
 def test_latin1_bytes_keep_their_text() -> None:
