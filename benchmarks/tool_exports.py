@@ -4,7 +4,7 @@ and ``elrepo import`` (into a scratch SQLite tenant), each a process of its own,
 table says per file its exit codes, warnings, the first refusal and the seconds taken.
 The tool is the file's folder below the one given (the BPMN MIWG test suite's layout:
 ``<tool and version>/<test>-export.bpmn``). Run by hand; the table goes to
-docs/interchange.md, "Modelling tools' files (issue 19)".
+docs/interchange.md, "Modelling tools' files, tried as a new user".
 
     python -m benchmarks.tool_exports DIR [--layout KEY] [--keep OUT_DIR]
 
@@ -20,9 +20,11 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+
+from checks.bpmn_io import node_modules_dir, run_node
 
 COMMANDS = ("render", "layout", "import")
 COLLECTION = "tools"
@@ -43,10 +45,12 @@ class Outcome:
 
     @property
     def refusal(self) -> str:
-        """The first line that is neither a warning nor the import's own account: why it failed."""
-        return next((line for line in self.stderr.splitlines()
+        """The first line that is neither a warning nor the import's own account, without the
+        ``elrepo: FILE: `` before it: why it failed."""
+        line = next((line for line in self.stderr.splitlines()
                      if line.strip() and ": warning: " not in line and ": imported " not in line
                      and not line.startswith("Imported ")), "")
+        return line.partition(".bpmn: ")[2] or line
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,15 +119,35 @@ def _tool_of(path: Path, folder: Path) -> str:
     return str(parent) if str(parent) != "." else folder.name
 
 
-def table(results: Sequence[FileResult]) -> str:
-    lines = ["| file | tool | render | layout | import | warnings | refused with | seconds |",
-             "|---|---|---|---|---|---|---|---|"]
+def moddle_warnings(paths: Sequence[Path]) -> dict[Path, list[str]]:
+    """bpmn-moddle's warnings on each file (a file it cannot read has one starting "not
+    read:"); empty when node or bpmn-moddle is not installed (``checks.bpmn_io``)."""
+    folder = node_modules_dir()
+    if folder is None or not paths:
+        return {}
+    return {path: answer["warnings"] for path, answer in zip(paths, run_node(folder, paths, False), strict=True)}
+
+
+def _moddle_cell(warnings: Sequence[str] | None) -> str:
+    if warnings is None:
+        return "-"
+    if any(warning.startswith("not read:") for warning in warnings):
+        return "not read"
+    return f"reads, {len(warnings)} warnings" if warnings else "reads"
+
+
+def table(results: Sequence[FileResult], moddle: Mapping[Path, Sequence[str]] | None = None) -> str:
+    """One row per file, then the totals; the bpmn-moddle column says how bpmn.io's reader
+    takes the same file ("-": not measured)."""
+    lines = ["| file | tool | render | layout | import | warnings | refused with | bpmn-moddle | seconds |",
+             "|---|---|---|---|---|---|---|---|---|"]
     for result in results:
         codes = [str(result.outcomes[command].exit_code) for command in COMMANDS]
         warnings = max(outcome.warnings for outcome in result.outcomes.values())
         refusal = next((outcome.refusal for outcome in result.outcomes.values() if outcome.exit_code), "")
         lines.append(f"| {result.path.name} | {result.tool} | {' | '.join(codes)} | {warnings} "
-                     f"| {refusal.replace('|', '/')} | {result.seconds:.1f} |")
+                     f"| {refusal.replace('|', '/')} | {_moddle_cell((moddle or {}).get(result.path))} "
+                     f"| {result.seconds:.1f} |")
     passed = sum(result.passed for result in results)
     per_command = ", ".join(f"{command} {sum(r.outcomes[command].exit_code == 0 for r in results)}"
                             for command in COMMANDS)
@@ -145,7 +169,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         out_dir = options.keep or Path(scratch)
         out_dir.mkdir(parents=True, exist_ok=True)
         results = try_folder(options.folder, options.layout, out_dir)
-    print(table(results))
+    print(table(results, moddle_warnings([result.path for result in results])))
     for result in results:
         for command, outcome in result.outcomes.items():
             if outcome.exit_code:
