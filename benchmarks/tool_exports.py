@@ -71,6 +71,8 @@ class FileResult:
 
 
 def bpmn_files(folder: Path) -> list[Path]:
+    """Every ``*.bpmn`` below ``folder``, the suffix in any case (the MIWG suite has a
+    ``Facilities.BPMN``; ``benchmarks.bpmn_quality.bpmn_files`` takes ``.bpmn`` only)."""
     return sorted(path for path in folder.rglob("*") if path.is_file() and path.suffix.lower() == ".bpmn")
 
 
@@ -133,7 +135,7 @@ def _moddle_cell(warnings: Sequence[str] | None) -> str:
         return "-"
     if any(warning.startswith("not read:") for warning in warnings):
         return "not read"
-    return f"reads, {len(warnings)} warnings" if warnings else "reads"
+    return f"reads, {len(warnings)} warning{'s' if len(warnings) > 1 else ''}" if warnings else "reads"
 
 
 def table(results: Sequence[FileResult], moddle: Mapping[Path, Sequence[str]] | None = None) -> str:

@@ -27,7 +27,8 @@ def test_each_file_goes_through_render_layout_and_import_as_a_user_runs_them(tmp
     assert not empty.passed and empty.rightly_refused
     assert "holds no process and no collaboration" in empty.outcomes["import"].refusal
     rows = table([drawable, empty], {drawable.path: ["unsupported document encoding <utf-16>"]}).splitlines()
-    assert rows[2].startswith("| encoding.utf16-declared-utf8.bpmn | Tool A 1.0 | 0 | 0 | 0 | 1 |  | reads, 1 warnings |")
+    assert rows[2].startswith("| encoding.utf16-declared-utf8.bpmn | Tool A 1.0 | 0 | 0 | 0 | 1 |  "
+                              "| reads, 1 warning |")
     assert rows[3].startswith("| no-process.bpmn | Tool B 2.0 | 2 | 2 | 2 | 0 | the BPMN file holds no process and no "
                               "collaboration | - |")
     assert rows[-1].startswith("1 of 2 files (2 tools) exit 0 in all three commands, 1 refused as nothing to draw;")
