@@ -25,6 +25,10 @@ XML_LANG = "{http://www.w3.org/XML/1998/namespace}lang"
 MAX_BPMN_BYTES = 16 * 1024 * 1024
 DOCTYPE_REFUSED = "a DOCTYPE (DTD or entity declarations) is not accepted in a BPMN file"
 _DECLARED_ENCODING = re.compile(r"""^(\s*<\?xml[^>]*?encoding\s*=\s*["'])[^"']*(["'])""")
+#: The encoding a declaration written in ASCII-compatible bytes names.
+_DECLARED_NAME = re.compile(rb"""^\s*<\?xml[^>]*?encoding\s*=\s*["']([^"']*)["']""")
+#: Encodings of 2 or 4 bytes a character: declared in ASCII-compatible bytes, the declaration lies.
+_WIDE_ENCODING = re.compile(r"(utf|ucs)-?(16|32|2|4)", re.IGNORECASE)
 
 
 class BpmnError(ValueError):
@@ -45,10 +49,13 @@ def parse_bpmn_xml(data: bytes) -> Any:
 
 
 def parse_bpmn(data: bytes) -> ParsedBpmn:
-    """``data`` parsed, recovering from the two faults modelling tools write and
-    bpmn-moddle reads: bytes that are not in the declared encoding (read again as UTF-8,
-    else latin-1) and namespace URIs that are not valid URIs (libxml2's recovery mode,
-    only when every error is a namespace error). Anything else not well-formed is refused."""
+    """``data`` parsed, recovering from the faults modelling tools write and bpmn-moddle
+    reads: bytes that are not in the declared encoding, and a declared encoding that is
+    unknown (a Java name such as ``ISO8859_1``) or cannot be the file's (``utf-16`` in
+    bytes of one byte a character, as .NET writes a string it saved as UTF-8): read again
+    as UTF-8, else latin-1; namespace URIs that are not valid URIs (libxml2's recovery
+    mode, only when every error is a namespace error). Anything else not well-formed is
+    refused."""
     if not isinstance(data, bytes):
         raise BpmnError("BPMN input must be bytes")
     if len(data) > MAX_BPMN_BYTES:
@@ -57,11 +64,15 @@ def parse_bpmn(data: bytes) -> ParsedBpmn:
     try:
         tree = _parse(data, recover=False)
     except _NotWellFormed as error:
-        if not error.of_encoding:
+        declared = _declared_encoding(data)
+        misdeclared = error.of_unknown_encoding or bool(_WIDE_ENCODING.match(declared))
+        if not error.of_encoding and not misdeclared:
             tree = _recover_namespaces(data, error, warnings)
         else:
             data, codec = _as_utf8(data)
-            warnings.append(f"bytes not in the declared encoding at line {error.line}: read as {codec}")
+            warnings.append(f"the declared encoding {declared!r} is unknown or not the file's: read as {codec}"
+                            if misdeclared else
+                            f"bytes not in the declared encoding at line {error.line}: read as {codec}")
             try:
                 tree = _parse(data, recover=False)
             except _NotWellFormed as again:
@@ -85,6 +96,7 @@ class _NotWellFormed(Exception):
         self.refusal = f"not well-formed XML at line {error.lineno}: {one_line(str(error.msg))}"
         self.of_encoding = any(entry.type_name == "ERR_INVALID_ENCODING" or entry.domain_name == "ENCODING"
                                for entry in log)
+        self.of_unknown_encoding = any(entry.type_name == "ERR_UNSUPPORTED_ENCODING" for entry in log)
         self.of_namespaces_only = bool(log) and all(entry.domain_name == "NAMESPACE" for entry in log)
 
 
@@ -101,6 +113,12 @@ def _parse(data: bytes, *, recover: bool) -> Any:
     if root is None:  # recovery found no element at all
         raise BpmnError("not well-formed XML: no element found")
     return etree.ElementTree(root)
+
+
+def _declared_encoding(data: bytes) -> str:
+    """The encoding the XML declaration names, when it is written in ASCII-compatible bytes."""
+    match = _DECLARED_NAME.match(data)
+    return match.group(1).decode("ascii", "replace") if match else ""
 
 
 def _as_utf8(data: bytes) -> tuple[bytes, str]:

@@ -7,9 +7,10 @@ sequence flow, message flow, association and data association with an id becomes
 ``BpmnFlow``; elements it does not know are listed in ``BpmnModel.unknown`` and never
 fatal. What is odd but drawable becomes a line of ``BpmnModel.warnings``: a flow or data
 association to an element that is not drawn or not there is left out, a sequence flow
-leaving its process or sub-process is kept. Ids count only on BPMN elements, not inside
-extension elements. A model it cannot lay out (duplicate BPMN ids, nothing drawable
-left) raises ``BpmnError`` naming the element and line.
+leaving its process or sub-process is kept, an element without an id or repeating an id
+used before is left out (nothing can refer to it; bpmn-moddle leaves out the repeat too).
+Ids count only on BPMN elements, not inside extension elements. A model it cannot lay
+out (nothing drawable left) raises ``BpmnError`` naming the element and line.
 """
 from __future__ import annotations
 
@@ -105,14 +106,15 @@ class _Reader:
         self.flow_scope: dict[str, tuple[str, str | None]] = {}  # sequence flow id → its scope
         self.defaults: set[str] = set()  # ids of the flows a node names as its default
         self.group_values: dict[str, str] = {}  # group id → the id of its categoryValue
+        self.repeated: set[Any] = set()  # the elements whose id an earlier element has: left out
 
     def read(self, root: Any) -> BpmnModel:
-        self.tags = _unique_ids(root)
+        self.tags, self.repeated = _unique_ids(root, self.warnings)
         for element in root.iter(f"{{{MODEL_NS}}}dataObjectReference"):
             if element.get("id") and element.get("dataObjectRef"):
                 self.object_references.setdefault(str(element.get("dataObjectRef")), str(element.get("id")))
-        collaborations = [child for child in root if child.tag == f"{{{MODEL_NS}}}collaboration"]
-        processes = [child for child in root if child.tag == f"{{{MODEL_NS}}}process"]
+        collaborations = [child for child in self._children(root) if local_name(child) == "collaboration"]
+        processes = [child for child in self._children(root) if local_name(child) == "process"]
         if not processes and not collaborations:
             raise BpmnError("the BPMN file holds no process and no collaboration")
         for collaboration in collaborations[:1]:
@@ -137,43 +139,56 @@ class _Reader:
             raise BpmnError(f"{self.warnings[-1]}; nothing drawable remains")
         return replace(model, flows=flows, warnings=tuple(self.warnings))
 
+    def _children(self, element: Any) -> Iterator[Any]:
+        """``element``'s BPMN children, without those that repeat an id (left out)."""
+        return (child for child in element if namespace_of(child) == MODEL_NS and child not in self.repeated)
+
+    def _id(self, element: Any) -> str | None:
+        """The element's id; None, with a warning, when it has none: nothing can refer to
+        it, nor to its content (bpmn-js draws no element without an id either)."""
+        element_id = element.get("id")
+        if not element_id:
+            self.warnings.append(f"{local_name(element)} at line {element.sourceline} has no id: left out")
+            return None
+        return str(element_id)
+
     def _collaboration(self, collaboration: Any) -> None:
-        for child in collaboration:
+        for child in self._children(collaboration):
             tag = local_name(child)
-            if namespace_of(child) != MODEL_NS:
-                continue
             if tag == "participant":
-                self.pools.append(BpmnPool(_id(child), self._ref(child.get("processRef")) or "",
-                                           names_of(child), child.sourceline))
+                if (pool_id := self._id(child)) is not None:
+                    self.pools.append(BpmnPool(pool_id, self._ref(child.get("processRef")) or "",
+                                               names_of(child), child.sourceline))
             elif tag == "messageFlow":
                 self._flow(child, self._ref(child.get("sourceRef")), self._ref(child.get("targetRef")))
             else:
                 self._artifact_or_unknown(child, "", None)
 
     def _scope(self, container: Any, process: str, parent: str | None) -> None:
-        for child in container:
+        for child in self._children(container):
             tag = local_name(child)
-            if namespace_of(child) != MODEL_NS:
-                continue
             if tag == "laneSet":
                 self._lanes(child, process, None, 1)
             elif tag == "ioSpecification" and parent is None:
-                for data in child:
-                    if local_name(data) in PROCESS_DATA and namespace_of(data) == MODEL_NS:
+                for data in self._children(child):
+                    if local_name(data) in PROCESS_DATA:
                         self._artifact_or_unknown(data, process, None)
             elif tag in SHAPE_TYPES:
+                if (node_id := self._id(child)) is None:
+                    continue
                 self.nodes.append(BpmnNode(
-                    _id(child), tag, FLOW_NODE, SHAPE_TYPES[tag], names_of(child), process,
+                    node_id, tag, FLOW_NODE, SHAPE_TYPES[tag], names_of(child), process,
                     child.sourceline, parent=parent, attached_to=self._ref(child.get("attachedToRef")),
-                    expandable=tag in SCOPES, event_definitions=_event_definitions(child),
+                    expandable=tag in SCOPES, event_definitions=_event_definitions(child, self.tags),
                     interrupting=_interrupting(child), markers=_markers(child)))
                 if child.get("default"):
                     self.defaults.add(str(self._ref(child.get("default"))))
                 self._data_associations(child)
                 if tag in SCOPES:
-                    self._scope(child, process, _id(child))
+                    self._scope(child, process, node_id)
             elif tag == "sequenceFlow":
-                self.flow_scope[_id(child)] = (process, parent)
+                if child.get("id"):
+                    self.flow_scope[str(child.get("id"))] = (process, parent)
                 self._flow(child, child.get("sourceRef"), child.get("targetRef"))
             else:
                 self._artifact_or_unknown(child, process, parent)
@@ -200,14 +215,17 @@ class _Reader:
 
     def _artifact_or_unknown(self, child: Any, process: str, parent: str | None) -> None:
         tag = local_name(child)
-        if tag in DATA_TAGS:
-            self.nodes.append(BpmnNode(_id(child), tag, DATA, DATA_TAGS[tag], names_of(child),
-                                       process, child.sourceline, parent=parent))
-        elif tag == "textAnnotation":
-            text = one_line("".join(t.text or "" for t in child if local_name(t) == "text"))
-            names = {culture_of(child): text} if text else {}
-            self.nodes.append(BpmnNode(_id(child), tag, ANNOTATION, "", names, process,
-                                       child.sourceline, parent=parent))
+        if tag in DATA_TAGS or tag == "textAnnotation":
+            if (node_id := self._id(child)) is None:
+                return
+            if tag in DATA_TAGS:
+                self.nodes.append(BpmnNode(node_id, tag, DATA, DATA_TAGS[tag], names_of(child),
+                                           process, child.sourceline, parent=parent))
+            else:
+                text = one_line("".join(t.text or "" for t in child if local_name(t) == "text"))
+                names = {culture_of(child): text} if text else {}
+                self.nodes.append(BpmnNode(node_id, tag, ANNOTATION, "", names, process,
+                                           child.sourceline, parent=parent))
         elif tag in FLOW_TAGS:
             self._flow(child, child.get("sourceRef"), child.get("targetRef"))
         elif tag == "group" and child.get("id"):
@@ -221,7 +239,7 @@ class _Reader:
     def _data_associations(self, activity: Any) -> None:
         """Data associations live inside their activity: input reads source → activity,
         output writes activity → target."""
-        for child in activity:
+        for child in self._children(activity):
             tag = local_name(child)
             if tag not in ("dataInputAssociation", "dataOutputAssociation") or not child.get("id"):
                 continue
@@ -246,16 +264,15 @@ class _Reader:
             return
         condition = next((one_line(child.text or "") for child in element
                           if local_name(child) == "conditionExpression"), "")
-        self.flows.append(BpmnFlow(_id(element), tag, source, target, names_of(element), element.sourceline,
+        self.flows.append(BpmnFlow(str(element.get("id")), tag, source, target, names_of(element), element.sourceline,
                                    condition=condition))
 
     def _lanes(self, lane_set: Any, process: str, parent: str | None, depth: int) -> None:
-        for lane in lane_set:
-            if local_name(lane) != "lane":
+        for lane in self._children(lane_set):
+            if local_name(lane) != "lane" or (lane_id := self._id(lane)) is None:
                 continue
-            lane_id = _id(lane)
             self.lanes.append(BpmnLane(lane_id, process, names_of(lane), lane.sourceline, parent))
-            for child in lane:
+            for child in self._children(lane):
                 tag = local_name(child)
                 if tag == "flowNodeRef":
                     node_id = (child.text or "").strip()
@@ -297,18 +314,20 @@ class _Reader:
             yield flow
 
 
-def _id(element: Any) -> str:
-    element_id = element.get("id")
-    if not element_id:
-        raise BpmnError(f"{local_name(element)} at line {element.sourceline} has no id")
-    return str(element_id)
-
-
-def _event_definitions(event: Any) -> tuple[str, ...]:
-    """``timer`` for a ``timerEventDefinition``...; an ``eventDefinitionRef`` names a
-    definition elsewhere in the file, which says nothing about its kind here."""
-    return tuple(local_name(child)[:-len("EventDefinition")] for child in event
-                 if namespace_of(child) == MODEL_NS and local_name(child).endswith("EventDefinition"))
+def _event_definitions(event: Any, tags: dict[str, str]) -> tuple[str, ...]:
+    """``timer`` for a ``timerEventDefinition``..., in file order; an ``eventDefinitionRef``
+    counts as the kind of the definition it names (MID Innovator writes every definition
+    at the top of the file and refers to it)."""
+    kinds = []
+    for child in event:
+        if namespace_of(child) != MODEL_NS:
+            continue
+        tag = local_name(child)
+        if tag == "eventDefinitionRef":
+            tag = tags.get((child.text or "").strip(), "")
+        if tag.endswith("EventDefinition"):
+            kinds.append(tag[:-len("EventDefinition")])
+    return tuple(kinds)
 
 
 def _interrupting(node: Any) -> bool:
@@ -331,11 +350,14 @@ def _markers(activity: Any) -> tuple[str, ...]:
     return tuple(markers)
 
 
-def _unique_ids(root: Any) -> dict[str, str]:
-    """The local name of each BPMN element by its id. Elements of other namespaces (a
-    tool's extension elements) and everything inside them are not BPMN elements: their
-    ids are not BPMN ids, and may repeat one."""
+def _unique_ids(root: Any, warnings: list[str]) -> tuple[dict[str, str], set[Any]]:
+    """The local name of each BPMN element by its id, and the elements that repeat an id
+    used before in the document: those are left out with all they hold, a warning each (as
+    bpmn-moddle reads them). Elements of other namespaces (a tool's extension elements) and
+    everything inside them are not BPMN elements: their ids are not BPMN ids, and may
+    repeat one."""
     seen: dict[str, Any] = {}
+    repeated: set[Any] = set()
     stack = [root]
     while stack:
         element = stack.pop()
@@ -344,11 +366,14 @@ def _unique_ids(root: Any) -> dict[str, str]:
         element_id = element.get("id")
         if element_id is not None:
             if element_id in seen:
-                raise BpmnError(f"id {element_id!r} at line {element.sourceline} is already used "
-                                f"at line {seen[element_id].sourceline}")
+                warnings.append(f"{local_name(element)} {element_id!r} at line {element.sourceline} repeats "
+                                f"the id of the {local_name(seen[element_id])} at line "
+                                f"{seen[element_id].sourceline}: left out")
+                repeated.add(element)
+                continue
             seen[element_id] = element
         stack.extend(reversed(element))
-    return {element_id: local_name(element) for element_id, element in seen.items()}
+    return {element_id: local_name(element) for element_id, element in seen.items()}, repeated
 
 
 def _groups(root: Any, groups: list[tuple[str, int, tuple[str, ...]]],

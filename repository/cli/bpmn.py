@@ -168,18 +168,23 @@ def plan_import(imported: BpmnImport, tenant: Tenant, file_name: str) -> ImportP
         key = "\n".join((tenant.collection_id, tenant.storage_id, file_name, model.plane_element, bpmn_id))
         return str(uuid.uuid5(BPMN_ID_NAMESPACE, key))
 
-    def references(ids: list[str]) -> list[dict[str, str]]:
-        return [{"id": stable_id(bpmn_id)} for bpmn_id in ids]
+    def unit_id(bpmn_id: str) -> str:
+        """An org unit's id. The unit of the diagram's own process (lanes, no pool) has the
+        process's BPMN id, as the diagram has: keyed apart, else one id had two types."""
+        return stable_id(f"{bpmn_id}\norgUnit" if bpmn_id == model.plane_element else bpmn_id)
+
+    def references(unit_ids: list[str]) -> list[dict[str, str]]:
+        return [{"id": unit_id(bpmn_id)} for bpmn_id in unit_ids]
 
     def kept(bpmn_id: str, tag: str, **more: Any) -> dict[str, dict[str, Any]]:
         return {BPMN_ID: {neutral: bpmn_id}, BPMN_TYPE: {neutral: tag},
                 **{name: {neutral: value} for name, value in more.items()}}
 
-    def element(facet: str, bpmn_id: str, type_key: str, attributes: dict[str, dict[str, Any]],
+    def element(facet: str, element_id: str, type_key: str, attributes: dict[str, dict[str, Any]],
                 related: dict[str, list[dict[str, str]]] | None = None,
                 children: list[dict[str, str]] | None = None) -> dict[str, Any]:
         """One element of the update body (wire form, docs/contract.md)."""
-        return {"id": stable_id(bpmn_id), "type": type_key, "facetName": facet, "attributes": attributes,
+        return {"id": element_id, "type": type_key, "facetName": facet, "attributes": attributes,
                 **({"related": related} if related is not None else {}),
                 **({"children": children} if children is not None else {})}
 
@@ -199,7 +204,7 @@ def plan_import(imported: BpmnImport, tenant: Tenant, file_name: str) -> ImportP
                                                                   and process else {}))}
         if process and process != model.plane_element:  # the diagram keeps its own process's
             attributes.update(process_kept(process))
-        units.append(element("organization", unit["id"], "orgUnit", attributes,
+        units.append(element("organization", unit_id(unit["id"]), "orgUnit", attributes,
                              children=references([child["id"] for child in unit.get("children", [])])))
 
     scope_of = {node.id: node.parent for node in model.nodes}
@@ -240,7 +245,7 @@ def plan_import(imported: BpmnImport, tenant: Tenant, file_name: str) -> ImportP
         diagram_kept.update(process_kept(model.plane_element))
         diagram_kept.pop(BPMN_PROCESS_NAME, None)  # its own name
     every_unit = references([unit["id"] for unit in imported.fixture["elements"]])  # so export finds them all
-    elements = [element(PROCESS_FACET, model.plane_element, "mainProcess", {**named, **diagram_kept},
+    elements = [element(PROCESS_FACET, stable_id(model.plane_element), "mainProcess", {**named, **diagram_kept},
                         related={"executedBy": every_unit})]
     content_bodies: dict[str, dict[str, Any]] = {}
     for scope in scopes:
@@ -261,7 +266,7 @@ def plan_import(imported: BpmnImport, tenant: Tenant, file_name: str) -> ImportP
             type_key = raw["type"]
             lanes = [ref["id"] for ref in raw.get("related", {}).get("executedBy", [])]
             elements.append(element(
-                catalog.facet_of_type(type_key, PROCESS_FACET) or PROCESS_FACET, node.id, type_key,
+                catalog.facet_of_type(type_key, PROCESS_FACET) or PROCESS_FACET, stable_id(node.id), type_key,
                 {**_names(raw), **kept(node.id, node.tag, **more)}, related={"executedBy": references(lanes)}))
             items.append({"shapeInfo": {"index": value["shapeInfo"]["index"],
                                         "predecessors": value["shapeInfo"]["predecessors"]},

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from interchange import BpmnError, read_bpmn
+from interchange import read_bpmn
 from interchange.parsing import BPMNDI_NS, parse_bpmn
 from repository.cli import main
 from tests.conftest import FIXTURES
@@ -31,6 +31,19 @@ EXPECTED: dict[str, tuple[list[str], set[str]]] = {
     ], {"sid-flow-inner", "sid-flow-out-of-sub", "sid-flow-1", "sid-flow-2", "sid-flow-to-b", "sid-flow-3"}),
     "encoding.latin1-declared-utf8.bpmn": (["bytes not in the declared encoding at line 4: read as latin-1"],
                                            {"Flow_8"}),
+    # issue 19, found trying modelling tools' files: bpmn-moddle reads what nothing can refer to
+    "ids-missing-and-repeated.bpmn": ([
+        "task 'Task_ids' at line 16 repeats the id of the task at line 14: left out",
+        "BPMNShape 'Start_ids' at line 24 repeats the id of the startEvent at line 13: left out",
+        "lane at line 11 has no id: left out",
+        "task at line 15 has no id: left out",
+        "textAnnotation at line 18 has no id: left out",
+        "sequenceFlow at line 20 has no id: left out",
+    ], {"Flow_ids_1"}),
+    "lanes-without-pool.bpmn": ([], {"Flow_l1", "Flow_l2", "Flow_l3"}),
+    "event-definition-refs.mid.bpmn": ([], {"Flow_r1", "Flow_r2"}),
+    "encoding.utf16-declared-utf8.bpmn": (["the declared encoding 'utf-16' is unknown or not the file's: read as "
+                                           "UTF-8"], {"Flow_utf16"}),
     "namespace-uri.trisotech.bpmn": ([
         "namespace problem at line 5 (xmlns:trisofeed: 'http://www.trisotech.com/2015/triso feed' is not a "
         "valid URI",
@@ -52,11 +65,22 @@ def test_odd_but_drawable_files_are_read_with_warnings(name: str) -> None:
     assert {flow.id for flow in model.flows} == flows
 
 
-def test_extension_ids_are_not_bpmn_ids_but_bpmn_duplicates_still_are() -> None:
+def test_extension_ids_are_not_bpmn_ids_but_a_bpmn_element_repeating_one_is_left_out() -> None:
     data = (ROBUST / "extension-ids.adonis.bpmn").read_bytes()
     assert [node.id for node in read_bpmn(data).model.nodes] == ["Start_1", "Task_1", "End_1"]
-    with pytest.raises(BpmnError, match="id 'Task_1' at line 20 is already used at line 15"):
-        read_bpmn(data.replace(b'<semantic:endEvent id="End_1"', b'<semantic:endEvent id="Task_1"'))
+    repeated = read_bpmn(data.replace(b'<semantic:endEvent id="End_1"', b'<semantic:endEvent id="Task_1"')).model
+    assert [node.id for node in repeated.nodes] == ["Start_1", "Task_1"]
+    assert repeated.warnings == ("endEvent 'Task_1' at line 20 repeats the id of the task at line 15: left out",
+                                 "sequenceFlow 'Flow_2' at line 22 refers to 'End_1', an element not in the file: "
+                                 "left out")
+
+
+def test_elements_without_an_id_or_repeating_one_leave_the_rest_drawn() -> None:
+    model = read_bpmn((ROBUST / "ids-missing-and-repeated.bpmn").read_bytes()).model
+    assert [(node.id, dict(node.names)) for node in model.nodes] == [
+        ("Start_ids", {127: "Parcel arrived"}), ("Task_ids", {127: "Scan parcel"}), ("End_ids", {127: "Parcel booked"})]
+    assert [lane.id for lane in model.lanes] == ["Lane_Desk"]
+    assert {node.id: node.lane for node in model.nodes}["Task_ids"] is None  # its lane had no id
 
 
 def test_data_associations_resolve_a_data_object_to_its_reference() -> None:
@@ -64,6 +88,28 @@ def test_data_associations_resolve_a_data_object_to_its_reference() -> None:
     ledger = next(flow for flow in model.flows if flow.id == "Write_Ledger")
     assert (ledger.source, ledger.target) == ("Post", "Ledger")  # the data object's reference, a scope up
     assert "Read_Implicit" not in {flow.id for flow in model.flows}  # no sourceRef: implicit, not a warning
+
+
+@pytest.mark.parametrize("declared", ["ISO8859_1", "x-MacRoman", "UTF-32"])
+def test_a_declared_encoding_unknown_or_not_the_files_is_read_as_utf8(declared: str) -> None:
+    """Java tools write Java's names of encodings; bpmn-moddle falls back to UTF-8 for any."""
+    data = (ROBUST / "encoding.utf16-declared-utf8.bpmn").read_bytes()
+    model = read_bpmn(data.replace(b'encoding="utf-16"', f'encoding="{declared}"'.encode())).model
+    assert model.warnings == (f"the declared encoding {declared!r} is unknown or not the file's: read as UTF-8",)
+    assert dict(next(node for node in model.nodes if node.id == "Task_utf16").names) == {127: "Prüfen"}
+
+
+def test_utf16_with_its_byte_order_mark_is_read_without_a_warning() -> None:
+    text = (ROBUST / "encoding.utf16-declared-utf8.bpmn").read_text(encoding="utf-8")
+    model = read_bpmn(text.encode("utf-16")).model
+    assert model.warnings == () and len(model.nodes) == 2
+
+
+def test_an_event_definition_named_by_reference_gives_its_kind() -> None:
+    """Before, MID Innovator's timer, message and terminate events were drawn and kept plain."""
+    model = read_bpmn((ROBUST / "event-definition-refs.mid.bpmn").read_bytes()).model
+    assert {node.id: node.event_definitions for node in model.nodes} == {
+        "Start_refs": ("timer",), "Task_refs": (), "End_refs": ("message",)}  # an unknown reference says nothing
 
 
 def test_latin1_bytes_keep_their_text() -> None:
@@ -114,6 +160,22 @@ def test_import_takes_every_odd_file_and_says_its_warnings(tmp_path: Path,
         for expected in EXPECTED[path.name][0]:
             assert any(line.startswith(f"elrepo: {path}: warning: ") and expected in line for line in warned)
     assert lines[-1] == f"Imported {len(files)} of {len(files)} file(s) into acme/main"
+
+
+def test_a_process_with_lanes_and_no_pool_is_imported_with_its_lanes(tmp_path: Path,
+                                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    """Its org unit has the process's BPMN id, as its diagram has: before, both got one
+    element id and the import was refused ("The type of '…' is 'orgUnit' and cannot change")."""
+    db, out = f"sqlite:///{tmp_path / 'lanes.db'}", tmp_path / "out"
+    assert main(["tenant", "create", "acme", "main", "--db", db]) == 0
+    assert main(["import", "--db", db, "acme", "main", str(ROBUST / "lanes-without-pool.bpmn")]) == 0
+    assert main(["export", "--db", db, "acme", "main", "-o", str(out), "--format", "bpmn"]) == 0
+    capsys.readouterr()
+    [exported] = out.glob("*.bpmn")
+    model = read_bpmn(exported.read_bytes()).model
+    assert model.processes == ("Process_lanes",) and not model.pools
+    assert {node.id: node.lane for node in model.nodes} == {
+        "Start_lanes": "Lane_Counter", "Accept": "Lane_Counter", "Shelve": "Lane_Store", "End_lanes": None}
 
 
 def test_black_box_pools_stay_drawable_when_their_message_flow_is_left_out() -> None:
