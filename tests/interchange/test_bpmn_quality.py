@@ -10,7 +10,9 @@ warning the input file did not give too."""
 from __future__ import annotations
 
 import json
+import os
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -48,6 +50,8 @@ NO_CORPUS = "../shared/corpus is not beside the project (it is in CI and on deve
 CASES = [pytest.param(path, id=crossing_label(path)) for path in CORPUS + FIXTURE_FILES]
 if not CORPUS:
     CASES.append(pytest.param(None, id="corpus", marks=pytest.mark.skip(reason=NO_CORPUS)))
+#: ``layout_bpmn`` of a file in a layout key
+BpmnLayouts = Callable[[Path, str], bytes]
 #: what must be 0 in every laid-out file
 NONE_OF = ("overlaps", "sequence_flows_through_shapes", "message_flows_through_shapes", "lane_violations",
            "zero_length_flows", "flows_off_their_ends")
@@ -56,16 +60,40 @@ ALL_OF = (("nodes_drawn", "nodes_total"), ("pools_drawn", "pools_total"), ("lane
           ("message_flows_drawn", "message_flows_total"))
 
 
+@pytest.fixture(scope="session")
+def bpmn_layouts(tmp_path_factory: pytest.TempPathFactory) -> BpmnLayouts:
+    """``layout_bpmn`` of a file in a key, computed once in a run: the file-by-file test and
+    ``against_authors`` lay out the same corpus files, mostly on two pytest-xdist workers,
+    so each layout is kept as a file in the folder the workers share (the run's temporary
+    folder; the one pytest process's own without xdist), written whole or not at all."""
+    own = tmp_path_factory.getbasetemp()
+    folder = (own.parent if os.environ.get("PYTEST_XDIST_WORKER") else own) / "bpmn-layouts"
+    folder.mkdir(exist_ok=True)
+
+    def laid_out(path: Path, key: str) -> bytes:
+        kept = folder / f"{crossing_label(path).replace('/', '.')}.{key}.bpmn"
+        if kept.exists():
+            return kept.read_bytes()
+        data = layout_bpmn(path.read_bytes(), key)
+        partial = kept.with_name(f"{kept.name}.{os.getpid()}")
+        partial.write_bytes(data)
+        partial.replace(kept)  # atomic: a reader sees the whole file or none
+        return data
+
+    return laid_out
+
+
 @pytest.mark.parametrize("path", CASES)
 def test_every_bpmn_file_lays_out_clean_in_every_key(path: Path, tmp_path: Path, subtests: pytest.Subtests,
-                                                     read_with_moddle: ReadWithModdle) -> None:
+                                                     read_with_moddle: ReadWithModdle,
+                                                     bpmn_layouts: BpmnLayouts) -> None:
     data = path.read_bytes()
     model = model_of(data)
     ceilings = json.loads(RECORD.read_text(encoding="utf-8")).get(crossing_label(path), {})
     faults: dict[str, dict[str, str]] = {}
     written: list[Path] = []
     for key in BPMN_LAYOUT_KEYS:
-        laid_out = layout_bpmn(data, key)
+        laid_out = bpmn_layouts(path, key)
         written.append(tmp_path / f"{path.stem}.{key}.bpmn")
         written[-1].write_bytes(laid_out)
         found = quality_faults(measure_di(laid_out), ceilings.get(key, 0))
@@ -150,16 +178,16 @@ class AgainstAuthors:
 
 
 @pytest.fixture(scope="module")
-def against_authors(shared_dir: Path) -> dict[str, AgainstAuthors]:
+def against_authors(shared_dir: Path, bpmn_layouts: BpmnLayouts) -> dict[str, AgainstAuthors]:
     font = load_font()
     found: dict[str, AgainstAuthors] = {}
-    files = [path.read_bytes() for path in CORPUS]
-    files = [data for data in files if has_layout(data)]
+    files = [(path, path.read_bytes()) for path in CORPUS]
+    files = [(path, data) for path, data in files if has_layout(data)]
     assert len(files) > 90
     for key in BPMN_LAYOUT_KEYS:
         authors, ours, ratio = DiFigures(), DiFigures(), 0.0
-        for data in files:
-            theirs, mine = di_figures(data, font), di_figures(layout_bpmn(data, key, font=font), font)
+        for path, data in files:
+            theirs, mine = di_figures(data, font), di_figures(bpmn_layouts(path, key), font)
             authors, ours = plus(authors, theirs), plus(ours, mine)
             ratio = max([ratio, *(length / theirs.message_lengths[flow] for flow, length in mine.message_lengths.items()
                                   if theirs.message_lengths.get(flow))])
