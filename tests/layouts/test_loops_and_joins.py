@@ -7,6 +7,7 @@ from layouts.base import LayoutOptions
 from layouts.graph import LaneSpec, LayoutEdge, LayoutGraph, LayoutNode
 from layouts.readability import LOOP_BEND_LIMIT, bends, head_on_entries, is_loop_back, longest_shared_tail
 from layouts.registry import get_strategy
+from layouts.steps.channels import ChannelSegment, assign_slots
 from layouts.steps.loops import Lines, Loop, chain_bends, loop_tracks
 
 FLOW_KEYS = ["horizontal", "vertical", "horizontalSwimlane", "verticalSwimlane"]
@@ -51,6 +52,36 @@ def test_loop_backs_bend_at_most_four_times_and_no_join_is_entered_head_on(key: 
     assert head_on_entries(layout) == []
     assert longest_shared_tail(layout) <= 3
 
+
+
+#: A three-way split whose branches (the middle one two tasks long, so the join lines up
+#: with it) meet again at a join that a rework loop also enters: the loop takes one of
+#: the join's corners, so the outer branches cannot enter from the side; on main they ran
+#: at each other on one track in front of the join and turned into it together (a T).
+LOOPED_JOIN = LayoutGraph(
+    tuple(_shape(index, kind, "P") for index, kind in enumerate(
+        ["evStart", "ruleXor", "task", "task", "task", "task", "ruleXor", "task", "ruleXor", "evEnd"])),
+    tuple(LayoutEdge(f"n{s}", f"n{t}") for s, t in
+          [(0, 1), (1, 2), (1, 3), (3, 4), (1, 5), (2, 6), (4, 6), (5, 6), (6, 7), (7, 8), (8, 6), (8, 9)]))
+
+
+@pytest.mark.parametrize("key", FLOW_KEYS)
+def test_a_join_with_a_loop_is_not_entered_head_on(key: str) -> None:
+    graph = LOOPED_JOIN
+    if "Swimlane" in key:
+        graph = LayoutGraph(graph.nodes, graph.edges, (LaneSpec("P", 56.0, 15.0),))
+    layout = get_strategy(key).layout(graph, LayoutOptions())
+    assert len([edge for edge in layout.edges if edge.target == "n6"]) == 4
+    assert head_on_entries(layout) == []
+
+
+def test_two_segments_running_at_each_other_into_one_port_take_separate_slots() -> None:
+    from_above, from_below = ChannelSegment(0, 50.0, 140.0), ChannelSegment(1, 230.0, 140.0)
+    slots, used = assign_slots([from_above, from_below])
+    assert used == 2 and slots[0] != slots[1]
+    # a fork, one segment each way out of one port, still shares its track
+    up, down = ChannelSegment(2, 140.0, 50.0), ChannelSegment(3, 140.0, 230.0)
+    assert assign_slots([up, down]) == ([0, 0], 1)
 
 def _lines(layers: list[list[int]], o: list[float], extents: list[float], node_count: int) -> Lines:
     layer_of = [0] * len(o)
