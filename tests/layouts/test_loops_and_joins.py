@@ -1,9 +1,12 @@
 """Loop-backs on one track and joins entered from the side (issue 21, item 1)."""
 from __future__ import annotations
 
+import math
+
 import pytest
 
 from layouts.base import LayoutOptions
+from layouts.geometry import Box, Point
 from layouts.graph import LaneSpec, LayoutEdge, LayoutGraph, LayoutNode
 from layouts.readability import LOOP_BEND_LIMIT, bends, head_on_entries, is_loop_back, longest_shared_tail
 from layouts.registry import get_strategy
@@ -82,6 +85,42 @@ def test_two_segments_running_at_each_other_into_one_port_take_separate_slots() 
     # a fork, one segment each way out of one port, still shares its track
     up, down = ChannelSegment(2, 140.0, 50.0), ChannelSegment(3, 140.0, 230.0)
     assert assign_slots([up, down]) == ([0, 0], 1)
+
+
+def _fan_in(join: LayoutNode, branches: int, lanes: tuple[LaneSpec, ...]) -> LayoutGraph:
+    """A parallel split into ``branches`` tasks that all run into ``join``."""
+    nodes = [LayoutNode("start", "evStart", 36.0, 36.0, lane="P", is_start=True, pointed=True, round=True),
+             LayoutNode("split", "ruleAnd", 50.0, 50.0, lane="P", pointed=True),
+             *(LayoutNode(f"b{i}", "task", 120.0, 60.0, lane="P") for i in range(branches)), join]
+    edges = [("start", "split"), *(("split", f"b{i}") for i in range(branches)),
+             *((f"b{i}", join.id) for i in range(branches))]
+    return LayoutGraph(tuple(nodes), tuple(LayoutEdge(s, t) for s, t in edges), lanes)
+
+
+def _on_outline(point: Point, box: Box, kind: str) -> bool:
+    dx, dy = abs(point[0] - box.cx) / (box.w / 2), abs(point[1] - box.cy) / (box.h / 2)
+    if kind == "ruleXor":
+        return abs(dx + dy - 1) < 0.01
+    if kind == "evEnd":
+        return abs(math.hypot(dx, dy) - 1) < 0.01
+    return abs(max(dx, dy) - 1) < 0.01
+
+
+@pytest.mark.parametrize("key", FLOW_KEYS)
+@pytest.mark.parametrize("join", [LayoutNode("join", "task", 120.0, 60.0, lane="P"),
+                                  LayoutNode("join", "ruleXor", 50.0, 50.0, lane="P", pointed=True),
+                                  LayoutNode("join", "evEnd", 36.0, 36.0, lane="P", pointed=True, round=True)],
+                         ids=lambda node: node.kind)
+def test_eight_edges_into_one_join_share_their_last_segment_at_most_three_by_three(
+        key: str, join: LayoutNode) -> None:
+    # on main six of them ran into the middle of the join's side together
+    lanes = (LaneSpec("P", 56.0, 15.0),) if "Swimlane" in key else ()
+    layout = get_strategy(key).layout(_fan_in(join, 8, lanes), LayoutOptions())
+    assert longest_shared_tail(layout) <= 3
+    assert head_on_entries(layout) == []
+    box = next(node.box for node in layout.nodes if node.id == "join")
+    ends = [edge.points[-1] for edge in layout.edges if edge.target == "join"]
+    assert len(ends) == 8 and all(_on_outline(end, box, join.kind) for end in ends)
 
 def _lines(layers: list[list[int]], o: list[float], extents: list[float], node_count: int) -> Lines:
     layer_of = [0] * len(o)
