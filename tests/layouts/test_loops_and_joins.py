@@ -158,3 +158,17 @@ def test_a_loop_whose_lines_are_blocked_changes_lines_once() -> None:
     assert track.target_o in (-70.0, -80.0) and track.source_o in (-50.0, -60.0)
     assert track.line_at(0) == track.target_o and track.line_at(3) == track.source_o
     assert track.line_at(4) is None
+
+
+def test_a_loop_takes_a_track_crossing_one_edge_more_than_its_stairs() -> None:
+    # as above, with another edge's segment stepping from -95 to -65 in the first channel:
+    # every track crosses it, the stairs (8 bends) slip past it; one crossing more reads
+    # better than a staircase through the flow (on main the loop kept its stairs)
+    o = [0.0, 0.0, 0.0, 0.0, -45.0, -80.0, -150.0, -150.0, -50.0, -60.0, -70.0, -80.0]
+    extents = [30.0, 30.0, 30.0, 30.0, 12.0, 5.0, 10.0, 10.0, 0.0, 0.0, 0.0, 0.0]
+    layers = [[6, 8, 0], [9, 4, 1], [5, 10, 2], [7, 11, 3]]
+    loop = Loop(0, source=3, target=0, chain=[8, 9, 10, 11], source_above=True, target_above=True)
+    segments = [{0: [(-50.0, -60.0)], 9: [(-95.0, -65.0)]}, {0: [(-60.0, -70.0)]}, {0: [(-70.0, -80.0)]}]
+    assert chain_bends(o, loop.chain) == 8
+    track = loop_tracks(_lines(layers, o, extents, 8), [loop], segments, (-300.0, 300.0))[0]
+    assert track.channel == 1 and (track.source_o, track.target_o) == (-60.0, -70.0)
