@@ -3,8 +3,8 @@
 ``STEPS``, in order: cycles ─► layers ─► lanes ─► proper ─► sizes ─► main path ─►
 ordering ─► rethreading ─► exact order ─► sketch ─► loop turns ─► placement ─►
 straightening ─► ports ─► bypass ─► loop tracks ─► side entries ─► join ports ─►
-channels ─► layer starts ─► routes ─► compose. Each step is a plain function that reads what earlier
-steps left in one ``FlowState`` and adds its own part;
+channels ─► layer starts ─► routes ─► compose. Each step is a plain function that
+reads what earlier steps left in one ``FlowState`` and adds its own part;
 the algorithms live in ``layouts/steps``, this module only wires them.
 ``run_steps(..., stop_after=name)`` returns the state after that step, so tests can check
 a step's guarantees on its own. The budgets every step works within come with the
@@ -476,7 +476,6 @@ def _enter_join(state: FlowState, target: int, edges: list[int], room: _SideRoom
             return
 
 
-
 def _spread_join_ports(state: FlowState) -> None:
     """Where more than ``SHARED_TAIL_LIMIT`` edges still run into one shape's incoming
     side after the side entries, they would all share its last stretch: they enter
@@ -495,7 +494,7 @@ def _spread_join_ports(state: FlowState) -> None:
             continue
         node = state.graph.nodes[target]
         half_o, half_r = state.symbol_o[target] / 2, state.symbol_r[target] / 2
-        reach = half_o * POINTED_PORT_REACH if node.pointed else half_o - PORT_CORNER
+        reach = half_o * POINTED_PORT_REACH if node.pointed else max(half_o - PORT_CORNER, 0.0)
         groups = _join_port_groups(state.order_pos[target], [(state.chain_o[edges[0]][-2], edges)
                                                              for edges in links.values()])
         steps = max(abs(step) for step, _ in groups)
@@ -537,6 +536,7 @@ def _join_port_groups(middle: float, bundles: list[tuple[float, list[int]]]) -> 
         if port:
             groups.append((sign * step, port))
     return groups
+
 
 class _SideRoom:
     """Is the way into a symbol's corner free? No label on that side, no other vertex (a
