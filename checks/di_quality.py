@@ -3,19 +3,22 @@
 bpmn-auto-layout's. Read from the DI alone (``interchange.di_metrics.read_planes``), plane
 by plane: overlaps among flow-node shapes, sequence and message flows whose waypoints pass
 through a shape other than their ends, that have no length or do not start and end on
-their ends' borders, nodes outside their lane's band, crossings between flows, and what
-a layout drew of the model's nodes, pools, lanes and message flows.
+their ends' borders (a pointed symbol's outline counts), nodes outside their lane's band,
+crossings between flows, and what a layout drew of the model's nodes, pools, lanes and
+message flows.
 """
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass, fields
 
 from interchange.di_metrics import MEASURED_FLOWS, DiPlane, crossing_pairs, read_planes, route_length, segment_enters
-from interchange.model import ANNOTATION, BpmnFlow, BpmnModel
+from interchange.model import ANNOTATION, BpmnFlow, BpmnModel, BpmnNode
 from interchange.parsing import parse_bpmn_xml
 from interchange.reader import read_model
 from layouts.geometry import Box, Point
+from renderer.kinds import KINDS
 
 #: two shapes must overlap by more than this on both axes to count
 OVERLAP_TOLERANCE = 0.5
@@ -105,7 +108,7 @@ def _plane_quality(model: BpmnModel, plane: DiPlane) -> DiQuality:
                         if node.lane and not node.attached_to and node.lane in plane.shapes
                         and not _inside(plane.shapes[node.id], plane.shapes[node.lane]))
     off_ends = sum(1 for flow in flows
-                   if any(end in plane.shapes and not _on_border(point, plane.shapes[end])
+                   if any(end in plane.shapes and not _on_end(point, plane.shapes[end], model.node(end))
                           for end, point in ((flow.source, plane.edges[flow.id][0]),
                                              (flow.target, plane.edges[flow.id][-1]))))
     return DiQuality(overlaps=overlaps, sequence_flows_through_shapes=through["sequenceFlow"],
@@ -113,6 +116,21 @@ def _plane_quality(model: BpmnModel, plane: DiPlane) -> DiQuality:
                      zero_length_flows=sum(route_length(plane.edges[flow.id]) < ZERO_LENGTH for flow in flows),
                      flows_off_their_ends=off_ends,
                      crossings=len(crossing_pairs([plane.edges[flow.id] for flow in flows])))
+
+
+def _on_end(point: Point, box: Box, node: BpmnNode | None) -> bool:
+    """On the end's border: its box's outline or, for a pointed symbol (``Kind.pointed``),
+    the symbol's own, a circle's (``Kind.round``) or a diamond's, where the flow layouts
+    end an edge that meets the symbol off the middle of a side (a join's ports)."""
+    if _on_border(point, box):
+        return True
+    kind = KINDS.get(node.shape_type) if node is not None else None
+    if kind is None or not kind.pointed:
+        return False
+    half_w, half_h = box.w / 2, box.h / 2
+    across, along = abs(point[0] - box.cx) / half_w, abs(point[1] - box.cy) / half_h
+    reach = math.hypot(across, along) if kind.round else across + along
+    return abs(reach - 1) * min(half_w, half_h) <= BORDER_TOLERANCE
 
 
 def _on_border(point: Point, box: Box) -> bool:

@@ -23,7 +23,9 @@ class LayoutNode:
     ``kind`` is the builder's name for what the node is (an element type); no strategy
     reads it. What a strategy needs of it comes as neutral properties: ``is_start``, a
     flow begins here (the layered layouts start from these nodes); ``pointed``, the
-    symbol has no flat side (edges meet it at the middle of a side).
+    symbol has no flat side (edges meet it at the middle of a side); ``round``, a pointed
+    symbol that is a circle, not a diamond (an edge meeting it off the middle of a side
+    ends on the circle).
     """
 
     id: str
@@ -37,6 +39,7 @@ class LayoutNode:
     parent: str | None = None
     is_start: bool = False
     pointed: bool = False
+    round: bool = False
 
 
 @dataclass(frozen=True, slots=True)

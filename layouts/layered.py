@@ -2,9 +2,9 @@
 
 ``STEPS``, in order: cycles ─► layers ─► lanes ─► proper ─► sizes ─► main path ─►
 ordering ─► rethreading ─► exact order ─► sketch ─► loop turns ─► placement ─►
-straightening ─► ports ─► bypass ─► loop tracks ─► side entries ─► channels ─► layer
-starts ─► routes ─► compose. Each step is a plain function that reads what earlier
-steps left in one ``FlowState`` and adds its own part;
+straightening ─► ports ─► bypass ─► loop tracks ─► side entries ─► join ports ─►
+channels ─► layer starts ─► routes ─► compose. Each step is a plain function that
+reads what earlier steps left in one ``FlowState`` and adds its own part;
 the algorithms live in ``layouts/steps``, this module only wires them.
 ``run_steps(..., stop_after=name)`` returns the state after that step, so tests can check
 a step's guarantees on its own. The budgets every step works within come with the
@@ -32,6 +32,7 @@ every node inside its band, with a header strip before the first layer.
 """
 from __future__ import annotations
 
+import math
 from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -63,6 +64,9 @@ MAIN_PATH_WEIGHT = 4.0
 #: A flat side (a node not ``pointed``) takes an edge anywhere but this near its corners;
 #: a pointed node takes it at the middle of a side.
 PORT_CORNER = 10.0
+#: How far off the middle of a pointed symbol's side (a share of its half extent) a
+#: join's ports may lie: the edge still meets the outline head on, not at a glance.
+POINTED_PORT_REACH = 0.5
 #: How strongly a shape holds to where it stood in the previous drawing (a link between
 #: two shapes weighs 1, the main path 4 times more): more than all of a shape's links
 #: together, so an old shape stays put unless the order or the gaps move it (at 4 it was
@@ -129,6 +133,8 @@ class FlowState:
     loop_tracks: dict[int, LoopTrack] = field(default_factory=dict)  # loops that leave their chains
     # side entries
     side_entries: dict[int, float] = field(default_factory=dict)  # edge → -1/+1: into its target's corner before/after
+    # join ports
+    port_inset: dict[int, float] = field(default_factory=dict)  # edge → how far inside its target's box it ends
     # channels
     segment_at: dict[tuple[int, int], int] = field(default_factory=dict)  # segment key → index in its channel
     slot_of: list[list[int]] = field(default_factory=list)
@@ -470,6 +476,68 @@ def _enter_join(state: FlowState, target: int, edges: list[int], room: _SideRoom
             return
 
 
+def _spread_join_ports(state: FlowState) -> None:
+    """Where more than ``SHARED_TAIL_LIMIT`` edges still run into one shape's incoming
+    side after the side entries, they would all share its last stretch: they enter
+    through ports of their own along that side instead, at most that many per port
+    (``_join_port_groups``), the ports up to two edge spacings apart (closer where the
+    side is short: a flat side keeps ``PORT_CORNER`` clear of its corners, a pointed
+    symbol uses the middle ``POINTED_PORT_REACH`` of its side and an edge ends on its
+    outline, a circle's if the node is ``round``, else a diamond's)."""
+    proper = state.proper
+    arriving: dict[int, dict[int, list[int]]] = {}  # target → the vertex before it → edges on that link
+    for edge, chain in enumerate(state.route_chains):
+        if edge not in proper.reversed_edges and edge not in proper.bypass and edge not in state.side_entries:
+            arriving.setdefault(chain[-1], {}).setdefault(chain[-2], []).append(edge)
+    for target, links in arriving.items():
+        if sum(len(edges) for edges in links.values()) <= SHARED_TAIL_LIMIT:
+            continue
+        node = state.graph.nodes[target]
+        half_o, half_r = state.symbol_o[target] / 2, state.symbol_r[target] / 2
+        reach = half_o * POINTED_PORT_REACH if node.pointed else max(half_o - PORT_CORNER, 0.0)
+        groups = _join_port_groups(state.order_pos[target], [(state.chain_o[edges[0]][-2], edges)
+                                                             for edges in links.values()])
+        steps = max(abs(step) for step, _ in groups)
+        spacing = min(2 * state.options.edge_spacing, reach / steps) if steps else 0.0
+        for step, edges in groups:
+            offset = step * spacing
+            for edge in edges:
+                state.chain_o[edge][-1] = state.order_pos[target] + offset
+                if node.pointed and offset:
+                    share = abs(offset) / half_o
+                    state.port_inset[edge] = half_r * (1 - math.sqrt(1 - share * share) if node.round else share)
+
+
+def _join_port_groups(middle: float, bundles: list[tuple[float, list[int]]]) -> list[tuple[int, list[int]]]:
+    """(port, edges) for the edges running into one side, each bundle (the edges on one
+    line into it, a shared chain) given whole: port 0, the middle, takes the bundles
+    running straight in and then the nearest from either side while it holds no more
+    than ``SHARED_TAIL_LIMIT`` edges; the rest of each side fill ports -1, -2, ... (before
+    the middle) and 1, 2, ... (after it), the nearer lines at the nearer ports, so no two
+    of them need to cross."""
+    before = sorted((bundle for bundle in bundles if bundle[0] < middle - 1e-6), key=lambda b: -b[0])
+    after = sorted((bundle for bundle in bundles if bundle[0] > middle + 1e-6), key=lambda b: b[0])
+    centre = [edge for line, edges in bundles if abs(line - middle) <= 1e-6 for edge in edges]
+    while True:
+        nearest = min((side for side in (before, after) if side), key=lambda side: abs(side[0][0] - middle),
+                      default=None)
+        if nearest is None or len(centre) + len(nearest[0][1]) > SHARED_TAIL_LIMIT:
+            break
+        centre += nearest.pop(0)[1]
+    groups = [(0, centre)] if centre else []
+    for sign, side in ((-1, before), (1, after)):
+        port: list[int] = []
+        step = 1
+        for _, edges in side:
+            if port and len(port) + len(edges) > SHARED_TAIL_LIMIT:
+                groups.append((sign * step, port))
+                port, step = [], step + 1
+            port = port + edges
+        if port:
+            groups.append((sign * step, port))
+    return groups
+
+
 class _SideRoom:
     """Is the way into a symbol's corner free? No label on that side, no other vertex (a
     dummy a loop track left excepted) and no loop track between the edge's line and the
@@ -712,7 +780,7 @@ def _forward_route(state: FlowState, edge: int, chain: list[int]) -> list[tuple[
     if side is not None:
         return points + [(centre_r[target], ports[-1]),
                          (centre_r[target], state.order_pos[target] + side * state.symbol_o[target] / 2)]
-    points.append((centre_r[target] - state.symbol_r[target] / 2, ports[-1]))
+    points.append((centre_r[target] - state.symbol_r[target] / 2 + state.port_inset.get(edge, 0.0), ports[-1]))
     return points
 
 
@@ -796,6 +864,7 @@ STEPS: tuple[Step, ...] = (
     Step("bypass", _route_bypass),
     Step("loop tracks", _place_loop_tracks),
     Step("side entries", _enter_joins_from_the_side),
+    Step("join ports", _spread_join_ports),
     Step("channels", _assign_channels),
     Step("layer starts", _start_layers),
     Step("routes", _route),

@@ -31,7 +31,7 @@ def flow_graph(diagram: Diagram, cultures: Cultures, font: FontMetrics,
                layout_key: str) -> tuple[LayoutGraph, Scene]:
     """Shapes as nodes, predecessor links as edges (each pair once, in shape order); a
     node says what the layouts must know of its element's kind (``LayoutNode.is_start``,
-    ``pointed``), never the kind itself."""
+    ``pointed``, ``round``), never the kind itself."""
     nodes: list[LayoutNode] = []
     views: dict[str, ShapeView] = {}
     for shape in diagram.shapes:
@@ -40,7 +40,7 @@ def flow_graph(diagram: Diagram, cultures: Cultures, font: FontMetrics,
         kind = KINDS[shape.element.type]
         nodes.append(LayoutNode(shape.shape_id, kind.key, measured.width, measured.height,
                                 measured.label_width, measured.label_height,
-                                is_start=kind.is_start, pointed=kind.pointed))
+                                is_start=kind.is_start, pointed=kind.pointed, round=kind.round))
         views[shape.shape_id] = ShapeView(shape.shape_id, shape.element.id, shape.element.type,
                                           measured.lines)
     graph = LayoutGraph(tuple(nodes), tuple(flow_edges(diagram)))

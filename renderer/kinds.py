@@ -45,6 +45,8 @@ class Kind:
     ``is_start``: a flow begins here (the layered layouts start from these nodes).
     ``pointed``: the symbol has no flat side (circle, diamond, hexagon, pentagon): edges
     meet it at the middle of a side.
+    ``round``: a pointed symbol that is a circle (events): an edge meeting it off the
+    middle of a side ends on the circle, not on a diamond's edge.
     ``work``: an activity. Without an executing org unit it goes to the "Unassigned"
     lane (other shapes join a neighbour's); the matrices make it a row; ``detailed``
     draws its satellites; a BPMN boundary event may be attached to its tags.
@@ -66,6 +68,7 @@ class Kind:
     symbol_size: float | None = None
     is_start: bool = False
     pointed: bool = False
+    round: bool = False
     work: bool = False
     process: bool = False
     drawable: bool = True
@@ -101,14 +104,14 @@ KINDS: dict[str, Kind] = {
              symbol_size=GATEWAY_SIZE, pointed=True, bpmn_tag="inclusiveGateway",
              bpmn_reads=("inclusiveGateway", "complexGateway", "eventBasedGateway")),
         Kind("evStart", german_english("Startereignis", "Start event"), "#C62828", symbol="start",
-             symbol_size=EVENT_SIZE, is_start=True, pointed=True, bpmn_tag="startEvent",
+             symbol_size=EVENT_SIZE, is_start=True, pointed=True, round=True, bpmn_tag="startEvent",
              bpmn_reads=("startEvent",)),
         Kind("evIntermediate", german_english("Zwischenereignis", "Intermediate event"), "#E53935",
-             symbol="intermediate", symbol_size=EVENT_SIZE, pointed=True, bpmn_tag="intermediateThrowEvent",
+             symbol="intermediate", symbol_size=EVENT_SIZE, pointed=True, round=True, bpmn_tag="intermediateThrowEvent",
              bpmn_reads=("intermediateCatchEvent", "intermediateThrowEvent", "implicitThrowEvent",
                          "boundaryEvent")),
         Kind("evEnd", german_english("Endereignis", "End event"), "#B71C1C", symbol="end", symbol_size=EVENT_SIZE,
-             pointed=True, bpmn_tag="endEvent", bpmn_reads=("endEvent",)),
+             pointed=True, round=True, bpmn_tag="endEvent", bpmn_reads=("endEvent",)),
         Kind("processInterfacePlaceholder", german_english("Prozessschnittstelle", "Process interface"), "#8D6E63",
              symbol="interface", pointed=True, bpmn_tag="callActivity"),
         Kind("product", german_english("Produkt", "Product"), "#6A1B9A", bpmn_tag="dataObjectReference"),

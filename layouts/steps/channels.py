@@ -2,7 +2,8 @@
 
 Expects the segments of one channel, each joining an order position on the channel's
 left layer to one on its right layer. Guarantees: two segments whose vertical parts
-would overlap never share a slot (parallel edges stay apart), and slots are ordered to
+would overlap never share a slot (parallel edges stay apart), nor do two running at each
+other into one port (they would meet head-on there), and slots are ordered to
 avoid the crossings their order decides: placing ``a`` before ``b`` costs a crossing when
 ``a`` leaves the channel inside ``b``'s span, or ``b`` enters it inside ``a``'s. Pairwise
 preferences become an order by a greedy feedback-arc heuristic (Eades, Lin, Smyth), as
@@ -67,15 +68,15 @@ def _leaves_where_enters(a: ChannelSegment, b: ChannelSegment) -> bool:
 
 
 def _conflict(a: ChannelSegment, b: ChannelSegment) -> bool:
-    """Would the vertical parts touch if they shared a slot? Meeting only at a common
-    port on the same side (a fork or a merge) is fine."""
+    """Would the vertical parts touch if they shared a slot? Meeting only where both
+    leave one port, one each way (a fork), is fine; two segments running at each other
+    into one port would meet head-on there and turn into it together, a T that reads as
+    one line running past the shape (issue 21)."""
     if a.low > b.high + EPS or b.low > a.high + EPS:
         return False
     if abs(a.high - b.low) < EPS or abs(b.high - a.low) < EPS:
         contact = a.high if abs(a.high - b.low) < EPS else a.low
-        same_left = abs(a.left - contact) < EPS and abs(b.left - contact) < EPS
-        same_right = abs(a.right - contact) < EPS and abs(b.right - contact) < EPS
-        return not (same_left or same_right)
+        return not (abs(a.left - contact) < EPS and abs(b.left - contact) < EPS)
     return True
 
 
