@@ -14,6 +14,7 @@ from layouts.sketch import Sketch
 from layouts.stability import Stability
 from layouts.steps.proper import ProperGraph
 from layouts.steps.sketch_order import sketch_order, sketch_ranks
+from tests.layouts.test_wrap import UNWRAPPED, _long_flow
 
 
 def _process(inserted: bool) -> LayoutGraph:
@@ -100,3 +101,39 @@ def test_a_sketch_survives_its_json_and_bad_json_is_refused() -> None:
     for bad in ("", "[]", '{"nodes": {"a": [1]}, "routes": []}', '{"nodes": {}, "routes": [["a"]]}'):
         with pytest.raises(ValueError, match="not a layout sketch"):
             Sketch.from_json(bad)
+
+
+def _long_flow_with_a_new_task(after: int) -> LayoutGraph:
+    graph = _long_flow(200)
+    edges = [edge for edge in graph.edges if (edge.source, edge.target) != (f"n{after}", f"n{after + 1}")]
+    edges += [LayoutEdge(f"n{after}", "new"), LayoutEdge("new", f"n{after + 1}")]
+    return LayoutGraph((*graph.nodes, LayoutNode("new", "task", 100.0, 50.0)), tuple(edges))
+
+
+@pytest.mark.parametrize("key", ["horizontal", "vertical"])
+def test_a_wrapped_drawing_is_sketched_unfolded(key: str) -> None:
+    # the strips' shapes stand across the flow where they stood before the wrapping,
+    # later strips later along the flow; a drawing not wrapped has no cuts
+    direction = VERTICAL if key == "vertical" else HORIZONTAL
+    wrapped = Sketch.of(_draw(key, _long_flow(200)), direction)
+    plain = Sketch.of(get_strategy(key).layout(_long_flow(200), UNWRAPPED), direction)
+    assert len(wrapped.cuts) >= 2 and not plain.cuts
+    assert all(abs(wrapped.nodes[shape][1] - place[1]) <= 0.1 for shape, place in plain.nodes.items())
+    along = [wrapped.nodes[f"n{index}"][0] for index in range(200)]
+    assert along == sorted(along)
+    assert Sketch.from_json(wrapped.to_json()) == wrapped
+
+
+@pytest.mark.parametrize("key", ["horizontal", "vertical"])
+def test_an_inserted_task_leaves_a_wrapped_drawing_in_its_rows_and_strips(key: str) -> None:
+    direction = VERTICAL if key == "vertical" else HORIZONTAL
+    before = _draw(key, _long_flow(200))
+    fresh = _draw(key, _long_flow_with_a_new_task(150))
+    sketched = _draw(key, _long_flow_with_a_new_task(150), Sketch.of(before, direction))
+    kept = Stability.between(before, sketched, direction.swapped)
+    reshuffled = Stability.between(before, fresh, direction.swapped)
+    # afresh, the strips are cut elsewhere and shapes change strips (4-6 leave their
+    # rows, 94-96 % of the order kept); sketched, each shape stays in its row
+    assert reshuffled.rows_left >= 4 and kept.rows_left == 0
+    assert kept.order_kept >= 0.99 > reshuffled.order_kept
+    assert crossings(sketched) <= crossings(fresh) + 1
