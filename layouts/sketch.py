@@ -27,11 +27,13 @@ DECIMALS = 1
 class Sketch:
     """``nodes``: shape id → (along, across) centre; ``routes``: (source id, target id) →
     the route's points (along, across), the first route of each pair; ``cuts``: where a
-    wrapped drawing was cut into strips, along the flow (empty: not wrapped)."""
+    wrapped drawing was cut into strips, along the flow (empty: not wrapped); ``lanes``:
+    lane id → where the lane began and ended across the flow (empty: no lanes)."""
 
     nodes: dict[str, Point] = field(default_factory=dict)
     routes: dict[tuple[str, str], tuple[Point, ...]] = field(default_factory=dict)
     cuts: tuple[float, ...] = ()
+    lanes: dict[str, tuple[float, float]] = field(default_factory=dict)
 
     def __hash__(self) -> int:  # options holding a sketch stay usable as keys
         return hash(self.to_json())
@@ -60,14 +62,20 @@ class Sketch:
         for edge, points in zip(layout.edges, drawn_routes):
             routes.setdefault((edge.source, edge.target),
                               tuple(place for place in map(kept, points) if place is not None))
-        return cls(nodes, routes, tuple(round(fold.cut, DECIMALS) for fold in folds))
+        lanes = {lane.id: (round(lane.box.y, DECIMALS), round(lane.box.bottom, DECIMALS)) if not direction.swapped
+                 else (round(lane.box.x, DECIMALS), round(lane.box.right, DECIMALS)) for lane in layout.lanes}
+        return cls(nodes, routes, tuple(round(fold.cut, DECIMALS) for fold in folds), lanes)
 
     def to_json(self) -> str:
         record: dict[str, Any] = {
             "nodes": self.nodes,
             "routes": [[source, target, points] for (source, target), points in self.routes.items()]}
-        if self.cuts:  # only a wrapped drawing's: the sketches of the others stay as they were
+        # only a wrapped drawing's cuts and a swimlane drawing's lanes: the sketches of
+        # the others stay as they were
+        if self.cuts:
             record["cuts"] = self.cuts
+        if self.lanes:
+            record["lanes"] = self.lanes
         return json.dumps(record, sort_keys=True, separators=(",", ":"))
 
     @classmethod
@@ -79,9 +87,10 @@ class Sketch:
             routes = {(str(source), str(target)): tuple(_point(point) for point in points)
                       for source, target, points in raw["routes"]}
             cuts = tuple(float(cut) for cut in raw.get("cuts", ()))
+            lanes = {str(key): _point(value) for key, value in raw.get("lanes", {}).items()}
         except (ValueError, KeyError, TypeError, AttributeError) as error:
             raise ValueError(f"not a layout sketch: {error}") from None
-        return cls(nodes, routes, cuts)
+        return cls(nodes, routes, cuts, lanes)
 
     def across_at(self, source: str, target: str, along: float) -> float | None:
         """Where the old route from ``source`` to ``target`` ran across the flow at

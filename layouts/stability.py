@@ -45,10 +45,11 @@ class Stability:
         return self.rows_left_share <= STABLE_ROWS_LEFT and self.order_kept >= STABLE_ORDER_KEPT
 
     @classmethod
-    def between(cls, before: Layout, after: Layout, vertical: bool) -> Stability:
+    def between(cls, before: Layout, after: Layout, vertical: bool, changed: frozenset[str] = frozenset()) -> Stability:
+        """Compared on the shapes both drawings hold but ``changed`` (the ones an edit changed)."""
         old = {node.id: node.box for node in before.nodes}
         new = {node.id: node.box for node in after.nodes}
-        shared = sorted(old.keys() & new.keys())
+        shared = sorted(old.keys() & new.keys() - changed)
         if not shared:
             return cls(0, 0, 0, 0)
         across = [_across(new[shape], vertical) - _across(old[shape], vertical) for shape in shared]
