@@ -29,27 +29,57 @@ from layouts.steps.proper import ProperGraph
 
 #: Crossings the sketch's order may add to the fresh order's and still be taken.
 EXTRA_CROSSINGS = 1
+#: The share of the sketch's order within layers a fresh order must keep for its shapes
+#: to be held where they stood.
+HELD_AGREEMENT = 0.75
 
 
 def follow_sketch(graph: ProperGraph, fresh: Layers, node_ids: Sequence[str], edge_ends: Sequence[tuple[str, str]],
                   sketch: Sketch, budgets: Budgets = DEFAULT_BUDGETS) -> tuple[Layers, list[float | None] | None]:
     """The sketch's order and each vertex's place across the flow in it (None: not
-    placed); else that order with neighbours swapped where that removes crossings;
-    else the fresh order and None when both cost too many crossings."""
+    placed), with neighbours swapped where that removes crossings when it has more than
+    the fresh order; else that order swept; else the fresh order, and None for the
+    places unless it keeps most of the sketch's order."""
     places = sketch_places(graph, node_ids, edge_ends, sketch)
     sketched = sketch_order(graph, fresh, places)
-    allowed = drawn_crossings(graph, fresh) + EXTRA_CROSSINGS
-    if drawn_crossings(graph, sketched) <= allowed:
+    least = drawn_crossings(graph, fresh)
+    allowed = least + EXTRA_CROSSINGS
+    crossings = drawn_crossings(graph, sketched)
+    if crossings <= least:
         return sketched, places
     # neighbours swapped where they cross: most of the sketch's order, fewer crossings
+    # (the routes may add one to the order's: the nearer to the fresh count, the safer),
+    # taken at once where only long edges swapped
     nearer = transposed(graph, sketched, budgets)
-    if drawn_crossings(graph, nearer) <= allowed:
+    fewer = drawn_crossings(graph, nearer)
+    if fewer < crossings and fewer <= allowed and (
+            _order_agreement(graph, nearer, places) == _order_agreement(graph, sketched, places)):
+        return nearer, places
+    if crossings <= allowed:
+        return sketched, places
+    if fewer <= allowed:
         return nearer, places
     # swept from the sketch's order: what crossings force to move, the rest where it stood
     swept = swept_from(graph, sketched, budgets)
     if drawn_crossings(graph, swept) <= allowed:
         return swept, places
-    return fresh, None
+    # the fresh order, its shapes still held where they stood if it keeps most of the
+    # sketch's order (held against a mirrored order, they stretch the drawing apart)
+    return fresh, places if _order_agreement(graph, fresh, places) >= HELD_AGREEMENT else None
+
+
+def _order_agreement(graph: ProperGraph, layers: Layers, places: Sequence[float | None]) -> float:
+    """Of the pairs of shapes in one layer that the sketch placed apart, the share that
+    ``layers`` keeps in the sketch's order (1 without such pairs)."""
+    kept = pairs = 0
+    for layer in layers:
+        placed = [place for vertex in layer if vertex < graph.node_count and (place := places[vertex]) is not None]
+        for index, place in enumerate(placed):
+            for later in placed[index + 1:]:
+                if later != place:
+                    pairs += 1
+                    kept += later > place
+    return kept / pairs if pairs else 1.0
 
 
 def sketch_places(graph: ProperGraph, node_ids: Sequence[str], edge_ends: Sequence[tuple[str, str]],
