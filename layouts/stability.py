@@ -1,5 +1,7 @@
 """How much of a drawing a reader still recognises after an edit (issue 22): two
-positioned drawings of one diagram, before and after, compared on the shapes both hold.
+positioned drawings of one diagram, before and after, compared on the shapes both hold
+(but those the edit changed, when the caller names them: issue 22 measures the unchanged
+shapes).
 
 - A shape *leaves its row* when it moves across the flow by more than ``ROW_TOLERANCE``
   beyond the drawing's median move across the flow (a shift along the flow is what an
