@@ -27,8 +27,9 @@ next channel, along a track beyond the drawing and into its target through the c
 before it (``steps/proper.py``; the budgets of every step: ``docs/layout.md``).
 
 Swimlanes (``graph.lanes``): lanes are bands across the flow, in the order that keeps
-cross-lane edges short; ordering keeps each layer grouped by lane and placement keeps
-every node inside its band, with a header strip before the first layer.
+cross-lane edges short (with a sketch, the sketch's order where that costs at most one
+crossing more); ordering keeps each layer grouped by lane and placement keeps every node
+inside its band, with a header strip before the first layer.
 """
 from __future__ import annotations
 
