@@ -2,7 +2,9 @@
 
 For every corpus diagram and generated models of 50, 200 and 1,000 shapes, each of five
 edits is applied once where the model allows it, the edited diagram is drawn, and the
-drawing is compared with the one before the edit (``layouts/stability.py``), twice: a
+drawing is compared with the one before the edit (``layouts/stability.py``) on the shapes
+the edit left unchanged (a task moved to another lane or renamed is not one, nor a shape
+the edit put in another lane), twice: a
 fresh layout, and the layout sketched from the drawing before (``LayoutOptions.sketch``,
 issue 22's stable layout). Reported: stable edits, the share of unchanged shapes that
 leave their row, the orthogonal order kept, the crossings the sketched layout has more
@@ -380,10 +382,32 @@ def _edits(engine: Engine, name: str, fixture: Fixture, layout_key: str, seed: i
                 fresh, fresh_seconds = engine.fresh(edited, layout_key, before)
                 sketched, sketched_seconds = engine.sketched(edited, layout_key, before)
                 vertical = _vertical(layout_key)
+                changed = changed_shapes(fixture, edited) | lane_changes(before, fresh)
                 yield EditResult(engine.name, name, layout_key, edit_name, repeat,
-                                 Stability.between(before, fresh, vertical),
-                                 Stability.between(before, sketched, vertical),
+                                 Stability.between(before, fresh, vertical, changed),
+                                 Stability.between(before, sketched, vertical, changed),
                                  crossings(sketched) - crossings(fresh), fresh_seconds, sketched_seconds)
+
+
+def changed_shapes(before: Fixture, after: Fixture) -> frozenset[str]:
+    """The shapes in both whose element the edit changed (a lane or a name): issue 22
+    measures the shapes an edit leaves unchanged; a task moved to another lane has to move."""
+    old = {item["shapeInfo"]["id"]: item["element"] for item in _values(before)}
+    return frozenset(item["shapeInfo"]["id"] for item in _values(after)
+                     if item["shapeInfo"]["id"] in old and old[item["shapeInfo"]["id"]] != item["element"])
+
+
+def lane_changes(before: Layout, after: Layout) -> frozenset[str]:
+    """The shapes drawn in another lane after the edit than before: a task moved to
+    another lane takes the events and gateways that follow it along (they join their
+    predecessor's lane, ``renderer.flow.shape_lanes``), and a shape in another lane has to move."""
+    old, new = _lanes_of(before), _lanes_of(after)
+    return frozenset(shape for shape, lane in old.items() if shape in new and new[shape] != lane)
+
+
+def _lanes_of(layout: Layout) -> dict[str, str]:
+    return {node.id: lane.id for node in layout.nodes for lane in layout.lanes
+            if lane.box.x <= node.box.cx <= lane.box.right and lane.box.y <= node.box.cy <= lane.box.bottom}
 
 
 def _name_shapes(fixture: Fixture) -> None:

@@ -27,8 +27,9 @@ next channel, along a track beyond the drawing and into its target through the c
 before it (``steps/proper.py``; the budgets of every step: ``docs/layout.md``).
 
 Swimlanes (``graph.lanes``): lanes are bands across the flow, in the order that keeps
-cross-lane edges short; ordering keeps each layer grouped by lane and placement keeps
-every node inside its band, with a header strip before the first layer.
+cross-lane edges short (with a sketch, the sketch's order where that costs at most one
+crossing more); ordering keeps each layer grouped by lane and placement keeps every node
+inside its band, with a header strip before the first layer.
 """
 from __future__ import annotations
 
@@ -47,6 +48,7 @@ from layouts.steps.bypass import BypassRoute, bypass_routes, drawn_ends
 from layouts.steps.chain_paths import rethread
 from layouts.steps.channels import ChannelSegment, assign_channels, crossings_before
 from layouts.steps.compose import lane_bands, normalize, simplify_route
+from layouts.steps.crossings import drawn_crossings
 from layouts.steps.exact_order import order_exactly
 from layouts.steps.lanes import UNASSIGNED_LANE, order_lanes
 from layouts.steps.layering import minimal_length_ranks
@@ -55,7 +57,14 @@ from layouts.steps.main_path import main_path_edges
 from layouts.steps.ordering import sweep_order
 from layouts.steps.placement import place_across
 from layouts.steps.proper import ProperGraph, make_proper
-from layouts.steps.sketch_order import follow_sketch, sketch_ranks
+from layouts.steps.sketch_order import (
+    EXTRA_CROSSINGS,
+    follow_sketch,
+    lane_room,
+    shifted_to_lanes,
+    sketch_lanes,
+    sketch_ranks,
+)
 from layouts.steps.spacing import Bands, Placement, Spacing
 from layouts.steps.straighten import straighten
 
@@ -113,8 +122,10 @@ class FlowState:
     main_path: frozenset[int] = frozenset()  # edges of the longest forward chain
     # ordering, rethreading, exact order (loop turns add the turn vertices)
     layers: list[list[int]] = field(default_factory=list)
-    # sketch: where each vertex stood in the previous drawing, if its order was taken
+    # sketch: where each vertex stood in the previous drawing, if its order was taken,
+    # and each lane's least extent across the flow (empty without a sketch of lanes)
     sketch_places: list[float | None] | None = None
+    lane_room: list[float] = field(default_factory=list)
     # loop turns
     route_chains: list[list[int]] = field(default_factory=list)
     turn_of: dict[tuple[int, int], int] = field(default_factory=dict)  # (edge, node) → turn vertex
@@ -213,9 +224,25 @@ def _order_lanes(state: FlowState) -> None:
     node_lane = [preferred[str(node.lane)] for node in graph.nodes]
     last = next((i for i, lane in enumerate(graph.lanes) if lane.id == UNASSIGNED_LANE), None)
     order = order_lanes(len(graph.lanes), node_lane, state.edges, last, state.options.budgets)
+    sketch = state.options.sketch
+    kept = None if sketch is None else sketch_lanes([lane.id for lane in graph.lanes], sketch, last)
+    # the sketch's lane order where its layers can be ordered with at most one crossing
+    # more than those of the lane order found afresh
+    if kept is not None and kept != order and (_ordered_crossings(state, kept, node_lane)
+                                               <= _ordered_crossings(state, order, node_lane) + EXTRA_CROSSINGS):
+        order = kept
     rank = {lane: position for position, lane in enumerate(order)}
     state.lane_ids = [graph.lanes[lane].id for lane in order]
     state.node_lanes = [rank[lane] for lane in node_lane]
+
+
+def _ordered_crossings(state: FlowState, order: list[int], node_lane: list[int]) -> int:
+    """The crossings of the sweeps' order with the lanes in ``order``."""
+    position = {lane: at for at, lane in enumerate(order)}
+    budgets = state.options.budgets
+    proper = make_proper(state.ranks, state.edges, state.reversed_edges, [position[lane] for lane in node_lane],
+                         budgets)
+    return drawn_crossings(proper, sweep_order(proper, state.roots, state.options.ordering_sweeps, budgets))
 
 
 def _make_proper(state: FlowState) -> None:
@@ -272,8 +299,14 @@ def _follow_sketch(state: FlowState) -> None:
         return
     node_ids = [node.id for node in state.graph.nodes]
     edge_ends = [(edge.source, edge.target) for edge in state.graph.edges]
-    state.layers, state.sketch_places = follow_sketch(state.proper, state.layers, node_ids, edge_ends, sketch,
-                                                      state.options.budgets)
+    if state.lane_ids and sketch.lanes:
+        need = [symbol + label for symbol, label in zip(state.symbol_o, state.label_o)]
+        state.lane_room = lane_room(state.proper, state.layers, state.lane_ids, sketch, _lane_headers(state), need,
+                                    state.options.node_spacing)
+    state.layers, places = follow_sketch(state.proper, state.layers, node_ids, edge_ends, sketch,
+                                         state.options.budgets)
+    state.sketch_places = places if places is None or not state.lane_room else shifted_to_lanes(
+        places, state.proper.lane, state.lane_ids, state.lane_room, sketch)
 
 
 def _insert_turns(state: FlowState) -> None:
@@ -374,16 +407,20 @@ def _place(state: FlowState) -> None:
     state.pulls = [(turn, node, 0.25) if turn in state.turn_above else (node, turn, 0.25)
                    for (_, node), turn in state.turn_of.items()]
     if state.lane_ids:
-        specs = {lane.id: lane for lane in state.graph.lanes}
         padding = [options.edge_spacing if is_point(v) else options.node_spacing / 2
                    for v in range(graph.vertex_count)]
-        state.bands = Bands(graph.lane, padding, [specs[lane].header_width + 2 * options.edge_spacing
-                                                  for lane in state.lane_ids])
+        state.bands = Bands(graph.lane, padding, state.lane_room or _lane_headers(state))
     spacing = _spacing(state)
     anchors = [(v, place, SKETCH_WEIGHT if v < graph.node_count else SKETCH_WEIGHT / 4)
                for v, place in enumerate(state.sketch_places or ()) if place is not None]
     state.placement = place_across(spacing.layers, graph.vertex_count, spacing.before, spacing.after, spacing.gap,
                                    state.links, state.pulls, state.bands, options.budgets, anchors)
+
+
+def _lane_headers(state: FlowState) -> list[float]:
+    """Each lane's least extent across the flow: its header's."""
+    specs = {lane.id: lane for lane in state.graph.lanes}
+    return [specs[lane].header_width + 2 * state.options.edge_spacing for lane in state.lane_ids]
 
 
 def _straighten(state: FlowState) -> None:

@@ -1,5 +1,7 @@
 """How much of a drawing a reader still recognises after an edit (issue 22): two
-positioned drawings of one diagram, before and after, compared on the shapes both hold.
+positioned drawings of one diagram, before and after, compared on the shapes both hold
+(but those the edit changed, when the caller names them: issue 22 measures the unchanged
+shapes).
 
 - A shape *leaves its row* when it moves across the flow by more than ``ROW_TOLERANCE``
   beyond the drawing's median move across the flow (a shift along the flow is what an
@@ -45,10 +47,11 @@ class Stability:
         return self.rows_left_share <= STABLE_ROWS_LEFT and self.order_kept >= STABLE_ORDER_KEPT
 
     @classmethod
-    def between(cls, before: Layout, after: Layout, vertical: bool) -> Stability:
+    def between(cls, before: Layout, after: Layout, vertical: bool, changed: frozenset[str] = frozenset()) -> Stability:
+        """Compared on the shapes both drawings hold but ``changed`` (the ones an edit changed)."""
         old = {node.id: node.box for node in before.nodes}
         new = {node.id: node.box for node in after.nodes}
-        shared = sorted(old.keys() & new.keys())
+        shared = sorted(old.keys() & new.keys() - changed)
         if not shared:
             return cls(0, 0, 0, 0)
         across = [_across(new[shape], vertical) - _across(old[shape], vertical) for shape in shared]

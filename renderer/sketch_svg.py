@@ -16,7 +16,7 @@ from lxml import etree
 
 from layouts.detailed import DetailedLayout
 from layouts.flow import FlowLayout
-from layouts.geometry import HORIZONTAL, Box, Direction, EdgeRoute, Layout, NodeBox, Point
+from layouts.geometry import HORIZONTAL, Box, Direction, EdgeRoute, LaneBand, Layout, NodeBox, Point
 from layouts.keys import BPMN_LAYOUTS
 from layouts.registry import STRATEGIES
 from layouts.sketch import Sketch
@@ -48,9 +48,9 @@ def sketch_direction(layout_key: str) -> Direction:
 
 
 def layout_of_svg(data: bytes) -> Layout:
-    """The shapes' boxes and the edges' routes of a drawing the engine wrote, read from
-    its overlays and connectors (no lanes or labels); ``ValueError`` with a one-line
-    reason for anything else."""
+    """The shapes' boxes, the edges' routes and the lanes of a drawing the engine wrote,
+    read from its overlays, connectors and lane rects (no labels); ``ValueError`` with a
+    one-line reason for anything else."""
     if len(data) > MAX_SVG_BYTES:
         raise ValueError(f"SVG too large: {len(data):,} bytes, at most {MAX_SVG_BYTES:,}")
     if b"<!DOCTYPE" in data:
@@ -72,16 +72,35 @@ def layout_of_svg(data: bytes) -> Layout:
         shape_id = rect.get("data-shape-id")
         if rect.get("class") != "overlay" or shape_id is None:
             continue
-        try:
-            x, y, width, height = (float(rect.get(name, "")) for name in ("x", "y", "width", "height"))
-        except ValueError:
-            raise ValueError(f"overlay of shape {shape_id!r} without a box") from None
-        nodes.append(NodeBox(str(shape_id), Box(x, y, width, height)))
+        nodes.append(NodeBox(str(shape_id), _box(rect)))
     if not nodes:
         raise ValueError("the SVG has no shape overlays: not a drawing of this engine")
     right = max(node.box.right for node in nodes)
     bottom = max(node.box.bottom for node in nodes)
-    return Layout(right, bottom, tuple(nodes), tuple(edges))
+    return Layout(right, bottom, tuple(nodes), tuple(edges), tuple(_lanes(root)))
+
+
+def _lanes(root: etree._Element) -> list[LaneBand]:
+    """Each ``g.lane`` with its body and header rects."""
+    lanes = []
+    for group in root.iter(f"{{{_SVG_NS}}}g"):
+        lane_id = group.get("data-lane-id")
+        if group.get("class") != "lane" or lane_id is None:
+            continue
+        boxes = {rect.get("class"): _box(rect) for rect in group.iter(f"{{{_SVG_NS}}}rect")}
+        body, header = boxes.get("lane-body"), boxes.get("lane-header")
+        if body is None or header is None:
+            raise ValueError(f"lane {lane_id!r} without its body and header")
+        lanes.append(LaneBand(str(lane_id), body, header))
+    return lanes
+
+
+def _box(rect: etree._Element) -> Box:
+    try:
+        x, y, width, height = (float(rect.get(name, "")) for name in ("x", "y", "width", "height"))
+    except ValueError:
+        raise ValueError(f"{rect.get('class')} rect without a box") from None
+    return Box(x, y, width, height)
 
 
 def _points(data: str, source: str, target: str) -> tuple[Point, ...]:

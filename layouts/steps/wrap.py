@@ -15,12 +15,19 @@ column on the right, the deepest track in the gap and the innermost column on th
 Nothing else moves within its strip, so crossings and the shapes' order within a strip
 stay as they were. Otherwise the drawing is returned as it is.
 
+Given where the previous drawing was cut (``Previous``, from its sketch, issue 22), a
+drawing that still needs wrapping is cut in the same places: each cut in a gap between
+the shapes that stood before the old cut and those that stood after it (the gap with the
+fewest edges passing), so every old shape stays in its strip; where a cut finds no such
+gap, the cuts are chosen afresh. ``steps/folds.py`` reads the cuts back from a wrapped drawing.
+
 This is ELK Layered's "graph wrapping" idea done after routing, on plain geometry.
 """
 from __future__ import annotations
 
 import bisect
 import math
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from layouts.geometry import Box, Direction, Layout, NodeBox, Point
@@ -39,22 +46,34 @@ class WrapOptions:
     margin: float
 
 
-def wrap_layout(layout: Layout, direction: Direction, options: WrapOptions) -> Layout:
+@dataclass(frozen=True, slots=True)
+class Previous:
+    """The previous drawing's ``cuts`` along the flow and where each of its shapes stood
+    along the flow (``along``), both unfolded (``layouts.sketch.Sketch``)."""
+
+    cuts: Sequence[float]
+    along: Mapping[str, float]
+
+
+def wrap_layout(layout: Layout, direction: Direction, options: WrapOptions, previous: Previous | None = None) -> Layout:
     """``layout`` folded into strips when it is long and large enough (module docstring)."""
     if layout.lanes or layout.cells or len(layout.nodes) < options.min_nodes:
         return layout
     if direction.swapped:
-        return _transposed(_wrap(_transposed(layout), options))
-    return _wrap(layout, options)
+        return _transposed(_wrap(_transposed(layout), options, previous))
+    return _wrap(layout, options, previous)
 
 
-def _wrap(layout: Layout, options: WrapOptions) -> Layout:
+def _wrap(layout: Layout, options: WrapOptions, previous: Previous | None) -> Layout:
     length, width = layout.width, layout.height
     if width <= 0 or length / width <= options.max_aspect:
         return layout
     candidates = _cut_candidates(layout)
     if not candidates:
         return layout
+    kept = _kept_cuts(layout, candidates, previous) if previous is not None and previous.cuts else None
+    if kept:
+        return _fold(layout, kept, options)
     # strips are thinner than the whole drawing, so the estimate may fall short: add
     # strips until the folded drawing meets the aspect (or strips run out of places)
     strips = _strip_count(length, width, options)
@@ -121,6 +140,24 @@ def _choose_cuts(candidates: list[tuple[float, int]], length: float, strips: int
             near = [(0, abs(cut - ideal), cut) for cut, _ in candidates if not cuts or cut > cuts[-1]]
         if near:
             cuts.append(min(near)[2])
+    return cuts
+
+
+def _kept_cuts(layout: Layout, candidates: list[tuple[float, int]], previous: Previous) -> list[float] | None:
+    """A cut in the gap between the shapes before each previous cut and those after it
+    (the fewest edges passing, then the middle of the gap); None when a cut has no such gap."""
+    cuts: list[float] = []
+    for old in previous.cuts:
+        ends = [(node.box.right, node.box.x, previous.along[node.id] < old) for node in layout.nodes
+                if node.id in previous.along]
+        low = max((right for right, _, before in ends if before), default=-math.inf)
+        high = min((left for _, left, before in ends if not before), default=math.inf)
+        middle = (low + high) / 2 if math.isfinite(low + high) else 0.0
+        near = [(passing, abs(cut - middle), cut) for cut, passing in candidates
+                if low < cut < high and (not cuts or cut > cuts[-1])]
+        if not near:
+            return None
+        cuts.append(min(near)[2])
     return cuts
 
 
@@ -239,3 +276,4 @@ def _transposed(layout: Layout) -> Layout:
                   tuple(NodeBox(n.id, box(n.box), None if n.label is None else box(n.label)) for n in layout.nodes),
                   tuple(replace(e, points=tuple((y, x) for x, y in e.points),
                                 label=None if e.label is None else box(e.label)) for e in layout.edges))
+
