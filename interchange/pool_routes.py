@@ -22,6 +22,10 @@ from typing import Any
 from interchange.routing import Route, enters, orthogonal
 from layouts.geometry import Box
 
+#: what a step aside (two bends) costs, in crossings: a reader follows a straight line
+#: across another route more easily than a Z
+Z_COST = 2
+
 
 def to_pool(node: Box, pool: Box, obstacles: Sequence[Box], routed: Iterable[Route], horizontal: bool,
             spacing: float, flat: bool = True) -> Route:
@@ -61,13 +65,16 @@ def to_pool(node: Box, pool: Box, obstacles: Sequence[Box], routed: Iterable[Rou
     # clear route of each number of crossings is the one to beat
     best: tuple[int, Route] | None = None
     for _, x, start_x, start_y, channel_y, segments in sorted(candidates, key=order):
-        met = segments.met(start_x, x)
-        if best is not None and met >= best[0]:
+        bends = 0 if x == start_x else Z_COST
+        if best is not None and bends >= best[0]:
+            continue
+        cost = segments.met(start_x, x) + bends
+        if best is not None and cost >= best[0]:
             continue
         route = orthogonal(((start_x, start_y), (start_x, channel_y), (x, channel_y), (x, end_y)))
         if not any(enters(p, q, box) for p, q in zip(route, route[1:]) for box in obstacles):
-            best = (met, route)
-            if met == 0:
+            best = (cost, route)
+            if cost == 0:
                 break
     if best is not None:
         return tuple(turn(point) for point in best[1])

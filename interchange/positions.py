@@ -35,12 +35,13 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from functools import partial
 
+from interchange.black_boxes import Partner, restacked
 from interchange.detour import Direction
 from interchange.di_metrics import ANNOTATION_PADDING, FONT_SIZE, wrapped_lines
 from interchange.fewer_bends import fewer_bends
 from interchange.fixture import lane_keys, scope_fixture, scope_nodes, uses_lanes
 from interchange.free_space import LIGHT, SOLID, Occupied, first_free
-from interchange.layout_graph import is_drawn, keyed_edges, with_pool_ports
+from interchange.layout_graph import black_box_pools, is_drawn, keyed_edges, with_pool_ports
 from interchange.model import ANNOTATION, BpmnFlow, BpmnModel, BpmnNode
 from interchange.parsing import BpmnError
 from interchange.pool_routes import between_pools, to_pool
@@ -142,6 +143,7 @@ class _Positions:
         self._attach_boundary_events(shapes, labels, edges)
         bands = {lane.id: lane.box for lane in top.lanes}
         self._pools_and_lanes(top, bands, shapes)
+        self._black_boxes(shapes, labels, edges)
         self._pools_apart(shapes, labels, edges)
         self._annotations(shapes, labels, edges)
         self._routes_outside_layout(shapes, edges)
@@ -364,6 +366,46 @@ class _Positions:
             if lane.id not in shapes:
                 shapes[lane.id], end = self._band_after(drawing, end), end + EMPTY_BAND
 
+    def _black_boxes(self, shapes: dict[str, Box], labels: dict[str, Box],
+                     edges: dict[str, tuple[Point, ...]]) -> None:
+        """Each black-box pool ``BLACK_BOX`` thick, above, between or below the other
+        pools where its message flows run shortest and straightest
+        (``interchange.black_boxes``): everything moves with the pool it lies in."""
+        black = [pool for pool in black_box_pools(self.model) if pool in shapes]
+        pools = {pool.id: shapes[pool.id] for pool in self.model.pools if pool.id in shapes}
+        if not black or any(self.model.pool_of_process(process) is None for process in self.model.processes
+                            if any(node.process == process for node in self.model.nodes)):
+            return
+        nodes = {node.id: shapes[node.id] for node in self.model.nodes if node.id in shapes}
+        partners: dict[str, list[Partner]] = {pool: [] for pool in black}
+        for flow in self.model.flows:
+            if flow.tag != "messageFlow":
+                continue
+            for pool, other in ((flow.source, flow.target), (flow.target, flow.source)):
+                if pool not in partners:
+                    continue
+                if other in pools:
+                    partners[pool].append(Partner(pool=other))
+                elif other in nodes:
+                    around = {other, *self._ancestors(other)}
+                    partners[pool].append(Partner(nodes[other], tuple(box for key, box in nodes.items()
+                                                                      if key not in around)))
+        least: dict[str, float] = {}
+        for flow in self.model.flows:
+            size = self._label_size(flow) if flow.tag == "messageFlow" else None
+            for pool in (flow.source, flow.target):
+                if size is not None and pool in partners:  # room for the label inside the pool
+                    across = size[1] if self.horizontal else size[0]
+                    least[pool] = max(least.get(pool, 0.0), across + 2 * (LABEL_OFFSET + LABEL_GAP))
+        stack = restacked(pools, black, partners, self.horizontal, least)
+        if stack is None:
+            return
+        for boxes in (shapes, labels):
+            for key, box in boxes.items():
+                boxes[key] = stack.box(box, self.horizontal)
+        for key, route in edges.items():
+            edges[key] = tuple(stack.point(point, self.horizontal) for point in route)
+
     def _pools_apart(self, shapes: dict[str, Box], labels: dict[str, Box],
                      edges: dict[str, tuple[Point, ...]]) -> None:
         """Two touching pools that a message flow joins (pool to pool) ``POOL_GAP`` apart
@@ -550,7 +592,12 @@ class _Positions:
             size = self._label_size(flow)
             if not flow_route or size is None:
                 continue
-            beside = first_free(_along(flow_route, *size), occupied, LABEL_GAP)
+            places = _along(flow_route, *size)
+            if flow.tag == "messageFlow" and self.model.node(flow.target) is None:
+                places += _past_end(flow_route, *size)
+            if flow.tag == "messageFlow" and self.model.node(flow.source) is None:
+                places += _past_end(flow_route[::-1], *size)
+            beside = first_free(places, occupied, LABEL_GAP)
             if beside is not None:
                 labels[flow.id] = beside
                 occupied.add_box(beside)
@@ -621,6 +668,24 @@ def _along(route: tuple[Point, ...], width: float, height: float) -> list[Box]:
             else:
                 x, y = (x1 + x2) / 2, (y1 + y2) / 2
                 found.append(Box(x + offset, y + offset, width, height))
+    return found
+
+
+def _past_end(route: tuple[Point, ...], width: float, height: float) -> list[Box]:
+    """Places for a flow's label past the end of its route, beside the line's way on:
+    inside the pool a short message flow enters, where nothing beside the route is free;
+    then a row further in, where a neighbour's label took the first."""
+    (x1, y1), (x2, y2) = route[-2], route[-1]
+    level = y1 == y2
+    size = width if level else height
+    onwards = (x2 > x1) if level else (y2 > y1)
+    found: list[Box] = []
+    for row in range(2):
+        step = LABEL_OFFSET + row * (size + LABEL_GAP)
+        start = ((x2 if level else y2) + step) if onwards else ((x2 if level else y2) - step - size)
+        found += ([Box(start, y2 - LABEL_OFFSET - height, width, height), Box(start, y2 + LABEL_OFFSET, width, height)]
+                  if level else
+                  [Box(x2 + LABEL_OFFSET, start, width, height), Box(x2 - LABEL_OFFSET - width, start, width, height)])
     return found
 
 

@@ -1,0 +1,136 @@
+"""Where black-box pools lie in the stack of pools, and how thick: as a modeller puts them,
+above or below the pools they exchange messages with, wherever their message flows run
+shortest and straightest, and ``BLACK_BOX`` thick (the band of a pool with nothing in it).
+
+The engine orders a black box's band among the others by the links to its ports
+(``interchange.layout_graph``), which weigh crossings, not the message flows' length: it
+tends to stack every black box after the pool of the start. Here the finished stack is
+reordered: each black box in turn (stack order) goes to the gap between two pools (or the
+stack's top or bottom) where its message flows cost least, the others staying in their
+order. A flow to a node costs its length across the flow, plus ``STEP_ASIDE`` where a
+straight line from the node's middle to the pool would enter another node (the route
+would then step aside, two bends); a flow to another pool its length across. Ties keep
+the engine's place. Worked out across the flow only: every pool spans the whole drawing
+along it, so a move is a shift of the pool's contents across the flow. Deterministic.
+"""
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from layouts.geometry import Box, Point
+
+BLACK_BOX = 60.0  # the thickness the corpus's authors give a black-box pool most often
+STEP_ASIDE = 300.0  # what a Z costs against a straight line, in units of length
+PASSES = 4  # rounds of moves, each black box once per round, while one changes the stack
+OVERLAP = 0.5  # two pools that overlap by less than this across the flow touch
+
+
+@dataclass(frozen=True, slots=True)
+class Partner:
+    """One message flow's other end, seen from a black box: a node's box and the boxes it
+    may pass by (every node's but its own and its sub-processes'), or a pool's id."""
+
+    box: Box | None = None
+    obstacles: tuple[Box, ...] = ()
+    pool: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Stack:
+    """The pools across the flow, in order: each pool's span (start, end) before and after
+    the move."""
+
+    before: dict[str, tuple[float, float]]
+    after: dict[str, tuple[float, float]]
+
+    def moved(self, at: float) -> float:
+        """Where a coordinate across the flow goes: with the pool whose span holds it (the
+        first of two touching pools holds their common border's points after it, none
+        before), scaled into a thinned black box; outside every pool, unmoved."""
+        for pool, (start, end) in self.before.items():
+            if start <= at < end or (at == end and not any(other[0] == at for other in self.before.values())):
+                new_start, new_end = self.after[pool]
+                scale = (new_end - new_start) / (end - start) if end > start else 1.0
+                return new_start + (at - start) * scale
+        return at
+
+    def box(self, box: Box, horizontal: bool) -> Box:
+        """A box moved with the pool that holds its middle (a pool's own box with its span)."""
+        start, size, middle = (box.y, box.h, box.cy) if horizontal else (box.x, box.w, box.cx)
+        pool = next((key for key, span in self.before.items() if span == (start, start + size)), None)
+        if pool is not None:
+            new_start, new_end = self.after[pool]
+            new_size = new_end - new_start
+        else:
+            new_start, new_size = self.moved(middle) - size / 2, size
+        return Box(box.x, new_start, box.w, new_size) if horizontal else Box(new_start, box.y, new_size, box.h)
+
+    def point(self, point: Point, horizontal: bool) -> Point:
+        return (point[0], self.moved(point[1])) if horizontal else (self.moved(point[0]), point[1])
+
+
+def restacked(pools: Mapping[str, Box], black: Sequence[str], partners: Mapping[str, Sequence[Partner]],
+              horizontal: bool, least: Mapping[str, float]) -> Stack | None:
+    """The stack with each black box at its cheapest place (module docstring), ``BLACK_BOX``
+    thick or ``least`` (room for its flows' labels), never thicker than the engine drew
+    it; None when the pools do not tile one stack across the flow."""
+    def span(box: Box) -> tuple[float, float]:
+        return (box.y, box.bottom) if horizontal else (box.x, box.right)
+
+    order = sorted(pools, key=lambda pool: span(pools[pool]))
+    spans = [span(pools[pool]) for pool in order]
+    if any(end > start + OVERLAP for (_, end), (start, _) in zip(spans, spans[1:])):
+        return None
+    before = dict(zip(order, spans))
+    sizes = {pool: min(max(BLACK_BOX, least.get(pool, 0.0)), end - start) if pool in black else end - start
+             for pool, (start, end) in before.items()}
+    origin = spans[0][0] if spans else 0.0
+
+    def laid(sequence: list[str]) -> dict[str, tuple[float, float]]:
+        found: dict[str, tuple[float, float]] = {}
+        at = origin
+        for pool in sequence:
+            found[pool] = (at, at + sizes[pool])
+            at += sizes[pool]
+        return found
+
+    def cost(sequence: list[str]) -> float:
+        stack = Stack(before, laid(sequence))
+        return sum(_cost(pool, stack, partners[pool], horizontal) for pool in black)
+
+    for _ in range(PASSES):
+        start = order
+        for pool in [pool for pool in order if pool in black]:
+            others = [other for other in order if other != pool]
+            places = [others[:index] + [pool] + others[index:] for index in range(len(others) + 1)]
+            current = order.index(pool)
+            order = min(places, key=lambda place: (cost(place), abs(place.index(pool) - current)))
+        if order == start:
+            break
+    return Stack(before, laid(order))
+
+
+def _cost(pool: str, stack: Stack, partners: Sequence[Partner], horizontal: bool) -> float:
+    """What the pool's message flows cost in the stack (module docstring)."""
+    start, end = stack.after[pool]
+    total = 0.0
+    for partner in partners:
+        if partner.pool:
+            other_start, other_end = stack.after[partner.pool]
+            total += max(other_start - end, start - other_end, 0.0)
+            continue
+        assert partner.box is not None
+        node = stack.box(partner.box, horizontal)
+        low, high = (node.y, node.bottom) if horizontal else (node.x, node.right)
+        middle = node.cx if horizontal else node.cy
+        near, far = (high, start) if start >= high else (end, low)
+        total += max(far - near, 0.0)
+        for obstacle in partner.obstacles:
+            moved = stack.box(obstacle, horizontal)
+            along = (moved.x, moved.right) if horizontal else (moved.y, moved.bottom)
+            across = (moved.y, moved.bottom) if horizontal else (moved.x, moved.right)
+            if along[0] < middle < along[1] and near < across[1] and across[0] < far:
+                total += STEP_ASIDE
+                break
+    return total
