@@ -25,6 +25,8 @@ from layouts.geometry import Box
 #: what a step aside (two bends) costs, in crossings: a reader follows a straight line
 #: across another route more easily than a Z
 Z_COST = 2
+#: what running along another route costs, in crossings: the two lines read as one
+RUN_ALONG = Z_COST + 1
 
 
 def to_pool(node: Box, pool: Box, obstacles: Sequence[Box], routed: Iterable[Route], horizontal: bool,
@@ -148,16 +150,16 @@ class _Segments:
         self.upright = _Spans.of(upright)
 
     def met(self, start_x: float, x: float) -> int:
-        """Crossings of (and runs along) other routes by the route out of the node at
-        ``start_x``, along the channel to ``x`` (none when the two are equal) and across
-        to the pool."""
-        stub = self.across_stub.across(start_x) + self.upright.along(start_x, *self.stub)
-        run = self.across_run.across(x) + self.upright.along(x, *self.run)
+        """Crossings of other routes (a run along one: ``RUN_ALONG``) by the route out of
+        the node at ``start_x``, along the channel to ``x`` (none when the two are equal)
+        and across to the pool."""
+        stub = self.across_stub.across(start_x) + RUN_ALONG * self.upright.along(start_x, *self.stub)
+        run = self.across_run.across(x) + RUN_ALONG * self.upright.along(x, *self.run)
         if x == start_x:
             return stub + run
         low, high = _ordered(start_x, x)
         channel = (bisect_left(self.through_channel, high) - bisect_right(self.through_channel, low)
-                   + self.on_channel.along(self.channel_y, low, high))
+                   + RUN_ALONG * self.on_channel.along(self.channel_y, low, high))
         return stub + channel + run
 
 
