@@ -66,6 +66,7 @@ from renderer.contract import RenderInputError
 from renderer.culture import DEFAULT_CULTURE, Cultures
 from renderer.flow import flow_graph, swimlane_graph
 from renderer.kinds import KINDS
+from renderer.measure import BOX_PADDING
 from renderer.model import parse_diagram
 from renderer.text import FontMetrics, load_font
 
@@ -301,7 +302,7 @@ class _Positions:
         frames = {pool.id for pool in self.model.pools} | {lane.id for lane in self.model.lanes} | set(self.inner)
         for key, box in shapes.items():
             (occupied.add_frame if key in frames else occupied.add_box)(box)
-        for box in labels.values():
+        for box in [*labels.values(), *self._black_box_names(shapes)]:
             occupied.add_box(box)
         for route in edges.values():
             occupied.add_route(route)
@@ -397,6 +398,9 @@ class _Positions:
                 if size is not None and pool in partners:  # room for the label inside the pool
                     across = size[1] if self.horizontal else size[0]
                     least[pool] = max(least.get(pool, 0.0), across + 2 * (LABEL_OFFSET + LABEL_GAP))
+        for pool in black:  # room for its name, written across a column
+            width, height = self._name_size(pool)
+            least[pool] = max(least.get(pool, 0.0), height if self.horizontal else width)
         stack = restacked(pools, black, partners, self.horizontal, least)
         if stack is None:
             return
@@ -405,6 +409,25 @@ class _Positions:
                 boxes[key] = stack.box(box, self.horizontal)
         for key, route in edges.items():
             edges[key] = tuple(stack.point(point, self.horizontal) for point in route)
+
+    def _name_size(self, pool_id: str) -> tuple[float, float]:
+        """The width and height a black-box pool's name takes, padded as the notation
+        writes it (in the middle of the pool)."""
+        pool = next(pool for pool in self.model.pools if pool.id == pool_id)
+        text = self.cultures.pick(pool.names) or ""
+        return (math.ceil(self.font.text_width(text, FONT_SIZE)) + 2 * BOX_PADDING,
+                math.ceil(self.font.line_height(FONT_SIZE)) + 2 * BOX_PADDING)
+
+    def _black_box_names(self, shapes: Mapping[str, Box]) -> list[Box]:
+        """Where each black-box pool's name is written: in its middle, as wide as its
+        text (``_name_size``) and no wider than the pool."""
+        found: list[Box] = []
+        for pool in black_box_pools(self.model):
+            box = shapes.get(pool)
+            if box is not None:
+                width, height = (min(size, room) for size, room in zip(self._name_size(pool), (box.w, box.h)))
+                found.append(Box(box.cx - width / 2, box.cy - height / 2, width, height))
+        return found
 
     def _pools_apart(self, shapes: dict[str, Box], labels: dict[str, Box],
                      edges: dict[str, tuple[Point, ...]]) -> None:
@@ -575,6 +598,8 @@ class _Positions:
                   | {group.id for group in self.model.groups} | set(self.inner))
         for key, box in shapes.items():
             (occupied.add_frame if key in frames else occupied.add_box)(box)
+        for box in self._black_box_names(shapes):
+            occupied.add_box(box)
         for flow in self.model.flows:
             if edges.get(flow.id):
                 occupied.add_route(edges[flow.id], LIGHT if annotates(self.model, flow) else SOLID)
