@@ -1,14 +1,16 @@
 """Message flows between a flow node and a pool (a black box, usually), or between two
-pools: routed after every other flow, each across at the column where it crosses the
-fewest routes drawn so far (``to_pool``); between two pools that touch, round their side
+pools: routed after every other flow, each across at the column where it costs least
+(``to_pool``); between two pools that touch, round their side
 (``between_pools``).
 
 Worked out for pools stacked top to bottom (flow left to right); columns of pools are
 the same turned. A route leaves the node's border facing the pool, turns into a channel
 one spacing beyond the node, runs along it to a column clear of flow nodes down to the
 pool, and across to the pool's border. Among the columns (the node's middle, and one
-spacing beside each flow node) the one whose route crosses, or runs along, the fewest
-routes drawn so far wins; then the nearest. A flat node adds columns a spacing or two
+spacing beside each flow node) the one whose route costs least wins, then the nearest:
+a crossing of a route drawn so far costs 1, a run along one ``RUN_ALONG``, a step aside
+to another column (two bends) ``Z_COST``, so that a straight line across a route or two
+beats a Z. A flat node adds columns a spacing or two
 either side of its middle, tried after the others of the same length, so that several
 flows out of one side run straight side by side. Deterministic.
 """
@@ -32,7 +34,8 @@ RUN_ALONG = Z_COST + 1
 def to_pool(node: Box, pool: Box, obstacles: Sequence[Box], routed: Iterable[Route], horizontal: bool,
             spacing: float, flat: bool = True) -> Route:
     """From the node's border to the pool's border, entering no obstacle where a column
-    allows it, crossing as few of the ``routed`` routes as it can, then as short as it can.
+    allows it, at the least cost against the ``routed`` routes (module docstring), then as
+    short as it can.
     The route leaves by the border facing the pool, or by the one opposite and round the
     node; a ``flat`` node (an activity's rectangle) anywhere along the border, straight
     into a column under it or near the corner towards the column; any other node (a

@@ -15,8 +15,10 @@ Guarantees: a box for every node, pool, lane and group, at least two waypoints f
 and association between nodes; boundary events centred on a border of their host across
 the flow, the one facing what they lead to, with their flows out of the event's outer side,
 and flows rerouted around the nodes they would pass through once the events sit there
-(``interchange.routing``); message flows to a pool routed last, each where it crosses
-the fewest flows, and between two pools that touch round their side
+(``interchange.routing``); black-box pools above, between or below the others where
+their message flows run shortest and straightest, thin (``interchange.black_boxes``);
+message flows to a pool routed last, each where it crosses the fewest flows, straight
+across a flow or two rather than a Z, and between two pools that touch round their side
 (``interchange.pool_routes``); then the flows the engine did not weigh routed anew where
 that crosses fewer (``routing.fewer_crossings``), and routes that bend twice or more drawn
 straight or as an L where that is clear (``interchange.fewer_bends``). Text annotations are
@@ -517,9 +519,9 @@ class _Positions:
 
     def _to_pool(self, flow_id: str, node_id: str, pool_id: str, shapes: Mapping[str, Box],
                  edges: Mapping[str, tuple[Point, ...]]) -> tuple[Point, ...]:
-        """Around every flow node but the sub-processes the route starts in, crossing as
-        few of the other routes as it can (``pool_routes.to_pool``); from the pool when
-        the pool is the flow's source."""
+        """Around every flow node but the sub-processes the route starts in, at the least
+        cost against the other routes (``pool_routes.to_pool``); from the pool when the
+        pool is the flow's source."""
         around = {node_id, *self._ancestors(node_id)}
         obstacles = [shapes[n.id] for n in self.model.nodes if n.id in shapes and n.id not in around]
         node = self.model.node(node_id)
