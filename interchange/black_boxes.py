@@ -5,13 +5,14 @@ shortest and straightest, and ``BLACK_BOX`` thick (the band of a pool with nothi
 The engine orders a black box's band among the others by the links to its ports
 (``interchange.layout_graph``), which weigh crossings, not the message flows' length: it
 tends to stack every black box after the pool of the start. Here the finished stack is
-reordered: each black box in turn (stack order) goes to the gap between two pools (or the
-stack's top or bottom) where its message flows cost least, the others staying in their
-order. A flow to a node costs its length across the flow, plus ``STEP_ASIDE`` where a
-straight line from the node's middle to the pool would enter another node (the route
-would then step aside, two bends); a flow to another pool its length across. Ties keep
-the engine's place. Worked out across the flow only: every pool spans the whole drawing
-along it, so a move is a shift of the pool's contents across the flow. Deterministic.
+reordered: each black box in turn (stack order), alone or with the black boxes next to
+it, goes to the gap between two pools (or the stack's top or bottom) where the message
+flows of every black box cost least, the others staying in their order. A flow to a
+node costs its length across the flow, plus ``STEP_ASIDE`` where a straight line from
+the node's middle to the pool would enter another node (the route would then step
+aside, two bends); a flow to another pool its length across. Ties keep the engine's
+place. Worked out across the flow only: every pool spans the whole drawing along it, so
+a move is a shift of the pool's contents across the flow. Deterministic.
 """
 from __future__ import annotations
 
@@ -102,13 +103,29 @@ def restacked(pools: Mapping[str, Box], black: Sequence[str], partners: Mapping[
     for _ in range(PASSES):
         start = order
         for pool in [pool for pool in order if pool in black]:
-            others = [other for other in order if other != pool]
-            places = [others[:index] + [pool] + others[index:] for index in range(len(others) + 1)]
             current = order.index(pool)
+            places = [order]
+            for block in _blocks(order, current, set(black)):
+                others = [other for other in order if other not in block]
+                places += [others[:index] + list(run) + others[index:]
+                           for run in {block, block[::-1]} for index in range(len(others) + 1)]
             order = min(places, key=lambda place: (cost(place), abs(place.index(pool) - current)))
         if order == start:
             break
     return Stack(before, laid(order))
+
+
+def _blocks(order: list[str], at: int, black: set[str]) -> list[tuple[str, ...]]:
+    """The runs of black boxes next to each other in ``order`` that hold its ``at``-th
+    and start or end there: a black box moves alone or with its black neighbours (two
+    black boxes that exchange messages move together)."""
+    low, high = at, at
+    while low > 0 and order[low - 1] in black:
+        low -= 1
+    while high + 1 < len(order) and order[high + 1] in black:
+        high += 1
+    return sorted({tuple(order[at:end + 1]) for end in range(at, high + 1)}
+                  | {tuple(order[begin:at + 1]) for begin in range(low, at + 1)})
 
 
 def _cost(pool: str, stack: Stack, partners: Sequence[Partner], horizontal: bool) -> float:
