@@ -44,31 +44,39 @@ class Stack:
 
     before: dict[str, tuple[float, float]]
     after: dict[str, tuple[float, float]]
+    black: frozenset[str] = frozenset()
 
-    def moved(self, at: float) -> float:
-        """Where a coordinate across the flow goes: with the pool whose span holds it (the
-        first of two touching pools holds their common border's points after it, none
-        before), scaled into a thinned black box; outside every pool, unmoved."""
-        for pool, (start, end) in self.before.items():
-            if start <= at < end or (at == end and not any(other[0] == at for other in self.before.values())):
-                new_start, new_end = self.after[pool]
-                scale = (new_end - new_start) / (end - start) if end > start else 1.0
-                return new_start + (at - start) * scale
-        return at
+    def moved(self, at: float, owner: str | None = None) -> float:
+        """Where a coordinate across the flow goes: with the pool whose span holds it,
+        scaled into a thinned black box; with ``owner`` (the pool of what it belongs to)
+        where that is one of them or the others are black boxes (a boundary event's
+        route reaches past its pool's border); else on the border of two pools with the
+        later; outside every pool, unmoved."""
+        holding = [key for key, (start, end) in self.before.items() if start <= at <= end]
+        if owner is not None and (owner in holding or all(key in self.black for key in holding)):
+            pool: str | None = owner
+        else:
+            pool = holding[-1] if holding else None
+        if pool is None:
+            return at
+        (start, end), (new_start, new_end) = self.before[pool], self.after[pool]
+        scale = (new_end - new_start) / (end - start) if end > start else 1.0
+        return new_start + (at - start) * scale
 
-    def box(self, box: Box, horizontal: bool) -> Box:
-        """A box moved with the pool that holds its middle (a pool's own box with its span)."""
+    def box(self, box: Box, horizontal: bool, owner: str | None = None) -> Box:
+        """A box moved with the pool that holds its middle (``moved``); a pool's own box
+        (or a lane as wide) takes the pool's span."""
         start, size, middle = (box.y, box.h, box.cy) if horizontal else (box.x, box.w, box.cx)
-        pool = next((key for key, span in self.before.items() if span == (start, start + size)), None)
-        if pool is not None:
-            new_start, new_end = self.after[pool]
+        own = next((key for key, span in self.before.items() if span == (start, start + size)), None)
+        if own is not None:
+            new_start, new_end = self.after[own]
             new_size = new_end - new_start
         else:
-            new_start, new_size = self.moved(middle) - size / 2, size
+            new_start, new_size = self.moved(middle, owner) - size / 2, size
         return Box(box.x, new_start, box.w, new_size) if horizontal else Box(new_start, box.y, new_size, box.h)
 
-    def point(self, point: Point, horizontal: bool) -> Point:
-        return (point[0], self.moved(point[1])) if horizontal else (self.moved(point[0]), point[1])
+    def point(self, point: Point, horizontal: bool, owner: str | None = None) -> Point:
+        return (point[0], self.moved(point[1], owner)) if horizontal else (self.moved(point[0], owner), point[1])
 
 
 def restacked(pools: Mapping[str, Box], black: Sequence[str], partners: Mapping[str, Sequence[Partner]],
@@ -112,7 +120,7 @@ def restacked(pools: Mapping[str, Box], black: Sequence[str], partners: Mapping[
             order = min(places, key=lambda place: (cost(place), abs(place.index(pool) - current)))
         if order == start:
             break
-    return Stack(before, laid(order))
+    return Stack(before, laid(order), frozenset(black))
 
 
 def _blocks(order: list[str], at: int, black: set[str]) -> list[tuple[str, ...]]:

@@ -406,11 +406,18 @@ class _Positions:
         stack = restacked(pools, black, partners, self.horizontal, least)
         if stack is None:
             return
+        # on the border of two pools (a boundary event, a route along it) a thing moves
+        # with the pool of its process
+        pool_of = {pool.process: pool.id for pool in self.model.pools if pool.process}
+        owner = {pool: pool for pool in pools}
+        owner |= {lane.id: pool_of[lane.process] for lane in self.model.lanes if lane.process in pool_of}
+        owner |= {node.id: pool_of[node.process] for node in self.model.nodes if node.process in pool_of}
+        owner |= {flow.id: owner[flow.source] for flow in self.model.flows if flow.source in owner}
         for boxes in (shapes, labels):
             for key, box in boxes.items():
-                boxes[key] = stack.box(box, self.horizontal)
+                boxes[key] = stack.box(box, self.horizontal, owner.get(key))
         for key, route in edges.items():
-            edges[key] = tuple(stack.point(point, self.horizontal) for point in route)
+            edges[key] = tuple(stack.point(point, self.horizontal, owner.get(key)) for point in route)
 
     def _name_size(self, pool_id: str) -> tuple[float, float]:
         """The width and height a black-box pool's name takes, padded as the notation
