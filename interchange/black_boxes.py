@@ -116,7 +116,7 @@ def restacked(pools: Mapping[str, Box], black: Sequence[str], partners: Mapping[
             for block in _blocks(order, current, set(black)):
                 others = [other for other in order if other not in block]
                 places += [others[:index] + list(run) + others[index:]
-                           for run in {block, block[::-1]} for index in range(len(others) + 1)]
+                           for run in dict.fromkeys((block, block[::-1])) for index in range(len(others) + 1)]
             order = min(places, key=lambda place: (cost(place), abs(place.index(pool) - current)))
         if order == start:
             break

@@ -374,7 +374,7 @@ class _Positions:
         """Each black-box pool ``BLACK_BOX`` thick, above, between or below the other
         pools where its message flows run shortest and straightest
         (``interchange.black_boxes``): everything moves with the pool it lies in."""
-        black = [pool for pool in black_box_pools(self.model) if pool in shapes]
+        black = self._black_box_order(shapes)
         pools = {pool.id: shapes[pool.id] for pool in self.model.pools if pool.id in shapes}
         if not black or any(self.model.pool_of_process(process) is None for process in self.model.processes
                             if any(node.process == process for node in self.model.nodes)):
@@ -431,12 +431,16 @@ class _Positions:
         """Where each black-box pool's name is written: in its middle, as wide as its
         text (``_name_size``) and no wider than the pool."""
         found: list[Box] = []
-        for pool in black_box_pools(self.model):
-            box = shapes.get(pool)
-            if box is not None:
-                width, height = (min(size, room) for size, room in zip(self._name_size(pool), (box.w, box.h)))
-                found.append(Box(box.cx - width / 2, box.cy - height / 2, width, height))
+        for pool in self._black_box_order(shapes):
+            box = shapes[pool]
+            width, height = (min(size, room) for size, room in zip(self._name_size(pool), (box.w, box.h)))
+            found.append(Box(box.cx - width / 2, box.cy - height / 2, width, height))
         return found
+
+    def _black_box_order(self, shapes: Mapping[str, Box]) -> list[str]:
+        """The black-box pools drawn, in document order (deterministic, unlike a set's)."""
+        black = black_box_pools(self.model)
+        return [pool.id for pool in self.model.pools if pool.id in black and pool.id in shapes]
 
     def _pools_apart(self, shapes: dict[str, Box], labels: dict[str, Box],
                      edges: dict[str, tuple[Point, ...]]) -> None:
