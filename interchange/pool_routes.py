@@ -1,14 +1,16 @@
 """Message flows between a flow node and a pool (a black box, usually), or between two
-pools: routed after every other flow, each across at the column where it crosses the
-fewest routes drawn so far (``to_pool``); between two pools that touch, round their side
+pools: routed after every other flow, each across at the column where it costs least
+(``to_pool``); between two pools that touch, round their side
 (``between_pools``).
 
 Worked out for pools stacked top to bottom (flow left to right); columns of pools are
 the same turned. A route leaves the node's border facing the pool, turns into a channel
 one spacing beyond the node, runs along it to a column clear of flow nodes down to the
 pool, and across to the pool's border. Among the columns (the node's middle, and one
-spacing beside each flow node) the one whose route crosses, or runs along, the fewest
-routes drawn so far wins; then the nearest. A flat node adds columns a spacing or two
+spacing beside each flow node) the one whose route costs least wins, then the nearest:
+a crossing of a route drawn so far costs 1, a run along one ``RUN_ALONG``, a step aside
+to another column (two bends) ``Z_COST``, so that a straight line across a route or two
+beats a Z. A flat node adds columns a spacing or two
 either side of its middle, tried after the others of the same length, so that several
 flows out of one side run straight side by side. Deterministic.
 """
@@ -22,11 +24,18 @@ from typing import Any
 from interchange.routing import Route, enters, orthogonal
 from layouts.geometry import Box
 
+#: what a step aside (two bends) costs, in crossings: a reader follows a straight line
+#: across another route more easily than a Z
+Z_COST = 2
+#: what running along another route costs, in crossings: the two lines read as one
+RUN_ALONG = Z_COST + 1
+
 
 def to_pool(node: Box, pool: Box, obstacles: Sequence[Box], routed: Iterable[Route], horizontal: bool,
             spacing: float, flat: bool = True) -> Route:
     """From the node's border to the pool's border, entering no obstacle where a column
-    allows it, crossing as few of the ``routed`` routes as it can, then as short as it can.
+    allows it, at the least cost against the ``routed`` routes (module docstring), then as
+    short as it can.
     The route leaves by the border facing the pool, or by the one opposite and round the
     node; a ``flat`` node (an activity's rectangle) anywhere along the border, straight
     into a column under it or near the corner towards the column; any other node (a
@@ -61,13 +70,16 @@ def to_pool(node: Box, pool: Box, obstacles: Sequence[Box], routed: Iterable[Rou
     # clear route of each number of crossings is the one to beat
     best: tuple[int, Route] | None = None
     for _, x, start_x, start_y, channel_y, segments in sorted(candidates, key=order):
-        met = segments.met(start_x, x)
-        if best is not None and met >= best[0]:
+        bends = 0 if x == start_x else Z_COST
+        if best is not None and bends >= best[0]:
+            continue
+        cost = segments.met(start_x, x) + bends
+        if best is not None and cost >= best[0]:
             continue
         route = orthogonal(((start_x, start_y), (start_x, channel_y), (x, channel_y), (x, end_y)))
         if not any(enters(p, q, box) for p, q in zip(route, route[1:]) for box in obstacles):
-            best = (met, route)
-            if met == 0:
+            best = (cost, route)
+            if cost == 0:
                 break
     if best is not None:
         return tuple(turn(point) for point in best[1])
@@ -141,16 +153,16 @@ class _Segments:
         self.upright = _Spans.of(upright)
 
     def met(self, start_x: float, x: float) -> int:
-        """Crossings of (and runs along) other routes by the route out of the node at
-        ``start_x``, along the channel to ``x`` (none when the two are equal) and across
-        to the pool."""
-        stub = self.across_stub.across(start_x) + self.upright.along(start_x, *self.stub)
-        run = self.across_run.across(x) + self.upright.along(x, *self.run)
+        """Crossings of other routes (a run along one: ``RUN_ALONG``) by the route out of
+        the node at ``start_x``, along the channel to ``x`` (none when the two are equal)
+        and across to the pool."""
+        stub = self.across_stub.across(start_x) + RUN_ALONG * self.upright.along(start_x, *self.stub)
+        run = self.across_run.across(x) + RUN_ALONG * self.upright.along(x, *self.run)
         if x == start_x:
             return stub + run
         low, high = _ordered(start_x, x)
         channel = (bisect_left(self.through_channel, high) - bisect_right(self.through_channel, low)
-                   + self.on_channel.along(self.channel_y, low, high))
+                   + RUN_ALONG * self.on_channel.along(self.channel_y, low, high))
         return stub + channel + run
 
 

@@ -15,8 +15,10 @@ Guarantees: a box for every node, pool, lane and group, at least two waypoints f
 and association between nodes; boundary events centred on a border of their host across
 the flow, the one facing what they lead to, with their flows out of the event's outer side,
 and flows rerouted around the nodes they would pass through once the events sit there
-(``interchange.routing``); message flows to a pool routed last, each where it crosses
-the fewest flows, and between two pools that touch round their side
+(``interchange.routing``); black-box pools above, between or below the others where
+their message flows run shortest and straightest, thin (``interchange.black_boxes``);
+message flows to a pool routed last, each where it crosses the fewest flows, straight
+across a flow or two rather than a Z, and between two pools that touch round their side
 (``interchange.pool_routes``); then the flows the engine did not weigh routed anew where
 that crosses fewer (``routing.fewer_crossings``), and routes that bend twice or more drawn
 straight or as an L where that is clear (``interchange.fewer_bends``). Text annotations are
@@ -35,12 +37,13 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from functools import partial
 
+from interchange.black_boxes import Partner, restacked
 from interchange.detour import Direction
 from interchange.di_metrics import ANNOTATION_PADDING, FONT_SIZE, wrapped_lines
 from interchange.fewer_bends import fewer_bends
 from interchange.fixture import lane_keys, scope_fixture, scope_nodes, uses_lanes
 from interchange.free_space import LIGHT, SOLID, Occupied, first_free
-from interchange.layout_graph import is_drawn, keyed_edges, with_pool_ports
+from interchange.layout_graph import black_box_pools, is_drawn, keyed_edges, with_pool_ports
 from interchange.model import ANNOTATION, BpmnFlow, BpmnModel, BpmnNode
 from interchange.parsing import BpmnError
 from interchange.pool_routes import between_pools, to_pool
@@ -65,6 +68,7 @@ from renderer.contract import RenderInputError
 from renderer.culture import DEFAULT_CULTURE, Cultures
 from renderer.flow import flow_graph, swimlane_graph
 from renderer.kinds import KINDS
+from renderer.measure import BOX_PADDING
 from renderer.model import parse_diagram
 from renderer.text import FontMetrics, load_font
 
@@ -142,6 +146,7 @@ class _Positions:
         self._attach_boundary_events(shapes, labels, edges)
         bands = {lane.id: lane.box for lane in top.lanes}
         self._pools_and_lanes(top, bands, shapes)
+        self._black_boxes(shapes, labels, edges)
         self._pools_apart(shapes, labels, edges)
         self._annotations(shapes, labels, edges)
         self._routes_outside_layout(shapes, edges)
@@ -299,7 +304,7 @@ class _Positions:
         frames = {pool.id for pool in self.model.pools} | {lane.id for lane in self.model.lanes} | set(self.inner)
         for key, box in shapes.items():
             (occupied.add_frame if key in frames else occupied.add_box)(box)
-        for box in labels.values():
+        for box in [*labels.values(), *self._black_box_names(shapes)]:
             occupied.add_box(box)
         for route in edges.values():
             occupied.add_route(route)
@@ -363,6 +368,79 @@ class _Positions:
         for lane in self.model.lanes:
             if lane.id not in shapes:
                 shapes[lane.id], end = self._band_after(drawing, end), end + EMPTY_BAND
+
+    def _black_boxes(self, shapes: dict[str, Box], labels: dict[str, Box],
+                     edges: dict[str, tuple[Point, ...]]) -> None:
+        """Each black-box pool ``BLACK_BOX`` thick, above, between or below the other
+        pools where its message flows run shortest and straightest
+        (``interchange.black_boxes``): everything moves with the pool it lies in."""
+        black = self._black_box_order(shapes)
+        pools = {pool.id: shapes[pool.id] for pool in self.model.pools if pool.id in shapes}
+        if not black or any(self.model.pool_of_process(process) is None for process in self.model.processes
+                            if any(node.process == process for node in self.model.nodes)):
+            return
+        nodes = {node.id: shapes[node.id] for node in self.model.nodes if node.id in shapes}
+        partners: dict[str, list[Partner]] = {pool: [] for pool in black}
+        for flow in self.model.flows:
+            if flow.tag != "messageFlow":
+                continue
+            for pool, other in ((flow.source, flow.target), (flow.target, flow.source)):
+                if pool not in partners:
+                    continue
+                if other in pools:
+                    partners[pool].append(Partner(pool=other))
+                elif other in nodes:
+                    around = {other, *self._ancestors(other)}
+                    partners[pool].append(Partner(nodes[other], tuple(box for key, box in nodes.items()
+                                                                      if key not in around)))
+        least: dict[str, float] = {}
+        for flow in self.model.flows:
+            size = self._label_size(flow) if flow.tag == "messageFlow" else None
+            for pool in (flow.source, flow.target):
+                if size is not None and pool in partners:  # room for the label inside the pool
+                    across = size[1] if self.horizontal else size[0]
+                    least[pool] = max(least.get(pool, 0.0), across + 2 * (LABEL_OFFSET + LABEL_GAP))
+        for pool in black:  # room for its name, written across a column
+            width, height = self._name_size(pool)
+            least[pool] = max(least.get(pool, 0.0), height if self.horizontal else width)
+        stack = restacked(pools, black, partners, self.horizontal, least)
+        if stack is None:
+            return
+        # on the border of two pools (a boundary event, a route along it) a thing moves
+        # with the pool of its process
+        pool_of = {pool.process: pool.id for pool in self.model.pools if pool.process}
+        owner = {pool: pool for pool in pools}
+        owner |= {lane.id: pool_of[lane.process] for lane in self.model.lanes if lane.process in pool_of}
+        owner |= {node.id: pool_of[node.process] for node in self.model.nodes if node.process in pool_of}
+        owner |= {flow.id: owner[flow.source] for flow in self.model.flows if flow.source in owner}
+        for boxes in (shapes, labels):
+            for key, box in boxes.items():
+                boxes[key] = stack.box(box, self.horizontal, owner.get(key))
+        for key, route in edges.items():
+            edges[key] = tuple(stack.point(point, self.horizontal, owner.get(key)) for point in route)
+
+    def _name_size(self, pool_id: str) -> tuple[float, float]:
+        """The width and height a black-box pool's name takes, padded as the notation
+        writes it (in the middle of the pool)."""
+        pool = next(pool for pool in self.model.pools if pool.id == pool_id)
+        text = self.cultures.pick(pool.names) or ""
+        return (math.ceil(self.font.text_width(text, FONT_SIZE)) + 2 * BOX_PADDING,
+                math.ceil(self.font.line_height(FONT_SIZE)) + 2 * BOX_PADDING)
+
+    def _black_box_names(self, shapes: Mapping[str, Box]) -> list[Box]:
+        """Where each black-box pool's name is written: in its middle, as wide as its
+        text (``_name_size``) and no wider than the pool."""
+        found: list[Box] = []
+        for pool in self._black_box_order(shapes):
+            box = shapes[pool]
+            width, height = (min(size, room) for size, room in zip(self._name_size(pool), (box.w, box.h)))
+            found.append(Box(box.cx - width / 2, box.cy - height / 2, width, height))
+        return found
+
+    def _black_box_order(self, shapes: Mapping[str, Box]) -> list[str]:
+        """The black-box pools drawn, in document order (deterministic, unlike a set's)."""
+        black = black_box_pools(self.model)
+        return [pool.id for pool in self.model.pools if pool.id in black and pool.id in shapes]
 
     def _pools_apart(self, shapes: dict[str, Box], labels: dict[str, Box],
                      edges: dict[str, tuple[Point, ...]]) -> None:
@@ -452,9 +530,9 @@ class _Positions:
 
     def _to_pool(self, flow_id: str, node_id: str, pool_id: str, shapes: Mapping[str, Box],
                  edges: Mapping[str, tuple[Point, ...]]) -> tuple[Point, ...]:
-        """Around every flow node but the sub-processes the route starts in, crossing as
-        few of the other routes as it can (``pool_routes.to_pool``); from the pool when
-        the pool is the flow's source."""
+        """Around every flow node but the sub-processes the route starts in, at the least
+        cost against the other routes (``pool_routes.to_pool``); from the pool when the
+        pool is the flow's source."""
         around = {node_id, *self._ancestors(node_id)}
         obstacles = [shapes[n.id] for n in self.model.nodes if n.id in shapes and n.id not in around]
         node = self.model.node(node_id)
@@ -533,6 +611,8 @@ class _Positions:
                   | {group.id for group in self.model.groups} | set(self.inner))
         for key, box in shapes.items():
             (occupied.add_frame if key in frames else occupied.add_box)(box)
+        for box in self._black_box_names(shapes):
+            occupied.add_box(box)
         for flow in self.model.flows:
             if edges.get(flow.id):
                 occupied.add_route(edges[flow.id], LIGHT if annotates(self.model, flow) else SOLID)
@@ -550,7 +630,12 @@ class _Positions:
             size = self._label_size(flow)
             if not flow_route or size is None:
                 continue
-            beside = first_free(_along(flow_route, *size), occupied, LABEL_GAP)
+            places = _along(flow_route, *size)
+            if flow.tag == "messageFlow" and self.model.node(flow.target) is None:
+                places += _past_end(flow_route, *size)
+            if flow.tag == "messageFlow" and self.model.node(flow.source) is None:
+                places += _past_end(flow_route[::-1], *size)
+            beside = first_free(places, occupied, LABEL_GAP)
             if beside is not None:
                 labels[flow.id] = beside
                 occupied.add_box(beside)
@@ -621,6 +706,24 @@ def _along(route: tuple[Point, ...], width: float, height: float) -> list[Box]:
             else:
                 x, y = (x1 + x2) / 2, (y1 + y2) / 2
                 found.append(Box(x + offset, y + offset, width, height))
+    return found
+
+
+def _past_end(route: tuple[Point, ...], width: float, height: float) -> list[Box]:
+    """Places for a flow's label past the end of its route, beside the line's way on:
+    inside the pool a short message flow enters, where nothing beside the route is free;
+    then a row further in, where a neighbour's label took the first."""
+    (x1, y1), (x2, y2) = route[-2], route[-1]
+    level = y1 == y2
+    size = width if level else height
+    onwards = (x2 > x1) if level else (y2 > y1)
+    found: list[Box] = []
+    for row in range(2):
+        step = LABEL_OFFSET + row * (size + LABEL_GAP)
+        start = ((x2 if level else y2) + step) if onwards else ((x2 if level else y2) - step - size)
+        found += ([Box(start, y2 - LABEL_OFFSET - height, width, height), Box(start, y2 + LABEL_OFFSET, width, height)]
+                  if level else
+                  [Box(x2 + LABEL_OFFSET, start, width, height), Box(x2 - LABEL_OFFSET - width, start, width, height)])
     return found
 
 
