@@ -9,8 +9,8 @@ from lxml import etree
 from interchange import BPMN_LAYOUT_KEYS, BpmnError, bpmn_positions, layout_bpmn, read_bpmn
 from interchange.di_metrics import overlaps
 from interchange.drawing import draw_bpmn_import
-from interchange.positions import marker_band
 from interchange.parsing import BPMNDI_NS, DC_NS, DI_NS, MODEL_NS
+from interchange.positions import marker_band
 from layouts.geometry import Box
 from renderer.culture import DEFAULT_CULTURE
 from renderer.measure import FONT_SIZE
@@ -339,7 +339,8 @@ def test_boundary_events_leave_the_hosts_marker_and_names_visible(key: str) -> N
     assert not any(overlaps(name, host) for name in names), (names, host)
     drawn = etree.fromstring(draw_bpmn_import(imported, key, DEFAULT_CULTURE).encode())
     group = next(g for g in drawn.iter(f"{SVG}g") if g.get("data-bpmn-id") == "Host")
-    marker_top = min(float(point.split(",")[1]) for point in
-                     str(group.find(f"{SVG}g[@class='marker-collapsed']/{SVG}polygon").get("points")).split())
+    marker = group.find(f"{SVG}g[@class='marker-collapsed']/{SVG}polygon")
+    assert marker is not None
+    marker_top = min(float(point.split(",")[1]) for point in str(marker.get("points")).split())
     baselines = [float(str(tspan.get("y"))) for tspan in group.iter(f"{SVG}tspan")]
     assert baselines and max(baselines) + FONT_SIZE / 4 <= marker_top, (baselines, marker_top)
