@@ -19,7 +19,16 @@ from dataclasses import dataclass
 
 from interchange.fixture import lane_keys
 from interchange.model import ANNOTATION, DATA, BpmnFlow, BpmnModel, BpmnNode
-from interchange.positions import POOL_HEADER, SUBPROCESS_HEADER, BpmnGeometry
+from interchange.positions import (
+    EVENT_SUBPROCESS,
+    MARKER_GAP,
+    MARKER_SIZE,
+    POOL_HEADER,
+    SUBPROCESS_HEADER,
+    BpmnGeometry,
+    activity_markers,
+    marker_band,
+)
 from interchange.reader import PROCESS_DATA
 from layouts.geometry import Box, Point
 from renderer.culture import Cultures
@@ -36,7 +45,6 @@ FILL = "#ffffff"
 MARGIN = 20.0
 TASK_RADIUS = 10.0
 LANE_STRIP = 30.0  # a lane's name strip, at most; narrower where its pool holds little room
-MARKER_SIZE = 14.0  # an activity's markers at its lower border
 TASK_ICON = 8.0  # half the size of a task kind's icon in its upper left corner
 FLOW_LABEL_LINES = 3
 LABEL_GAP = 4.0  # between the middle of a flow and the corner of its name
@@ -44,11 +52,9 @@ LABEL_SEGMENTS = 3  # the segments of a flow, longest first, its name may go bes
 DOTTED = "1,3"
 DASHED = "6,4"
 DASH_DOT = "10,4,2,4"
-EVENT_SUBPROCESS = "eventSubProcess"
 ACTIVITY_TAGS = frozenset(("task", "userTask", "serviceTask", "sendTask", "receiveTask", "manualTask",
                            "businessRuleTask", "scriptTask", "subProcess", "transaction", "adHocSubProcess",
                            "callActivity"))
-COLLAPSIBLE = frozenset(("subProcess", "transaction", "adHocSubProcess"))
 THROWING = frozenset(("endEvent", "intermediateThrowEvent", "implicitThrowEvent"))
 SWIMLANE_KEYS = frozenset(("horizontalSwimlane", "verticalSwimlane"))
 
@@ -433,15 +439,11 @@ class _Notation:
         if icon is not None:
             fill = STROKE if node.tag == "sendTask" else FILL
             parts.append(_icon(node.tag, icon, box.x + 6 + TASK_ICON, box.y + 6 + TASK_ICON, TASK_ICON, fill))
-        markers = [marker for marker in node.markers if marker != EVENT_SUBPROCESS]
-        if node.tag in COLLAPSIBLE and node.id not in self.geometry.expanded:
-            markers.append("collapsed")
-        if node.tag == "adHocSubProcess":
-            markers.append("adHoc")
-        first = box.cx - (len(markers) - 1) * (MARKER_SIZE + 4) / 2
-        cy = box.bottom - MARKER_SIZE / 2 - 4
+        markers = activity_markers(node, node.id in self.geometry.expanded)
+        first = box.cx - (len(markers) - 1) * (MARKER_SIZE + MARKER_GAP) / 2
+        cy = box.bottom - MARKER_SIZE / 2 - MARKER_GAP
         for index, marker in enumerate(markers):
-            cx = first + index * (MARKER_SIZE + 4)
+            cx = first + index * (MARKER_SIZE + MARKER_GAP)
             if marker == "loop":
                 parts.append(self._loop(cx, cy))
             else:
@@ -540,15 +542,18 @@ class _Notation:
         return centred_text(lines, self._label_area(node, box, len(lines)), self.text)
 
     def _label_area(self, node: BpmnNode, box: Box, lines: int) -> Box:
-        """Where an activity's name is centred: the box, or its part under the task
-        kind's icon when the name would run into it and fits there, else as low in the
-        box as it fits."""
+        """Where an activity's name is centred: its part under the task kind's icon when
+        the name would run into that and fits there, else as low as it fits; without an
+        icon, the box, or its part above its markers when the name would run into them."""
         icon_bottom = box.y + 6 + 2 * TASK_ICON
         height = lines * self.text.line_height
-        if node.tag not in TASK_ICONS or box.cy - height / 2 >= icon_bottom:
+        if node.tag in TASK_ICONS and box.cy - height / 2 < icon_bottom:
+            below = Box(box.x, icon_bottom, box.w, box.bottom - icon_bottom - (MARKER_SIZE if node.markers else 0))
+            return below if below.h >= height else Box(box.x, max(box.y, box.bottom - height - 4), box.w, height)
+        band = marker_band(node, box, node.id in self.geometry.expanded)
+        if band is None or box.cy + height / 2 <= band.y:
             return box
-        below = Box(box.x, icon_bottom, box.w, box.bottom - icon_bottom - (MARKER_SIZE if node.markers else 0))
-        return below if below.h >= height else Box(box.x, max(box.y, box.bottom - height - 4), box.w, height)
+        return Box(box.x, box.y, box.w, max(band.y - box.y, min(height, box.h)))  # above the markers
 
     # ---- flows -------------------------------------------------------------------------
 

@@ -39,7 +39,7 @@ from functools import partial
 
 from interchange.black_boxes import Partner, restacked
 from interchange.detour import Direction
-from interchange.di_metrics import ANNOTATION_PADDING, FONT_SIZE, wrapped_lines
+from interchange.di_metrics import ANNOTATION_PADDING, FONT_SIZE, overlaps, wrapped_lines
 from interchange.fewer_bends import fewer_bends
 from interchange.fixture import lane_keys, scope_fixture, scope_nodes, uses_lanes
 from interchange.free_space import LIGHT, SOLID, Occupied, first_free
@@ -78,6 +78,10 @@ POOL_GAP = 30.0  # between two pools that a message flow joins, across the flow
 EMPTY_BAND = 80.0  # thickness of a pool or lane with nothing in it
 MARGIN = 20.0
 BOUNDARY_STEP = 44.0
+MARKER_SIZE = 14.0  # an activity's markers (loop, multi-instance, [+], ...) at its lower border
+MARKER_GAP = 4.0  # between two markers, and between them and the border
+EVENT_SUBPROCESS = "eventSubProcess"
+COLLAPSIBLE = frozenset(("subProcess", "transaction", "adHocSubProcess"))
 LABEL_WIDTH = 90.0  # a flow label's text wraps at this width, in at most LABEL_LINES lines
 LABEL_LINES = 3
 LABEL_OFFSET = 4.0  # between a flow and its label
@@ -264,26 +268,41 @@ class _Positions:
             reach = sum(abs(value) for value in across) / max(len(across), 1)
             on_border.setdefault((str(node.attached_to), side), []).append((reach, order, node))
         for (host_id, side), events in on_border.items():
-            for slot, (_, _, node) in enumerate(sorted(events, key=lambda event: event[:2])):
-                self._on_border(node, shapes[host_id], side, slot, shapes, labels, edges)
+            host, host_node = shapes[host_id], self.model.node(host_id)
+            band = marker_band(host_node, host, host_id in self.inner) if host_node and side == 1 else None
+            along = host.right if self.horizontal else host.bottom  # the host's far end
+            for _, _, node in sorted(events, key=lambda event: event[:2]):
+                along = self._on_border(node, host, side, along, band, len(events) == 1, shapes, labels,
+                                        edges) - BOUNDARY_STEP
 
-    def _on_border(self, node: BpmnNode, host: Box, side: int, slot: int, shapes: dict[str, Box],
-                   labels: dict[str, Box], edges: dict[str, tuple[Point, ...]]) -> None:
-        """One boundary event at its place on its host's border (``side`` 1: lower or
-        right, -1: upper or left; ``slot`` places from the host's far end)."""
+    def _on_border(self, node: BpmnNode, host: Box, side: int, before: float, band: Box | None, alone: bool,
+                   shapes: dict[str, Box], labels: dict[str, Box], edges: dict[str, tuple[Point, ...]]) -> float:
+        """One boundary event on its host's border (``side`` 1: lower or right, -1: upper
+        or left), its centre at most as far along as ``before`` less its half and a gap,
+        clear of the host's markers (``band``, on the lower border) and at most as far back
+        as the host's corner, its name centred outside it when ``alone`` on that border,
+        else beside its flows (see below); gives how far along the border it reaches."""
         size = self.boundary[node.id]
-        if self.horizontal:  # at the far end, at most as far back as the host's corner
-            cx = max(host.x, host.right - size.width / 2 - 6 - slot * BOUNDARY_STEP)
+        if self.horizontal:
+            cx = before - size.width / 2 - 6
+            if band is not None and cx - size.width / 2 < band.right + 2 and cx + size.width / 2 > band.x - 2:
+                cx = band.x - 2 - size.width / 2  # the [+] or loop marker stays visible
+            cx = max(host.x, cx)
             cy = host.bottom if side == 1 else host.y
         else:
             cx = host.right if side == 1 else host.x
-            cy = max(host.y, host.bottom - size.height / 2 - 6 - slot * BOUNDARY_STEP)
+            cy = max(host.y, before - size.height / 2 - 6)
         box = Box(cx - size.width / 2, cy - size.height / 2, size.width, size.height)
         shapes[node.id] = box
         outwards = (0, side) if self.horizontal else (side, 0)
         self.outer_side[node.id] = outwards
         if size.label_width and size.label_height:
-            labels[node.id] = (Box(cx - size.label_width / 2,
+            # of several events on a border, each name beside the flows leaving its event's
+            # middle: the far end's runs on towards that end, the others' back from theirs,
+            # so two neighbours' names stand side by side, not over each other
+            x = (cx - size.label_width / 2 if alone else cx + LABEL_OFFSET if before == host.right
+                 else cx - LABEL_OFFSET - size.label_width)
+            labels[node.id] = (Box(x,
                                    box.bottom + 2 if side == 1 else box.y - 2 - size.label_height,
                                    size.label_width, size.label_height) if self.horizontal else
                                Box(box.right + 2 if side == 1 else box.x - 2 - size.label_width,
@@ -292,6 +311,7 @@ class _Positions:
             route = edges.get(flow.id)
             if route and flow.source == node.id:
                 edges[flow.id] = from_boundary_event(box, route, self.options.edge_spacing, outwards)
+        return cx + size.width / 2 + 6 if self.horizontal else cy + size.height / 2 + 6
 
     def _annotations(self, shapes: dict[str, Box], labels: Mapping[str, Box],
                      edges: Mapping[str, tuple[Point, ...]]) -> None:
@@ -601,8 +621,8 @@ class _Positions:
 
     def _flow_labels(self, shapes: Mapping[str, Box], edges: Mapping[str, tuple[Point, ...]],
                      labels: dict[str, Box]) -> None:
-        """The label of a node a route passes through moved to the first free place around
-        the node (``_around_shape``); then each named flow's label, sized to its text, at
+        """The label of a node that a route passes through or that lies over another's moved
+        to the first free place around the node (``_around_shape``); then each named flow's label, sized to its text, at
         the first free place beside its route (``_along``): on no node, label, route or annotation and across no pool,
         lane, group or expanded sub-process border; where none is free, the place with
         the fewest of those. In document order, each label in the way of the next."""
@@ -619,11 +639,20 @@ class _Positions:
         routes = Occupied()
         for route in edges.values():
             routes.add_route(route)
-        crossed = [key for key, label in labels.items() if routes.conflicts(label, 0.0)]
-        for label in (label for key, label in labels.items() if key not in crossed):
-            occupied.add_box(label)
-        for key in crossed:
-            labels[key] = first_free(_around_shape(shapes[key], labels[key]), occupied, LABEL_GAP) or labels[key]
+        kept = Occupied()  # the labels that stay where the engine put them
+        moved: list[str] = []
+        for key, label in labels.items():
+            if routes.conflicts(label, 0.0) or kept.conflicts(label, 0.0):
+                moved.append(key)  # crossed by a route, or over a label before it (two boundary events')
+            else:
+                kept.add_box(label)
+                occupied.add_box(label)
+        for key in moved:
+            node = self.model.node(key)
+            host = shapes.get(str(node.attached_to)) if node is not None and node.attached_to else None
+            places = [place for place in _around_shape(shapes[key], labels[key])
+                      if host is None or not overlaps(place, host)]  # a boundary event's name stays outside its host
+            labels[key] = first_free(places, occupied, LABEL_GAP) or labels[key]
             occupied.add_box(labels[key])
         for flow in self.model.flows:
             flow_route = edges.get(flow.id)
@@ -639,6 +668,27 @@ class _Positions:
             if beside is not None:
                 labels[flow.id] = beside
                 occupied.add_box(beside)
+
+
+def activity_markers(node: BpmnNode, expanded: bool) -> list[str]:
+    """The markers along an activity's lower border, left to right: its own (loop,
+    multi-instance, compensation), then a collapsed sub-process's [+] and ad hoc's ~."""
+    markers = [marker for marker in node.markers if marker != EVENT_SUBPROCESS]
+    if node.tag in COLLAPSIBLE and not expanded:
+        markers.append("collapsed")
+    if node.tag == "adHocSubProcess":
+        markers.append("adHoc")
+    return markers
+
+
+def marker_band(node: BpmnNode, box: Box, expanded: bool) -> Box | None:
+    """Where an activity drawn in ``box`` shows its markers (centred above its lower
+    border), None without any: no name and no boundary event goes there."""
+    count = len(activity_markers(node, expanded))
+    if not count:
+        return None
+    width = count * (MARKER_SIZE + MARKER_GAP) - MARKER_GAP
+    return Box(box.cx - width / 2, box.bottom - MARKER_SIZE - MARKER_GAP, width, MARKER_SIZE)
 
 
 def annotation_size(text: str, font: FontMetrics) -> tuple[float, float]:

@@ -6,15 +6,22 @@ from pathlib import Path
 import pytest
 from lxml import etree
 
-from interchange import BPMN_LAYOUT_KEYS, BpmnError, layout_bpmn, read_bpmn
+from interchange import BPMN_LAYOUT_KEYS, BpmnError, bpmn_positions, layout_bpmn, read_bpmn
+from interchange.di_metrics import overlaps
+from interchange.drawing import draw_bpmn_import
 from interchange.parsing import BPMNDI_NS, DC_NS, DI_NS, MODEL_NS
+from interchange.positions import marker_band
 from layouts.geometry import Box
+from renderer.culture import DEFAULT_CULTURE
+from renderer.measure import FONT_SIZE
 from tests.conftest import attribute
 from tests.geometry_checks import segment_enters
 
 BPMN = Path(__file__).parent.parent / "fixtures" / "bpmn"
 FILES = sorted(BPMN.glob("*.bpmn"))
 CASES = [(path, key) for path in FILES for key in BPMN_LAYOUT_KEYS]
+
+SVG = "{http://www.w3.org/2000/svg}"
 
 
 @pytest.fixture(scope="module")
@@ -287,3 +294,53 @@ def test_the_happy_path_follows_the_default_flow(key: str) -> None:
     line = centre("split")[across]
     assert [centre(node)[across] for node in ("start", "quick", "join", "end")] == pytest.approx([line] * 4)
     assert centre("check_b")[across] != pytest.approx(line)
+
+
+COLLAPSED_HOST_WITH_NAMED_EVENTS = b"""<?xml version="1.0" encoding="UTF-8"?>
+<definitions xmlns="http://www.omg.org/spec/BPMN/20100524/MODEL" id="d" targetNamespace="t">
+ <escalation id="esc"/><message id="msg"/>
+ <process id="p">
+  <startEvent id="Start"/>
+  <subProcess id="Host" name="Check the claimed damage"/>
+  <boundaryEvent id="Raise" name="Escalation raised by the assessor" attachedToRef="Host">
+   <escalationEventDefinition escalationRef="esc"/>
+  </boundaryEvent>
+  <boundaryEvent id="Note" name="Note received from the customer" attachedToRef="Host" cancelActivity="false">
+   <messageEventDefinition messageRef="msg"/>
+  </boundaryEvent>
+  <task id="Pay"/><task id="Escalate"/><task id="Record"/>
+  <endEvent id="Paid"/><endEvent id="Escalated"/>
+  <sequenceFlow id="f1" sourceRef="Start" targetRef="Host"/>
+  <sequenceFlow id="f2" sourceRef="Host" targetRef="Pay"/>
+  <sequenceFlow id="f3" sourceRef="Pay" targetRef="Paid"/>
+  <sequenceFlow id="f4" sourceRef="Raise" targetRef="Escalate"/>
+  <sequenceFlow id="f5" sourceRef="Escalate" targetRef="Escalated"/>
+  <sequenceFlow id="f6" sourceRef="Note" targetRef="Record"/>
+  <sequenceFlow id="f7" sourceRef="Record" targetRef="Paid"/>
+ </process>
+</definitions>"""
+
+
+@pytest.mark.parametrize("key", BPMN_LAYOUT_KEYS)
+def test_boundary_events_leave_the_hosts_marker_and_names_visible(key: str) -> None:
+    """Two named boundary events on a collapsed sub-process: neither covers the host's
+    [+] marker, their names lie over neither each other nor the host, and the host's
+    name ends above its marker."""
+    imported = read_bpmn(COLLAPSED_HOST_WITH_NAMED_EVENTS)
+    host_node = imported.model.node("Host")
+    assert host_node is not None
+    geometry = bpmn_positions(imported.model, key)
+    host = geometry.shapes["Host"]
+    band = marker_band(host_node, host, expanded=False)
+    assert band is not None
+    names = [geometry.labels[event] for event in ("Raise", "Note")]
+    assert not any(overlaps(geometry.shapes[event], band) for event in ("Raise", "Note")), band
+    assert not overlaps(*names), names
+    assert not any(overlaps(name, host) for name in names), (names, host)
+    drawn = etree.fromstring(draw_bpmn_import(imported, key, DEFAULT_CULTURE).encode())
+    group = next(g for g in drawn.iter(f"{SVG}g") if g.get("data-bpmn-id") == "Host")
+    marker = group.find(f"{SVG}g[@class='marker-collapsed']/{SVG}polygon")
+    assert marker is not None
+    marker_top = min(float(point.split(",")[1]) for point in str(marker.get("points")).split())
+    baselines = [float(str(tspan.get("y"))) for tspan in group.iter(f"{SVG}tspan")]
+    assert baselines and max(baselines) + FONT_SIZE / 4 <= marker_top, (baselines, marker_top)
