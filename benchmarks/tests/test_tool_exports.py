@@ -5,10 +5,14 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
+import pytest
+
 from benchmarks.tool_exports import main, table, try_folder
 from tests.conftest import FIXTURES
 
 ROBUST = FIXTURES / "bpmn" / "robust"
+# every file goes through three `elrepo` processes: 6 to 10 s a test, past the fast lane's share
+pytestmark = pytest.mark.slow
 
 
 def test_each_file_goes_through_render_layout_and_import_as_a_user_runs_them(tmp_path: Path) -> None:
