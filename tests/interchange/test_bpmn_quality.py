@@ -180,18 +180,21 @@ class AgainstAuthors:
 @pytest.fixture(scope="module")
 def against_authors(shared_dir: Path, bpmn_layouts: BpmnLayouts) -> dict[str, AgainstAuthors]:
     font = load_font()
-    found: dict[str, AgainstAuthors] = {}
     files = [(path, path.read_bytes()) for path in CORPUS]
     files = [(path, data) for path, data in files if has_layout(data)]
     assert len(files) > 90
-    for key in BPMN_LAYOUT_KEYS:
-        authors, ours, ratio = DiFigures(), DiFigures(), 0.0
-        for path, data in files:
-            theirs, mine = di_figures(data, font), di_figures(bpmn_layouts(path, key), font)
-            authors, ours = plus(authors, theirs), plus(ours, mine)
-            ratio = max([ratio, *(length / theirs.message_lengths[flow] for flow, length in mine.message_lengths.items()
-                                  if theirs.message_lengths.get(flow))])
-        found[key] = AgainstAuthors(authors, ours, ratio)
+    found = {key: AgainstAuthors(DiFigures(), DiFigures(), 0.0) for key in BPMN_LAYOUT_KEYS}
+    # last file first, every key of a file at once: the file-by-file test, often running
+    # beside this on the other worker, lays the files out from the first, so the two
+    # meet halfway and each takes the other's layouts (``bpmn_layouts``)
+    for path, data in reversed(files):
+        theirs = di_figures(data, font)
+        for key, so_far in found.items():
+            mine = di_figures(bpmn_layouts(path, key), font)
+            ratio = max([so_far.message_ratio, *(length / theirs.message_lengths[flow]
+                                         for flow, length in mine.message_lengths.items()
+                                         if theirs.message_lengths.get(flow))])
+            found[key] = AgainstAuthors(plus(so_far.authors, theirs), plus(so_far.ours, mine), ratio)
     return found
 
 
