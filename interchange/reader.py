@@ -54,6 +54,9 @@ SCOPES = frozenset(("subProcess", "transaction", "adHocSubProcess"))
 PROCESS_DATA = frozenset(("dataInput", "dataOutput"))
 DATA_TAGS = {"dataObjectReference": "inOut", "dataStoreReference": "inOut", **dict.fromkeys(PROCESS_DATA, "inOut")}
 FLOW_TAGS = frozenset(("sequenceFlow", "association"))
+#: Warnings a file gets in full; past them one line counts the rest, so that a file of
+#: 20,000 tasks without ids says so in a screenful, on standard error and in an import's answer.
+MAX_WARNINGS = 50
 #: BPMN elements inside a process or sub-process that are not drawn as nodes of their own.
 NOT_DRAWN = frozenset((
     "documentation", "extensionElements", "laneSet", "dataObject", "property", "ioSpecification",
@@ -137,7 +140,7 @@ class _Reader:
         flows = tuple(self._drawable_flows(model))
         if not nodes and not self.pools and len(flows) < len(model.flows):
             raise BpmnError(f"{self.warnings[-1]}; nothing drawable remains")
-        return replace(model, flows=flows, warnings=tuple(self.warnings))
+        return replace(model, flows=flows, warnings=_at_most(self.warnings, MAX_WARNINGS))
 
     def _children(self, element: Any) -> Iterator[Any]:
         """``element``'s BPMN children, without those that repeat an id (left out)."""
@@ -407,3 +410,10 @@ def _groups(root: Any, groups: list[tuple[str, int, tuple[str, ...]]],
 def _with_lane(node: BpmnNode, lane_of: dict[str, tuple[int, str]]) -> BpmnNode:
     lane = lane_of.get(node.id)
     return node if lane is None else replace(node, lane=lane[1])
+
+
+def _at_most(warnings: list[str], count: int) -> tuple[str, ...]:
+    """The first ``count`` warnings, and a line counting the others."""
+    if len(warnings) <= count:
+        return tuple(warnings)
+    return (*warnings[:count], f"{len(warnings) - count:,} more warnings like these")

@@ -9,6 +9,7 @@ import pytest
 
 from interchange import read_bpmn
 from interchange.parsing import BPMNDI_NS, parse_bpmn
+from interchange.reader import MAX_WARNINGS
 from repository.cli import main
 from tests.conftest import FIXTURES
 
@@ -211,3 +212,13 @@ def test_qname_references_with_the_target_namespace_prefix_resolve() -> None:
     assert [pool.process for pool in model.pools] == ["Process_1", ""]
     assert {(flow.id, flow.source, flow.target) for flow in model.flows} == {("M", "Task", "Other"),
                                                                              ("F", "Timer", "End")}
+
+
+def test_a_file_of_many_faults_gets_a_screenful_of_warnings_and_a_count_of_the_rest() -> None:
+    tasks = "".join(f'<task name="Task {n}"/>' for n in range(MAX_WARNINGS + 1000))
+    data = ('<?xml version="1.0" encoding="UTF-8"?><definitions xmlns="http://www.omg.org/spec/BPMN/20100524/MODEL"'
+            f' id="d" targetNamespace="t"><process id="p"><startEvent id="s"/>{tasks}</process></definitions>')
+    warnings = read_bpmn(data.encode()).model.warnings
+    assert len(warnings) == MAX_WARNINGS + 1
+    assert all("has no id: left out" in warning for warning in warnings[:-1])
+    assert warnings[-1] == "1,000 more warnings like these"
